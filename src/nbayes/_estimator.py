@@ -1,0 +1,93 @@
+"""The scikit-learn estimator contract, without depending on scikit-learn.
+
+``get_params``/``set_params`` from the keyword-only ``__init__`` signature, a short ``repr``,
+and ``__sklearn_tags__`` (imported lazily, only when scikit-learn asks for it).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidParameterError, NotFittedError
+
+
+class BaseEstimator:
+    """Parameters are the keyword-only arguments of ``__init__``, stored unchanged."""
+
+    _estimator_type = "classifier"
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return sorted(
+            p.name
+            for p in sig.parameters.values()
+            if p.name != "self" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+        )
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The hyperparameters, as given to ``__init__`` (or ``set_params``)."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> "BaseEstimator":
+        """Set hyperparameters by name; unknown names are an error. Returns ``self``."""
+        valid = set(self._param_names())
+        for name, value in params.items():
+            if name not in valid:
+                raise InvalidParameterError(
+                    f"{type(self).__name__} has no parameter {name!r}; "
+                    f"valid parameters: {', '.join(sorted(valid))}"
+                )
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        sig = inspect.signature(type(self).__init__)
+        shown = []
+        for name in self._param_names():
+            default = sig.parameters[name].default
+            value = getattr(self, name, default)
+            same = value is default
+            if not same:
+                try:
+                    same = bool(value == default) if np.ndim(value) == 0 else False
+                except (TypeError, ValueError):
+                    same = False
+            if not same:
+                shown.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    # scikit-learn integration (estimator checks, pipelines, clone) --------------------------
+    _accepts_sparse = False
+    _allows_nan = True
+    _requires_nonnegative = False
+    _string_input = False
+
+    def __sklearn_tags__(self):  # pragma: no cover - exercised through sklearn's own checks
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        tags = Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(poor_score=False),
+            input_tags=InputTags(
+                sparse=self._accepts_sparse,
+                allow_nan=self._allows_nan,
+                positive_only=self._requires_nonnegative,
+                categorical=self._string_input,
+                string=self._string_input,
+            ),
+        )
+        return tags
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "classes_")
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "classes_"):
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted yet; call fit (or partial_fit) first"
+            )

@@ -1,0 +1,406 @@
+"""The boundary: every check on hyperparameters and data happens here, once.
+
+Inner code (statistics, estimation, kernels) trusts what comes out of these functions.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import DataError, FeatureMismatchError, InvalidParameterError
+
+__all__ = [
+    "check_number",
+    "check_choice",
+    "check_X_numeric",
+    "check_y",
+    "check_sample_weight",
+    "sorted_unique",
+    "is_missing",
+    "first_bad",
+]
+
+_BLOCK = 1 << 16  # rows per block when scanning large arrays (keeps temporaries small)
+
+
+# ----------------------------------------------------------------------------- parameters
+def check_number(
+    name: str,
+    value: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    integer: bool = False,
+    allow_none: bool = False,
+) -> None:
+    """Raise InvalidParameterError unless ``value`` is a real number in the given range."""
+    if value is None and allow_none:
+        return
+    ok_type = isinstance(value, numbers.Integral if integer else numbers.Real) and not isinstance(
+        value, bool
+    )
+    if not ok_type:
+        kind = "an integer" if integer else "a real number"
+        raise InvalidParameterError(
+            f"parameter {name!r} must be {kind}, got {value!r} ({type(value).__name__})"
+        )
+    if np.isnan(value):
+        raise InvalidParameterError(f"parameter {name!r} must not be NaN")
+    if low is not None and (value < low or (low_open and value == low)):
+        bound = f"> {low}" if low_open else f">= {low}"
+        raise InvalidParameterError(f"parameter {name!r} must be {bound}, got {value!r}")
+    if high is not None and value > high:
+        raise InvalidParameterError(f"parameter {name!r} must be <= {high}, got {value!r}")
+
+
+def check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
+    """Raise InvalidParameterError unless ``value`` is one of ``choices``."""
+    if not any(value is c or (type(value) is type(c) and value == c) for c in choices):
+        raise InvalidParameterError(
+            f"parameter {name!r} must be one of {', '.join(map(repr, choices))}; got {value!r}"
+        )
+
+
+def check_vector_param(
+    name: str, value: Any, length: int, *, low: float = 0.0, low_open: bool = False
+) -> np.ndarray:
+    """A per-class or per-feature vector hyperparameter (``class_prior``, array ``alpha``)."""
+    arr = np.asarray(value, dtype=float) if not isinstance(value, str) else None
+    if arr is None or arr.ndim != 1 or arr.shape[0] != length:
+        raise InvalidParameterError(
+            f"parameter {name!r} must be a number or a 1-D array of length {length}, got {value!r}"
+        )
+    bad = ~np.isfinite(arr) | (arr < low) | ((arr == low) if low_open else False)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidParameterError(
+            f"parameter {name!r}: entry {i} is {arr[i]!r}; expected a finite value "
+            f"{'>' if low_open else '>='} {low}"
+        )
+    return arr
+
+
+# ----------------------------------------------------------------------------- helpers
+def is_missing(value: Any) -> bool:
+    """True for the nulls nbayes treats as missing: None, NaN, pandas.NA, NaT."""
+    if value is None:
+        return True
+    if isinstance(value, float | np.floating):
+        return bool(value != value)
+    tname = type(value).__name__
+    if tname in ("NAType", "NaTType"):
+        return True
+    if isinstance(value, np.datetime64 | np.timedelta64):
+        return bool(np.isnat(value))
+    return False
+
+
+def _sort_key(v: Any) -> tuple[int, Any]:
+    # Canonical order for mixed label sets: numbers (bools first), then strings, then the rest.
+    if isinstance(v, bool | np.bool_):
+        return (0, int(v))
+    if isinstance(v, numbers.Real):
+        return (1, float(v))
+    if isinstance(v, str):
+        return (2, v)
+    return (3, repr(v))
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values; a canonical order also for mixed-type object arrays."""
+    if values.dtype.kind != "O":
+        return np.unique(values)
+    seen = set(values.tolist())
+    try:
+        ordered = sorted(seen)
+        # bool and int compare equal (True == 1): refuse that ambiguity by the typed key
+        if len({type(v) for v in ordered}) > 1:
+            raise TypeError
+    except TypeError:
+        ordered = sorted(seen, key=_sort_key)
+    out = np.empty(len(ordered), dtype=object)
+    out[:] = ordered
+    return out
+
+
+def first_bad(mask: np.ndarray) -> tuple[int, ...]:
+    """Index of the first True entry of ``mask`` (row-major)."""
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape))
+
+
+def _col_name(j: int, names: Sequence[str] | None) -> str:
+    return f"column {names[j]!r}" if names is not None else f"column {j}"
+
+
+# ----------------------------------------------------------------------------- X
+def _frame_columns(X: Any) -> list[str] | None:
+    cols = getattr(X, "columns", None)
+    if cols is None:
+        return None
+    names = [str(c) for c in cols]
+    return names if all(isinstance(c, str) for c in cols) else None
+
+
+def _frame_to_float(X: Any, names: list[str] | None) -> np.ndarray:
+    """pandas / polars / pyarrow table of numbers to a float64 array (nulls to NaN)."""
+    mod = type(X).__module__.split(".")[0]
+    if mod == "pandas":
+        import pandas as pd
+
+        cols = []
+        for j, name in enumerate(X.columns):
+            s = X[name]
+            if isinstance(s.dtype, pd.CategoricalDtype) or s.dtype.kind in "OUSMm":
+                if s.dtype.kind == "O":
+                    try:
+                        cols.append(s.astype("Float64").to_numpy(dtype=float, na_value=np.nan))
+                        continue
+                    except (TypeError, ValueError):
+                        pass
+                raise DataError(
+                    f"X: {_col_name(j, names)} has dtype {s.dtype}; this model expects numbers "
+                    "(use nbayes.NaiveBayes for mixed columns)"
+                )
+            cols.append(s.to_numpy(dtype=float, na_value=np.nan))
+        return np.column_stack(cols) if cols else np.empty((len(X), 0))
+    if mod == "polars":
+        import polars as pl
+
+        for j, (name, dt) in enumerate(X.schema.items()):
+            if not (dt.is_numeric() or dt == pl.Boolean):
+                raise DataError(f"X: {_col_name(j, names)} has dtype {dt}; expected numbers")
+        return X.cast(pl.Float64).to_numpy()
+    if mod == "pyarrow":
+        return np.column_stack(
+            [np.asarray(c.to_numpy(zero_copy_only=False), dtype=float) for c in X.columns]
+        )
+    return np.asarray(X)
+
+
+def check_X_numeric(
+    X: Any,
+    *,
+    allow_nan: bool,
+    allow_sparse: bool = True,
+    nonnegative: bool = False,
+    check_finite: bool = True,
+    n_features: int | None = None,
+    feature_names: Sequence[str] | None = None,
+    who: str = "X",
+) -> tuple[np.ndarray | sp.csr_matrix, list[str] | None]:
+    """Validate a numeric 2-D input once; return (float64 array or CSR matrix, column names).
+
+    ``check_finite=False`` leaves the inf/NaN scan to a kernel that fuses it into its own pass.
+    """
+    names = _frame_columns(X)
+    if sp.issparse(X):
+        if not allow_sparse:
+            raise DataError(f"{who}: sparse input is not supported by this model; pass a dense array")
+        if X.ndim != 2:
+            raise DataError(f"{who}: expected a 2-D matrix, got {X.ndim}-D")
+        if X.dtype.kind == "c":
+            raise DataError(f"{who}: complex data is not supported; expected real numbers")
+        A = sp.csr_matrix(X, dtype=np.float64)
+        data = A.data
+    else:
+        if names is not None or type(X).__module__.split(".")[0] in ("pandas", "polars", "pyarrow"):
+            X = _frame_to_float(X, names)
+        try:
+            A = np.asarray(X)
+        except Exception as exc:  # ragged lists and the like
+            raise DataError(f"{who}: could not be read as a 2-D array of numbers ({exc})") from None
+        if A.dtype.kind == "c":
+            raise DataError(f"{who}: complex data is not supported; expected real numbers")
+        if A.ndim != 2:
+            raise DataError(
+                f"{who}: expected a 2-D array (rows x features), got a {A.ndim}-D array of "
+                f"shape {A.shape}; reshape a single feature with X.reshape(-1, 1) or a single "
+                "row with X.reshape(1, -1)"
+            )
+        if A.dtype.kind in "OUS":
+            A = _object_to_float(A, names, who)
+        elif A.dtype.kind not in "fiub":
+            raise DataError(f"{who}: dtype {A.dtype} is not numeric; expected numbers")
+        if A.dtype != np.float64 or not A.flags.c_contiguous:
+            A = np.ascontiguousarray(A, dtype=np.float64)
+        data = None
+    n, d = A.shape
+    if n == 0:
+        raise DataError(f"{who}: has 0 rows (shape {A.shape}); at least one row is required")
+    if d == 0:
+        raise DataError(f"{who}: has 0 features (shape {A.shape}); at least one is required")
+    if n_features is not None and d != n_features:
+        raise FeatureMismatchError(
+            f"{who} has {d} features, but this model was fitted with {n_features} features"
+        )
+    if feature_names is not None and names is not None and list(names) != list(feature_names):
+        raise FeatureMismatchError(
+            f"{who}: column names {names[:5]}... differ from those seen at fit "
+            f"{list(feature_names)[:5]}...; pass the columns in the fitted order"
+        )
+    if check_finite or nonnegative:
+        _scan(A, data, allow_nan=allow_nan, nonnegative=nonnegative, names=names, who=who)
+    return A, names
+
+
+def _object_to_float(A: np.ndarray, names: list[str] | None, who: str) -> np.ndarray:
+    out = np.empty(A.shape, dtype=np.float64)
+    for (i, j), v in np.ndenumerate(A):
+        if is_missing(v):
+            out[i, j] = np.nan
+            continue
+        try:
+            out[i, j] = float(v)
+        except (TypeError, ValueError):
+            raise DataError(
+                f"{who}: row {i}, {_col_name(j, names)} holds {v!r}; expected a number"
+            ) from None
+    return out
+
+
+def _scan(
+    A: Any, data: np.ndarray | None, *, allow_nan: bool, nonnegative: bool, names, who: str
+) -> None:
+    """Find inf (always an error), NaN (an error unless allowed) and negatives, block by block."""
+    if data is not None:  # CSR: scan stored values only
+        blocks = [(0, data)]
+    else:
+        blocks = ((s, A[s : s + _BLOCK]) for s in range(0, A.shape[0], _BLOCK))
+    for start, blk in blocks:
+        bad = np.isinf(blk) if allow_nan else ~np.isfinite(blk)
+        if nonnegative:
+            with np.errstate(invalid="ignore"):
+                bad |= blk < 0
+        if bad.any():
+            if data is not None:
+                k = int(np.argmax(bad))
+                i = int(np.searchsorted(A.indptr, k, side="right") - 1)
+                j = int(A.indices[k])
+                v = data[k]
+            else:
+                i, j = first_bad(bad)
+                v = blk[i, j]
+                i += start
+            expected = "a finite number" if not nonnegative else "a finite number >= 0"
+            if allow_nan:
+                expected += " or NaN for a missing value"
+            raise DataError(f"{who}: row {i}, {_col_name(j, names)} holds {v!r}; expected {expected}")
+
+
+# ----------------------------------------------------------------------------- y, weights
+def check_y(y: Any, n: int) -> np.ndarray:
+    """Validate class labels: 1-D, length n, no missing label, not continuous numbers."""
+    if y is None:
+        raise DataError("y: class labels are required (got None)")
+    if sp.issparse(y):
+        raise DataError("y: expected a 1-D sequence of class labels, got a sparse matrix")
+    mod = type(y).__module__.split(".")[0]
+    if mod in ("pandas", "polars", "pyarrow"):
+        y = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+        if y.dtype.kind == "O" or str(y.dtype).startswith("string"):
+            y = np.asarray(y, dtype=object)
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise DataError(f"y: expected a 1-D sequence of class labels, got shape {y.shape}")
+    if y.shape[0] != n:
+        raise DataError(f"y has {y.shape[0]} labels but X has {n} rows; they must match")
+    kind = y.dtype.kind
+    if kind == "f":
+        bad = ~np.isfinite(y)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise DataError(f"y: row {i} has label {y[i]!r}; labels must not be missing or infinite")
+        if np.any(y != np.round(y)):
+            raise DataError(
+                "y: Unknown label type: continuous; a classifier needs discrete class labels "
+                "(integers or strings), not real-valued targets"
+            )
+    elif kind == "O":
+        for i, v in enumerate(y):
+            if is_missing(v):
+                raise DataError(f"y: row {i} has a missing label ({v!r}); every row needs a class")
+            if isinstance(v, float) and v != round(v):
+                raise DataError("y: Unknown label type: continuous; expected discrete class labels")
+    elif kind == "c":
+        raise DataError("y: Unknown label type: complex numbers are not class labels")
+    elif kind not in "iubUS":
+        raise DataError(f"y: Unknown label type: dtype {y.dtype} cannot hold class labels")
+    return y
+
+
+def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
+    """None stays None (kernels take it as all ones); otherwise float64, finite, >= 0."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=float) if not isinstance(sample_weight, str) else None
+    if w is not None and w.ndim == 0:
+        w = np.full(n, float(w))
+    if w is None or w.ndim != 1 or w.shape[0] != n:
+        shape = None if w is None else w.shape
+        raise DataError(f"sample_weight: expected a 1-D array of {n} weights, got shape {shape}")
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise DataError(f"sample_weight: entry {i} is {w[i]!r}; weights must be finite and >= 0")
+    return np.ascontiguousarray(w)
+
+
+def classes_and_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct labels and each row's index among them (one pass for small ints)."""
+    if y.dtype.kind in "iu" and len(y):
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo <= 1 << 20:
+            idx = y if lo == 0 else y - lo  # no temporary in the common case
+            present = np.bincount(idx, minlength=hi - lo + 1) > 0
+            lookup = (np.cumsum(present) - 1).astype(np.int32)  # half the memory of intp codes
+            return (np.flatnonzero(present) + lo).astype(y.dtype), lookup[idx]
+    if y.dtype.kind != "O":
+        classes, codes = np.unique(y, return_inverse=True)
+        return classes, codes.astype(np.intp)
+    classes = sorted_unique(y)
+    return classes, encode_labels(y, classes)[0]
+
+
+def encode_labels(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Map labels to positions in ``classes``; return (codes, mask of labels not in classes)."""
+    if classes.dtype.kind != "O" and y.dtype.kind != "O":
+        try:
+            pos = np.searchsorted(classes, y)
+            pos_c = np.minimum(pos, len(classes) - 1)
+            ok = classes[pos_c] == y
+            return pos_c.astype(np.intp), ~np.asarray(ok, dtype=bool)
+        except TypeError:
+            pass
+    index = {_label_key(c): k for k, c in enumerate(classes.tolist())}
+    codes = np.empty(len(y), dtype=np.intp)
+    unknown = np.zeros(len(y), dtype=bool)
+    for i, v in enumerate(y.tolist()):
+        k = index.get(_label_key(v))
+        if k is None:
+            unknown[i] = True
+            k = 0
+        codes[i] = k
+    return codes, unknown
+
+
+def _label_key(v: Any) -> tuple[str, Any]:
+    # True == 1 in Python; keep bool labels apart from int labels.
+    return ("b", v) if isinstance(v, bool) else ("v", v)
+
+
+def union_labels(a: np.ndarray, b: Iterable[Any]) -> np.ndarray:
+    """Sorted union of two label arrays (the order ``fit`` would give)."""
+    b = np.asarray(b)
+    if a.dtype.kind != "O" and b.dtype.kind != "O" and (a.dtype.kind in "iufb") == (b.dtype.kind in "iufb"):
+        return np.unique(np.concatenate([a, b]))
+    both = np.empty(len(a) + len(b), dtype=object)
+    both[: len(a)] = a.tolist()
+    both[len(a) :] = b.tolist()
+    return sorted_unique(both)

@@ -1,0 +1,52 @@
+"""One exception tree for nbayes.
+
+Every error nbayes raises on purpose derives from :class:`NBayesError`, itself a
+``ValueError`` so that code written against scikit-learn (which raises ``ValueError`` for bad
+input) keeps working. Messages name the parameter, column, row or file, what was expected and
+what came.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "NBayesError",
+    "InvalidParameterError",
+    "DataError",
+    "FeatureMismatchError",
+    "NotFittedError",
+    "MergeError",
+    "UnlearnError",
+    "ModelFileError",
+]
+
+
+class NBayesError(ValueError):
+    """Base class of every error nbayes raises on purpose."""
+
+
+class InvalidParameterError(NBayesError):
+    """A hyperparameter has a value outside its allowed range or type."""
+
+
+class DataError(NBayesError):
+    """Training or prediction data (X, y or sample_weight) is not what the model expects."""
+
+
+class FeatureMismatchError(DataError):
+    """Prediction data does not have the features (number, names, columns) seen at fit."""
+
+
+class NotFittedError(NBayesError, AttributeError):
+    """The model was used before ``fit`` (or ``partial_fit``) was called."""
+
+
+class MergeError(NBayesError):
+    """Two models cannot be merged: different types or different statistics-shaping settings."""
+
+
+class UnlearnError(NBayesError):
+    """``unlearn`` was asked to remove data the model never learned."""
+
+
+class ModelFileError(NBayesError):
+    """A model file is corrupted, truncated, of an unknown format version or not a model file."""

@@ -1,0 +1,42 @@
+"""``nbayes.load``: read a model file back into the estimator it was saved from."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..errors import ModelFileError
+
+
+def _registry() -> dict[str, type]:
+    from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
+    from ..naive_bayes.mixed import NaiveBayes
+
+    return {
+        cls.__name__: cls
+        for cls in (BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, NaiveBayes)
+    }
+
+
+def load(path: str | os.PathLike[str]) -> Any:
+    """Load a model written by ``model.save(path)``.
+
+    The file's magic, format version and checksum are verified before anything is built; the
+    file holds only JSON and raw numeric arrays, so loading never runs code from it.
+    """
+    from .model_file import load_state
+
+    state = load_state(path)
+    kind = state.get("kind")
+    cls = _registry().get(kind)  # type: ignore[arg-type]
+    if cls is None:
+        raise ModelFileError(f"{os.fspath(path)}: unknown model kind {kind!r}")
+    try:
+        return cls._from_state(state)
+    except ModelFileError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise ModelFileError(
+            f"{os.fspath(path)}: the file passed its checksum but does not describe a valid "
+            f"{kind} ({type(exc).__name__}: {exc})"
+        ) from None

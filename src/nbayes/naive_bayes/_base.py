@@ -1,0 +1,426 @@
+"""What every Naive Bayes model shares, written once.
+
+The flow (DESIGN.md): data -> ``_prepare_X`` (validate once) -> ``_count`` (fresh statistics)
+-> statistics arithmetic (add, subtract, embed) -> ``_estimate`` (statistics -> log-parameters)
+-> ``_jll`` (joint log-likelihood) -> log-sum-exp. ``fit``, ``partial_fit``, ``unlearn`` and
+``merge`` are the same path with different statistics arithmetic. Every state change is
+computed aside and committed at the end, so a call that fails leaves the model unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._estimator import BaseEstimator
+from .._validation import (
+    check_sample_weight,
+    check_vector_param,
+    check_y,
+    classes_and_codes,
+    encode_labels,
+    sorted_unique,
+    union_labels,
+)
+from ..errors import DataError, MergeError, UnlearnError
+
+__all__ = ["BaseNB", "Explanation", "class_log_prior"]
+
+
+@dataclass
+class Explanation:
+    """Additive terms of each class's joint log-probability.
+
+    ``contributions[i, k, j]`` is feature j's term for row i and class k; with ``intercept[k]``
+    (the log prior) they sum to ``predict_joint_log_proba``: see :meth:`joint`.
+    """
+
+    contributions: np.ndarray
+    intercept: np.ndarray
+    classes: np.ndarray
+    feature_names: list[str]
+
+    def joint(self) -> np.ndarray:
+        """The joint log-probabilities the terms add up to, shape (n_rows, n_classes)."""
+        return self.contributions.sum(axis=2) + self.intercept
+
+    def log_odds(self, row: int = 0) -> tuple[Any, Any, np.ndarray, float]:
+        """Per feature, the contribution to the log-odds of the predicted class against the
+        runner-up in ``row``; returns (predicted, runner_up, terms, baseline) with
+        ``terms.sum() + baseline`` equal to the difference of their joint log-probabilities."""
+        joint = self.joint()[row]
+        order = np.argsort(-joint, kind="stable")
+        a, b = order[0], order[1] if len(order) > 1 else order[0]
+        terms = _diff(self.contributions[row, a], self.contributions[row, b])
+        return self.classes[a], self.classes[b], terms, float(self.intercept[a] - self.intercept[b])
+
+
+def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        out = a - b
+    return np.where(a == b, 0.0, out)  # -inf - -inf: the same impossible term, no difference
+
+
+def class_log_prior(
+    class_count: np.ndarray, *, fit_prior: bool, class_prior: Any, class_alpha: float
+) -> np.ndarray:
+    """log P(y = c): given (``class_prior``), fitted (eq. 8 of chapter 002, or eq. 9 smoothed
+    by ``class_alpha``), or uniform. A class with no weight has log prior -inf (no warning)."""
+    K = len(class_count)
+    if class_prior is not None:
+        prior = check_vector_param("class_prior", class_prior, K)
+        with np.errstate(divide="ignore"):
+            return np.log(prior) - np.log(prior.sum())
+    if not fit_prior:
+        return np.full(K, -np.log(K))
+    counts = class_count + class_alpha
+    total = counts.sum()
+    if total <= 0:
+        return np.full(K, -np.log(K))
+    with np.errstate(divide="ignore"):
+        return np.log(counts) - np.log(total)
+
+
+class BaseNB(BaseEstimator):
+    """Subclasses implement the hooks ``_check_params``, ``_prepare_X``, ``_count``,
+    ``_estimate``, ``_loglik``, ``_feature_terms``, ``_feature_scores`` and ``_stats_from_arrays``."""
+
+    #: hyperparameters that shape the statistics: ``merge`` requires them equal
+    _stats_params: ClassVar[tuple[str, ...]] = ()
+
+    # ------------------------------------------------------------------ hooks (subclasses)
+    def _check_params(self) -> None:
+        raise NotImplementedError
+
+    def _prepare_X(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
+        raise NotImplementedError
+
+    def _count(self, Xv: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> Any:
+        raise NotImplementedError
+
+    def _estimate(self, stats: Any, n_features: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _loglik(self, Xv: Any) -> np.ndarray:
+        """log P(x | y = c) of the observed features, shape (n_rows, n_classes)."""
+        raise NotImplementedError
+
+    def _jll(self, Xv: Any) -> np.ndarray:
+        """Joint log-likelihood log P(x, y = c): the intercept (log prior) plus ``_loglik``."""
+        return self._loglik(Xv) + self._intercept
+
+    def _feature_terms(self, Xv: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def _feature_scores(self) -> tuple[np.ndarray, list[str]]:
+        raise NotImplementedError
+
+    @classmethod
+    def _stats_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> Any:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "BaseNB":
+        """Fit on (X, y): count the statistics, then estimate the parameters. Returns self."""
+        self._check_params()
+        Xv, names = self._prepare_X(X, fitting=True)
+        n = _n_rows(Xv)
+        y = check_y(y, n)
+        w = check_sample_weight(sample_weight, n)
+        classes, codes = classes_and_codes(y)
+        stats = self._count(Xv, codes, len(classes), w)
+        self._commit(stats, classes, _n_cols(Xv), names)
+        return self
+
+    def partial_fit(
+        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+    ) -> "BaseNB":
+        """Add a chunk of data to the statistics; ``partial_fit`` over chunks equals ``fit``
+        on all of them. ``classes`` may declare classes not (yet) in ``y``; new labels in later
+        chunks are added to ``classes_`` unless this call's ``classes`` excludes them."""
+        first = not hasattr(self, "classes_")
+        self._check_params()
+        Xv, names = self._prepare_X(X, fitting=first)
+        n = _n_rows(Xv)
+        y = check_y(y, n)
+        w = check_sample_weight(sample_weight, n)
+        labels = sorted_unique(y)
+        base = None if first else self.classes_
+        if classes is not None:
+            declared = sorted_unique(np.asarray(list(classes) if not hasattr(classes, "dtype") else classes))
+            if not first and not _same_labels(declared, self.classes_):
+                raise DataError(
+                    f"classes={list(declared)!r} differs from the classes of the earlier "
+                    f"partial_fit calls {list(self.classes_)!r}"
+                )
+            _, unknown = encode_labels(labels, declared)
+            if unknown.any():
+                raise DataError(
+                    f"y holds label {labels[np.argmax(unknown)]!r}, which is not in "
+                    f"classes={list(declared)!r}"
+                )
+            base = declared if first else base
+        all_classes = labels if base is None else union_labels(base, labels)
+        codes, _ = encode_labels(y, all_classes)
+        new = self._count(Xv, codes, len(all_classes), w)
+        if first:
+            stats = new  # declared classes not in y are in all_classes with weight 0
+        else:
+            pos, _ = encode_labels(self.classes_, all_classes)
+            stats = self.stats_.embed(pos, len(all_classes)) + new
+        self._commit(stats, all_classes, _n_cols(Xv), names if first else self._names())
+        return self
+
+    def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> "BaseNB":
+        """Remove examples learned before, exactly: the model becomes the one trained without
+        them. Removing more weight than was learned is an error; the model is then unchanged."""
+        self._check_fitted()
+        Xv, _ = self._prepare_X(X, fitting=False)
+        n = _n_rows(Xv)
+        y = check_y(y, n)
+        w = check_sample_weight(sample_weight, n)
+        codes, unknown = encode_labels(y, self.classes_)
+        if unknown.any():
+            i = int(np.argmax(unknown))
+            raise UnlearnError(
+                f"y: row {i} has label {y[i]!r}, a class this model never learned; "
+                "the model is unchanged"
+            )
+        part = self._count(Xv, codes, len(self.classes_), w)
+        stats = self.stats_.subtract(part, self.classes_)
+        self._commit(stats, self.classes_, self.n_features_in_, self._names())
+        return self
+
+    def merge(self, other: "BaseNB") -> "BaseNB":
+        """A new model equal to the one trained on the union of both models' data.
+
+        Both models must be of the same type with the same statistics-shaping settings
+        (``_stats_params``); estimation settings (smoothing, priors) are taken from ``self``.
+        """
+        if type(other) is not type(self):
+            raise MergeError(
+                f"cannot merge a {type(self).__name__} with a {type(other).__name__}; "
+                "both models must be of the same type"
+            )
+        self._check_fitted()
+        other._check_fitted()
+        for p in self._stats_params:
+            if not _same_param(getattr(self, p), getattr(other, p)):
+                raise MergeError(
+                    f"cannot merge: parameter {p!r} differs ({getattr(self, p)!r} vs "
+                    f"{getattr(other, p)!r}) and it shapes the statistics"
+                )
+        if self.n_features_in_ != other.n_features_in_:
+            raise MergeError(
+                f"cannot merge: {self.n_features_in_} features vs {other.n_features_in_} features"
+            )
+        if self._names() != other._names():
+            raise MergeError("cannot merge: the models were fitted on different column names")
+        classes = union_labels(self.classes_, other.classes_)
+        pa, _ = encode_labels(self.classes_, classes)
+        pb, _ = encode_labels(other.classes_, classes)
+        stats = self.stats_.embed(pa, len(classes)) + other.stats_.embed(pb, len(classes))
+        new = self._new_like(other)
+        new._commit(stats, classes, self.n_features_in_, self._names())
+        return new
+
+    def _new_like(self, other: "BaseNB") -> "BaseNB":
+        """An unfitted model with this one's hyperparameters, to receive merged statistics."""
+        return type(self)(**self.get_params())
+
+    def _commit(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
+        if float(np.sum(stats.class_count)) <= 0:
+            raise DataError("sample_weight: the weights sum to 0; the model would have no data")
+        derived = self._estimate(stats, n_features)  # may raise: nothing assigned yet
+        self.stats_ = stats
+        self.classes_ = classes
+        self.n_features_in_ = n_features
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        for key, value in derived.items():
+            setattr(self, key, value)
+
+    # ------------------------------------------------------------------ fitted attributes
+    @property
+    def class_count_(self) -> np.ndarray:
+        """Weight of training rows per class."""
+        return self.stats_.class_count
+
+    def _names(self) -> list[str] | None:
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [str(n) for n in names]
+
+    def _display_names(self) -> list[str]:
+        return self._names() or [f"x{j}" for j in range(self.n_features_in_)]
+
+    # ------------------------------------------------------------------ inference
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """log P(x, y = c) for each row and class: the log prior plus the log-likelihood of the
+        row's observed features (missing ones are left out of the product, exactly)."""
+        self._check_fitted()
+        Xv, _ = self._prepare_X(X, fitting=False)
+        return self._jll(Xv)
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """log P(y = c | x), normalised by log-sum-exp. A row impossible under every class
+        (possible with ``alpha=0``) gets the class prior."""
+        from .._kernels import run
+        from .._kernels.normalize import log_normalize
+
+        jll = np.ascontiguousarray(self.predict_joint_log_proba(X), dtype=np.float64)
+        return run(log_normalize, jll, self._fallback)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """P(y = c | x) = exp(predict_log_proba(x)); rows sum to 1."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of highest posterior probability for each row."""
+        jll = self.predict_joint_log_proba(X)
+        best = np.argmax(jll, axis=1)
+        dead = np.isneginf(jll[np.arange(len(best)), best])
+        if dead.any():
+            best[dead] = int(np.argmax(self._fallback))
+        return self.classes_[best]
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
+        pred = self.predict(X)
+        y = check_y(y, len(pred))
+        w = check_sample_weight(sample_weight, len(pred))
+        hit = (pred == y).astype(float)
+        return float(np.average(hit, weights=w))
+
+    @property
+    def _fallback(self) -> np.ndarray:
+        lp = self._intercept
+        m = np.max(lp)
+        if not np.isfinite(m):
+            return np.full(len(lp), -np.log(len(lp)))
+        return lp - (m + np.log(np.sum(np.exp(lp - m))))
+
+    # ------------------------------------------------------------------ explanations
+    def explain(self, X: Any) -> Explanation:
+        """Each feature's additive term of each class's joint log-probability, per row.
+
+        ``explain(X).joint()`` equals ``predict_joint_log_proba(X)``.
+        """
+        self._check_fitted()
+        Xv, _ = self._prepare_X(X, fitting=False)
+        return Explanation(
+            self._feature_terms(Xv), self._intercept.copy(), self.classes_, self._display_names()
+        )
+
+    def top_features(self, k: int = 10) -> dict[Any, list[tuple[str, float]]]:
+        """The ``k`` most informative features per class, best first, with their scores
+        (log theta_c - log theta_not-c for counts; |mu_c - mu_not-c| / sigma for Gaussians)."""
+        self._check_fitted()
+        from .._validation import check_number
+
+        check_number("k", k, low=1, integer=True)
+        scores, names = self._feature_scores()
+        out: dict[Any, list[tuple[str, float]]] = {}
+        for c, label in enumerate(self.classes_.tolist()):
+            row = np.where(np.isnan(scores[c]), -np.inf, scores[c])
+            order = np.argsort(-row, kind="stable")[:k]
+            out[label] = [(names[j], float(scores[c, j])) for j in order]
+        return out
+
+    # ------------------------------------------------------------------ model files
+    def save(self, path: Any) -> None:
+        """Write the model to ``path`` (atomically; no pickle). Read it back with
+        :func:`nbayes.load`."""
+        from ..io.model_file import save_state
+
+        self._check_fitted()
+        save_state(path, self._state())
+
+    def _state(self) -> dict[str, Any]:
+        params, arrays = _encode_params(self.get_params())
+        arrays["classes"] = self.classes_
+        arrays.update(self.stats_.to_arrays())
+        meta = {
+            "n_features_in": int(self.n_features_in_),
+            "feature_names": self._names(),
+            "n_samples_seen": float(np.sum(self.stats_.class_count)),
+        }
+        return {"kind": type(self).__name__, "params": params, "meta": meta, "arrays": arrays}
+
+    @classmethod
+    def _from_state(cls, state: dict[str, Any]) -> "BaseNB":
+        arrays = state["arrays"]
+        params = _decode_params(state["params"], arrays)
+        model = cls(**params)
+        meta = state["meta"]
+        n_features = int(meta["n_features_in"])
+        stats = cls._stats_from_arrays(arrays, n_features)
+        model._commit(stats, arrays["classes"], n_features, meta.get("feature_names"))
+        return model
+
+
+# ---------------------------------------------------------------------------- helpers
+def _n_rows(Xv: Any) -> int:
+    return int(Xv.shape[0])
+
+
+def _n_cols(Xv: Any) -> int:
+    return int(Xv.shape[1])
+
+
+def _same_labels(a: np.ndarray, b: np.ndarray) -> bool:
+    if len(a) != len(b):
+        return False
+    _, unknown = encode_labels(a, b)
+    return not unknown.any()
+
+
+def _same_param(a: Any, b: Any) -> bool:
+    try:
+        return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _encode_params(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Hyperparameters to JSON-able values; lists of arrays go to the array section."""
+    out: dict[str, Any] = {}
+    arrays: dict[str, np.ndarray] = {}
+    for name, value in params.items():
+        if isinstance(value, list | tuple) and any(
+            isinstance(e, np.ndarray | list | tuple) for e in value
+        ):
+            out[name] = {"__arrays__": len(value), "none": [i for i, e in enumerate(value) if e is None]}
+            for i, e in enumerate(value):
+                if e is not None:
+                    arrays[f"params/{name}/{i}"] = _as_label_array(e)
+        elif isinstance(value, list | tuple):
+            out[name] = np.asarray(value)
+        else:
+            out[name] = value
+    return out, arrays
+
+
+def _as_label_array(e: Any) -> np.ndarray:
+    arr = np.asarray(e)
+    if arr.dtype.kind not in "biufU":
+        obj = np.empty(len(e), dtype=object)
+        obj[:] = list(e)
+        return obj
+    return arr
+
+
+def _decode_params(params: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    out = {}
+    for name, value in params.items():
+        if isinstance(value, dict) and "__arrays__" in value:
+            none = set(value["none"])
+            out[name] = [
+                None if i in none else arrays[f"params/{name}/{i}"] for i in range(value["__arrays__"])
+            ]
+        else:
+            out[name] = value
+    return out

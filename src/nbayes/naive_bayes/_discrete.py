@@ -1,0 +1,77 @@
+"""Shared pieces of the count-based models (multinomial, complement, Bernoulli)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_number, check_vector_param
+from ..errors import InvalidParameterError
+
+#: what ``force_alpha=False`` clips a smaller alpha to (scikit-learn's value)
+ALPHA_MIN = 1e-10
+
+
+def class_indicator(codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> sp.csr_matrix:
+    """The (n, K) weighted one-hot matrix of the labels: its transpose times X sums per class."""
+    n = len(codes)
+    data = np.ones(n) if w is None else w
+    return sp.csr_matrix((data, (np.arange(n), codes)), shape=(n, n_classes))
+
+
+def class_totals(codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> np.ndarray:
+    return np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
+
+
+def per_class_sum(Y: sp.csr_matrix, X: Any) -> np.ndarray:
+    """Y.T @ X as a dense (K, d) array, for dense or sparse X."""
+    out = Y.T @ X
+    return np.asarray(out.toarray() if sp.issparse(out) else out, dtype=np.float64)
+
+
+def check_alpha(alpha: Any, n_features: int | None, force_alpha: bool) -> np.ndarray | float:
+    """Validate the smoothing strength (a number, or one per feature) and apply ``force_alpha``."""
+    if np.ndim(alpha) == 0:
+        check_number("alpha", alpha, low=0.0)
+        a: Any = float(alpha)
+    else:
+        if n_features is None:
+            a = np.asarray(alpha, dtype=float)
+        else:
+            a = check_vector_param("alpha", alpha, n_features)
+    if not force_alpha:
+        a = np.maximum(a, ALPHA_MIN)
+    return a
+
+
+def check_alpha_shape(alpha: Any, n_features: int) -> None:
+    if np.ndim(alpha) != 0 and np.shape(alpha) != (n_features,):
+        raise InvalidParameterError(
+            f"parameter 'alpha' has shape {np.shape(alpha)}; expected a number or one value per "
+            f"feature ({n_features})"
+        )
+
+
+def safe_linear(X: Any, W: np.ndarray) -> np.ndarray:
+    """X @ W.T where W may hold -inf (a zero probability, alpha = 0): a -inf weight counts only
+    where x > 0, and 0 * -inf is 0, never NaN (GEMM alone would give NaN)."""
+    finite = np.isfinite(W)
+    if finite.all():
+        return np.asarray(X @ W.T)
+    out = np.asarray(X @ np.where(finite, W, 0.0).T)
+    hit = np.asarray(X @ (~finite).astype(np.float64).T) > 0
+    out[hit] = -np.inf
+    return out
+
+
+def dense_rows(X: Any) -> np.ndarray:
+    return X.toarray() if sp.issparse(X) else np.asarray(X)
+
+
+def times(x: np.ndarray, logp: np.ndarray) -> np.ndarray:
+    """Elementwise x * logp with 0 * -inf = 0 (the term of an absent feature)."""
+    with np.errstate(invalid="ignore"):
+        out = x * logp
+    return np.where(x == 0, 0.0, out)

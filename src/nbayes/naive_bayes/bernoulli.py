@@ -1,0 +1,185 @@
+"""Bernoulli Naive Bayes: binary features with the full likelihood p^x (1-p)^(1-x) (notes 001)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_number, check_X_numeric, first_bad
+from ..errors import DataError, InvalidParameterError
+from ..stats import CountStats
+from ._base import BaseNB, class_log_prior
+from ._discrete import check_alpha, class_indicator, class_totals, dense_rows, per_class_sum, times
+from .multinomial import _log_ratio_scores
+
+
+@dataclass
+class _Binary:
+    """Binarised input: X in {0, 1} (missing entries set to 0) and the missing mask (or None)."""
+
+    X: Any
+    missing: Any
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.X.shape
+
+
+class BernoulliNB(BaseNB):
+    """Naive Bayes over binary features, every feature's presence *and absence* counted:
+    log P(x, c) = log pi_c + sum_j [x_j log p_cj + (1 - x_j) log(1 - p_cj)] (notes 001), with
+    p_cj = (n_cj + alpha) / (N_cj + 2 alpha) (Laplace at alpha = 1: the notes' fix of adding an
+    all-ones and an all-zeros row to each class). ``binarize`` thresholds the input (x > t is 1);
+    ``None`` takes the input as already 0/1. Missing values (NaN) are left out exactly: N_cj
+    counts only the class-c rows where feature j is observed.
+
+    >>> import numpy as np
+    >>> X = np.array([[1, 1], [1, 0], [0, 0]])
+    >>> model = BernoulliNB(alpha=1.0).fit(X, [1, 1, 0])
+    >>> np.exp(model.feature_log_prob_).round(3).tolist()   # (0+1)/(1+2), (2+1)/(2+2) ...
+    [[0.333, 0.333], [0.75, 0.5]]
+    """
+
+    _accepts_sparse = True
+    _allows_nan = True
+    _stats_params = ("binarize",)
+
+    def __init__(
+        self,
+        *,
+        alpha: float | Any = 1.0,
+        force_alpha: bool = True,
+        binarize: float | None = 0.0,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+        class_alpha: float = 0.0,
+    ) -> None:
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.binarize = binarize
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.class_alpha = class_alpha
+
+    def _check_params(self) -> None:
+        check_alpha(self.alpha, None, self.force_alpha)
+        check_number("binarize", self.binarize, allow_none=True)
+        check_number("class_alpha", self.class_alpha, low=0.0)
+
+    def _prepare_X(self, X: Any, fitting: bool):
+        A, names = check_X_numeric(
+            X,
+            allow_nan=True,
+            n_features=None if fitting else self.n_features_in_,
+            feature_names=None if fitting else self._names(),
+        )
+        t = self.binarize
+        if sp.issparse(A):
+            if t is not None and t < 0:
+                raise InvalidParameterError(
+                    f"parameter 'binarize' is {t}: a negative threshold turns the implicit zeros "
+                    "of a sparse matrix into ones; use binarize >= 0 or pass a dense array"
+                )
+            nan = np.isnan(A.data)
+            missing = None
+            if nan.any():
+                missing = sp.csr_matrix((nan.astype(float), A.indices, A.indptr), shape=A.shape)
+                missing.eliminate_zeros()
+            data = np.where(nan, 0.0, A.data if t is None else (A.data > t).astype(float))
+            if t is None:
+                _check_binary(data, A)
+            Xb = sp.csr_matrix((data, A.indices, A.indptr), shape=A.shape)
+            Xb.eliminate_zeros()
+            return _Binary(Xb, missing), names
+        nan = np.isnan(A)
+        has_nan = bool(nan.any())
+        if t is None:
+            Xb = np.where(nan, 0.0, A) if has_nan else A
+            _check_binary(Xb, None)
+        else:
+            Xb = (A > t).astype(np.float64)  # NaN > t is False: missing entries become 0
+        return _Binary(Xb, nan.astype(np.float64) if has_nan else None), names
+
+    def _count(self, Xv: _Binary, codes, n_classes, w) -> CountStats:
+        Y = class_indicator(codes, n_classes, w)
+        missing = None if Xv.missing is None else per_class_sum(Y, Xv.missing)
+        return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv.X), missing)
+
+    def _estimate(self, stats: CountStats, n_features: int) -> dict[str, Any]:
+        alpha = check_alpha(self.alpha, n_features, self.force_alpha)
+        observed = stats.observed_count
+        num = stats.feature_count + alpha
+        den = observed + 2 * alpha
+        # log(1 - p) as log((N - n + alpha) / den): no cancellation from forming 1 - p
+        rest = np.maximum(observed - stats.feature_count, 0.0) + alpha
+        empty = den <= 0  # no observed row and no smoothing: p = 1/2 (uniform over {0, 1})
+        safe = np.where(empty, 1.0, den)
+        with np.errstate(divide="ignore"):
+            log_p = np.where(empty, -np.log(2), np.log(num) - np.log(safe))
+            log_q = np.where(empty, -np.log(2), np.log(rest) - np.log(safe))
+        prior = class_log_prior(
+            stats.class_count,
+            fit_prior=self.fit_prior,
+            class_prior=self.class_prior,
+            class_alpha=self.class_alpha,
+        )
+        return {
+            "feature_count_": stats.feature_count,
+            "feature_log_prob_": log_p,
+            "_log_absent": log_q,
+            "class_log_prior_": prior,
+            "_intercept": prior,
+        }
+
+    def _loglik(self, Xv: _Binary) -> np.ndarray:
+        # sum_j x log p + (1 - x) log q  =  X @ (log p - log q) + sum_j log q, minus the missing
+        # entries' log q. With p in {0, 1} (alpha = 0) a -inf term counts only where it applies.
+        log_p, log_q = self.feature_log_prob_, self._log_absent
+        fp, fq = np.isfinite(log_p), np.isfinite(log_q)
+        p0, q0 = np.where(fp, log_p, 0.0), np.where(fq, log_q, 0.0)
+        X, M = Xv.X, Xv.missing
+        out = np.asarray(X @ (p0 - q0).T) + q0.sum(axis=1)
+        if M is not None:
+            out -= np.asarray(M @ q0.T)
+        if not (fp.all() and fq.all()):
+            bad_p = np.asarray(X @ (~fp).astype(float).T) > 0
+            zero_q = (~fq).astype(float)
+            n_absent = zero_q.sum(axis=1) - np.asarray(X @ zero_q.T)
+            if M is not None:
+                n_absent = n_absent - np.asarray(M @ zero_q.T)
+            out[bad_p | (n_absent > 0.5)] = -np.inf
+        return out
+
+    def _feature_terms(self, Xv: _Binary) -> np.ndarray:
+        X = dense_rows(Xv.X)[:, None, :]
+        terms = times(X, self.feature_log_prob_[None]) + times(1.0 - X, self._log_absent[None])
+        if Xv.missing is not None:
+            terms = np.where(dense_rows(Xv.missing)[:, None, :] > 0, 0.0, terms)
+        return terms
+
+    def _feature_scores(self):
+        return _log_ratio_scores(self.feature_count_, self.alpha, self.force_alpha), self._display_names()
+
+    @classmethod
+    def _stats_from_arrays(cls, arrays, n_features):
+        return CountStats.from_arrays(arrays)
+
+
+def _check_binary(values: np.ndarray, A: Any) -> None:
+    bad = (values != 0) & (values != 1)
+    if np.any(bad):
+        if A is not None:  # CSR data: locate row and column
+            k = int(np.argmax(bad))
+            i = int(np.searchsorted(A.indptr, k, side="right") - 1)
+            where = f"row {i}, column {int(A.indices[k])}"
+            v = values[k]
+        else:
+            i, j = first_bad(bad)
+            where, v = f"row {i}, column {j}", values[i, j]
+        raise DataError(
+            f"X: {where} holds {v!r}; with binarize=None the features must be 0 or 1 "
+            "(set binarize to a threshold to binarise other values)"
+        )

@@ -1,0 +1,199 @@
+"""Gaussian Naive Bayes: a mean and a variance per class and feature (chapter 002, slides 003)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_choice, check_number, check_vector_param, check_X_numeric
+from ..errors import DataError, InvalidParameterError
+from ..stats import MomentStats
+from ._base import BaseNB
+
+VARIANCES = ("class_feature", "feature", "class", "pooled")
+
+
+class GaussianNB(BaseNB):
+    """Naive Bayes with P(x_j | y = c) = N(mu_cj, sigma^2), estimated from weighted moments.
+
+    mu_cj is the class mean (eq. 13 of chapter 002), or with a Normal prior on the means
+    (``mean_prior_strength`` = kappa0 > 0, slides 003) the MAP mean
+    (kappa0 mu0 + W xbar) / (kappa0 + W), mu0 = ``mean_prior`` (default: the feature's overall
+    mean). The variance is the MLE (``ddof=0``, eq. 14) or unbiased (``ddof=1``, eq. 15) and can
+    be tied (slides 003) across nothing (``"class_feature"``), classes (``"feature"``), features
+    (``"class"``) or both (``"pooled"``): a tied variance divides the summed centred sums of
+    squares of its cells by their summed (weight - ddof). Every variance gets
+    ``var_smoothing`` x the largest per-feature variance of all data seen (scikit-learn's
+    epsilon, computed from the merged statistics, so ``partial_fit`` equals ``fit``). Missing
+    values (NaN) are left out of the moments and of the product.
+
+    >>> import numpy as np
+    >>> X = np.array([[1.0], [3.0], [10.0], [14.0]])
+    >>> model = GaussianNB(var_smoothing=0.0).fit(X, ["a", "a", "b", "b"])
+    >>> model.theta_.ravel().tolist(), model.var_.ravel().tolist()   # eq. 13, eq. 14
+    ([2.0, 12.0], [1.0, 4.0])
+    >>> GaussianNB(var_smoothing=0.0, ddof=1).fit(X, ["a", "a", "b", "b"]).var_.ravel().tolist()
+    [2.0, 8.0]
+    """
+
+    _accepts_sparse = False
+    _allows_nan = True
+
+    def __init__(
+        self,
+        *,
+        priors: Any = None,
+        var_smoothing: float = 1e-9,
+        variance: str = "class_feature",
+        ddof: int = 0,
+        mean_prior: Any = None,
+        mean_prior_strength: float = 0.0,
+    ) -> None:
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+        self.variance = variance
+        self.ddof = ddof
+        self.mean_prior = mean_prior
+        self.mean_prior_strength = mean_prior_strength
+
+    def _check_params(self) -> None:
+        check_number("var_smoothing", self.var_smoothing, low=0.0)
+        check_choice("variance", self.variance, VARIANCES)
+        check_choice("ddof", self.ddof, (0, 1))
+        check_number("mean_prior_strength", self.mean_prior_strength, low=0.0)
+        if self.mean_prior is not None and np.ndim(self.mean_prior) > 1:
+            raise InvalidParameterError("parameter 'mean_prior' must be a number or a 1-D array")
+
+    def _prepare_X(self, X: Any, fitting: bool):
+        # inf is found inside the kernels' own pass (no extra pass over X)
+        return check_X_numeric(
+            X,
+            allow_nan=True,
+            allow_sparse=False,
+            check_finite=False,
+            n_features=None if fitting else self.n_features_in_,
+            feature_names=None if fitting else self._names(),
+        )
+
+    def _count(self, Xv, codes, n_classes, w) -> MomentStats:
+        from .._kernels import run, threads
+        from .._kernels.gaussian import moments
+
+        y = np.ascontiguousarray(codes)
+        has_w = w is not None
+        cc, W, mu, m2, bad = run(moments, Xv, y, w if has_w else np.empty(0), has_w, n_classes, threads())
+        if bad >= 0:
+            _raise_inf(Xv, bad)
+        return MomentStats(cc, W, mu, m2)
+
+    def _estimate(self, stats: MomentStats, n_features: int) -> dict[str, Any]:
+        K, d = stats.weight.shape
+        # epsilon: var_smoothing x the largest per-feature variance of all data seen
+        w_all, mean_all, m2_all = stats.pooled()
+        var_all = m2_all / np.where(w_all > 0, w_all, 1.0)
+        epsilon = self.var_smoothing * float(np.max(var_all)) if d else 0.0
+        var = _tied_variance(stats, self.variance, self.ddof) + epsilon
+        if np.any(var <= 0):
+            c, j = np.argwhere(var <= 0)[0]
+            raise DataError(
+                f"GaussianNB: feature {j} has zero variance in class index {c} and "
+                "var_smoothing leaves it at 0; set var_smoothing > 0"
+            )
+        theta = stats.mean
+        if self.mean_prior_strength > 0:
+            kappa = float(self.mean_prior_strength)
+            mu0 = mean_all if self.mean_prior is None else _per_feature("mean_prior", self.mean_prior, d)
+            theta = (kappa * mu0 + stats.weight * stats.mean) / (kappa + stats.weight)
+        priors = self._priors(stats.class_count)
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(priors)
+        return {
+            "theta_": theta,
+            "var_": var,
+            "epsilon_": epsilon,
+            "class_prior_": priors,
+            "_intercept": log_prior,
+            "_prec": 0.5 / var,
+            "_lognorm": -0.5 * np.log(2.0 * np.pi * var),
+        }
+
+    def _priors(self, class_count: np.ndarray) -> np.ndarray:
+        K = len(class_count)
+        if self.priors is not None:
+            p = check_vector_param("priors", self.priors, K)
+            if not np.isclose(p.sum(), 1.0):
+                raise InvalidParameterError(f"parameter 'priors' must sum to 1, got {p.sum()!r}")
+            return p
+        return class_count / class_count.sum()
+
+    def _jll(self, Xv) -> np.ndarray:
+        return self._gaussian(Xv, self._intercept)
+
+    def _loglik(self, Xv) -> np.ndarray:
+        return self._gaussian(Xv, np.zeros_like(self._intercept))
+
+    def _gaussian(self, Xv, intercept: np.ndarray) -> np.ndarray:
+        from .._kernels import run, threads
+        from .._kernels.gaussian import joint_log_likelihood
+
+        out, bad = run(joint_log_likelihood, Xv, self.theta_, self._prec, self._lognorm, intercept, threads())
+        if bad >= 0:
+            _raise_inf(Xv, bad)
+        return out
+
+    def _feature_terms(self, Xv) -> np.ndarray:
+        if np.isinf(Xv).any():
+            _raise_inf(Xv, int(np.argmax(np.isinf(Xv).any(axis=1))))
+        terms = self._lognorm[None] - self._prec[None] * (Xv[:, None, :] - self.theta_[None]) ** 2
+        return np.where(np.isnan(Xv)[:, None, :], 0.0, terms)
+
+    def _feature_scores(self):
+        """|mu_c - mu_(not c)| / sigma_j, sigma_j the within-class (pooled) standard deviation."""
+        s = self.stats_
+        w = s.weight
+        tot_w = w.sum(axis=0)
+        tot = (w * s.mean).sum(axis=0)
+        rest_w = tot_w - w
+        mu_rest = np.where(rest_w > 0, (tot - w * s.mean) / np.where(rest_w > 0, rest_w, 1), s.mean)
+        sigma = np.sqrt(_tied_variance(s, "feature", 0) + self.epsilon_)
+        sigma = np.broadcast_to(sigma, w.shape)
+        return np.abs(self.theta_ - mu_rest) / sigma, self._display_names()
+
+    @classmethod
+    def _stats_from_arrays(cls, arrays, n_features):
+        return MomentStats.from_arrays(arrays)
+
+
+def _tied_variance(stats: MomentStats, variance: str, ddof: int) -> np.ndarray:
+    """Sum of centred sums of squares over the tied cells / sum of their (weight - ddof)
+    (CORRECTNESS.md). Cells with weight <= ddof contribute nothing (their variance is the floor
+    alone when untied)."""
+    W, S = stats.weight, stats.m2
+    use = W > ddof
+    den = np.where(use, W - ddof, 0.0)
+    num = np.where(use, S, 0.0)
+    axis = {"class_feature": None, "feature": 0, "class": 1, "pooled": (0, 1)}[variance]
+    if axis is not None:
+        num = num.sum(axis=axis, keepdims=True)
+        den = den.sum(axis=axis, keepdims=True)
+    var = num / np.where(den > 0, den, 1.0)
+    return np.broadcast_to(var, W.shape).copy()
+
+
+def _per_feature(name: str, value: Any, d: int) -> np.ndarray:
+    if np.ndim(value) == 0:
+        check_number(name, value)
+        return np.full(d, float(value))
+    arr = np.asarray(value, dtype=float)
+    if arr.shape != (d,) or not np.all(np.isfinite(arr)):
+        raise InvalidParameterError(f"parameter {name!r} must be a number or {d} finite values")
+    return arr
+
+
+def _raise_inf(X: np.ndarray, row: int) -> None:
+    j = int(np.argmax(np.isinf(X[row])))
+    raise DataError(
+        f"X: row {row}, column {j} holds {X[row, j]!r}; expected a finite number or NaN for a "
+        "missing value"
+    )

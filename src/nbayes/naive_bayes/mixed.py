@@ -1,0 +1,386 @@
+"""NaiveBayes: one model over a table of mixed columns, composed of per-type components.
+
+Numbers go to a Gaussian component, strings / categoricals / objects to a categorical one,
+booleans to a Bernoulli one (chosen from the dtype, overridable per column). Their
+log-likelihoods add (the Naive Bayes assumption across column types); the class prior is added
+once. Missing values are left out of each component exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_choice, is_missing
+from ..errors import DataError, InvalidParameterError, MergeError
+from ..stats import CategoricalStats, CountStats, MomentStats
+from ._base import BaseNB, class_log_prior
+from ._columns import Table, frame_column, read_table
+from .bernoulli import BernoulliNB, _Binary
+from .categorical import CategoricalNB
+from .gaussian import VARIANCES, GaussianNB
+
+KINDS = ("gaussian", "categorical", "bernoulli")
+_STATS = {"gaussian": MomentStats, "categorical": CategoricalStats, "bernoulli": CountStats}
+
+
+@dataclass
+class MixedStats:
+    """The class weights and, per component kind, that component's statistics."""
+
+    class_count: np.ndarray
+    parts: dict[str, Any]
+
+    def embed(self, pos: np.ndarray, n_classes: int) -> "MixedStats":
+        cc = np.zeros(n_classes)
+        cc[pos] = self.class_count
+        return MixedStats(cc, {k: s.embed(pos, n_classes) for k, s in self.parts.items()})
+
+    def __add__(self, other: "MixedStats") -> "MixedStats":
+        return MixedStats(
+            self.class_count + other.class_count,
+            {k: s + other.parts[k] for k, s in self.parts.items()},
+        )
+
+    def subtract(self, other: "MixedStats", classes: np.ndarray) -> "MixedStats":
+        parts = {k: s.subtract(other.parts[k], classes) for k, s in self.parts.items()}
+        cc = next(iter(parts.values())).class_count if parts else self.class_count - other.class_count
+        return MixedStats(cc, parts)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        out = {"stats/class_count": self.class_count}
+        for kind, s in self.parts.items():
+            out.update({f"part/{kind}/{k}": v for k, v in s.to_arrays().items()})
+        return out
+
+
+@dataclass
+class _Parts:
+    """Prepared input: per component kind, that component's validated input."""
+
+    parts: dict[str, Any]
+    shape: tuple[int, int]
+
+
+class NaiveBayes(BaseNB):
+    """Naive Bayes over a table whose columns have different types.
+
+    Column types come from the dtype: numbers (integers too) are ``"gaussian"``, strings,
+    categoricals and objects ``"categorical"``, booleans ``"bernoulli"``. ``column_types`` maps
+    a column name (or index, for arrays) to a type to override that choice. Accepts pandas,
+    polars and pyarrow tables, and numpy arrays (object arrays are typed per column from their
+    values). ``alpha`` smooths the categorical and Bernoulli components; ``var_smoothing``,
+    ``variance`` and ``ddof`` configure the Gaussian one; ``handle_unknown`` and ``m`` the
+    categorical one. The fitted ``column_kinds_`` says what was chosen.
+
+    >>> import numpy as np
+    >>> X = np.array([[1.0, "red", True], [1.2, "red", True], [3.1, "blue", False],
+    ...               [2.9, "blue", True]], dtype=object)
+    >>> model = NaiveBayes().fit(X, ["a", "a", "b", "b"])
+    >>> model.column_kinds_
+    ['gaussian', 'categorical', 'bernoulli']
+    >>> model.predict(np.array([[1.1, "red", None]], dtype=object)).tolist()
+    ['a']
+    """
+
+    _allows_nan = True
+    _string_input = True
+
+    def __init__(
+        self,
+        *,
+        column_types: dict[Any, str] | None = None,
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+        class_alpha: float = 0.0,
+        var_smoothing: float = 1e-9,
+        variance: str = "class_feature",
+        ddof: int = 0,
+        handle_unknown: str = "smooth",
+        m: float | None = None,
+    ) -> None:
+        self.column_types = column_types
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.class_alpha = class_alpha
+        self.var_smoothing = var_smoothing
+        self.variance = variance
+        self.ddof = ddof
+        self.handle_unknown = handle_unknown
+        self.m = m
+
+    # ------------------------------------------------------------------ components
+    def _component(self, kind: str) -> BaseNB:
+        if kind == "gaussian":
+            return GaussianNB(var_smoothing=self.var_smoothing, variance=self.variance, ddof=self.ddof)
+        if kind == "categorical":
+            return CategoricalNB(alpha=self.alpha, handle_unknown=self.handle_unknown, m=self.m)
+        return BernoulliNB(alpha=self.alpha, binarize=None)
+
+    def _check_params(self) -> None:
+        check_choice("variance", self.variance, VARIANCES)
+        for kind in KINDS:
+            self._component(kind)._check_params()
+        if self.column_types is not None:
+            if not isinstance(self.column_types, dict):
+                raise InvalidParameterError(
+                    "parameter 'column_types' must be a dict {column: type}, "
+                    f"got {type(self.column_types).__name__}"
+                )
+            for col, kind in self.column_types.items():
+                if kind not in KINDS:
+                    raise InvalidParameterError(
+                        f"parameter 'column_types': column {col!r} has type {kind!r}; "
+                        f"expected one of {', '.join(KINDS)}"
+                    )
+
+    # ------------------------------------------------------------------ boundary
+    def _prepare_X(self, X: Any, fitting: bool):
+        if fitting:
+            kinds = self._infer_kinds(X)
+        T, names = read_table(
+            X,
+            n_features=None if fitting else self.n_features_in_,
+            feature_names=None if fitting else self._names(),
+        )
+        if fitting:
+            if self.column_types:
+                known = set(names or []) | set(range(T.shape[1]))
+                for col in self.column_types:
+                    if col not in known:
+                        raise InvalidParameterError(
+                            f"parameter 'column_types' names column {col!r}, which is not in X"
+                        )
+                for j in range(T.shape[1]):
+                    key = names[j] if names is not None and names[j] in self.column_types else j
+                    kinds[j] = self.column_types.get(key, kinds[j])
+            self._pending_kinds = kinds
+        else:
+            kinds = self.column_kinds_
+        parts: dict[str, Any] = {}
+        for kind in KINDS:
+            idx = [j for j, k in enumerate(kinds) if k == kind]
+            if not idx:
+                continue
+            if kind == "categorical":
+                parts[kind] = Table(None, [T.column(j) for j in idx], (T.shape[0], len(idx)))
+                continue
+            M = np.column_stack([_as_float(T.column(j), j, names, kind) for j in idx])
+            if kind == "gaussian":
+                if np.isinf(M).any():
+                    i, jj = np.argwhere(np.isinf(M))[0]
+                    raise DataError(f"X: row {i}, {_name(idx[jj], names)} holds inf; expected a finite number")
+                parts[kind] = np.ascontiguousarray(M)
+            else:
+                nan = np.isnan(M)
+                parts[kind] = _Binary(np.where(nan, 0.0, M), nan.astype(float) if nan.any() else None)
+        return _Parts(parts, T.shape), names
+
+    def _infer_kinds(self, X: Any) -> list[str]:
+        mod = type(X).__module__.split(".")[0]
+        if mod == "pandas" and hasattr(X, "dtypes"):
+            return [_pandas_kind(X[c]) for c in X.columns]
+        if mod == "polars" and hasattr(X, "schema"):
+            return [_polars_kind(dt) for dt in X.schema.values()]
+        if mod == "pyarrow" and hasattr(X, "schema"):
+            return [_arrow_kind(f.type) for f in X.schema]
+        A = np.asarray(X, dtype=object) if isinstance(X, list | tuple) else np.asarray(X)
+        if A.ndim != 2:
+            return []
+        if A.dtype.kind == "b":
+            return ["bernoulli"] * A.shape[1]
+        if A.dtype.kind in "iuf":
+            return ["gaussian"] * A.shape[1]
+        if A.dtype.kind in "US":
+            return ["categorical"] * A.shape[1]
+        return [_values_kind(A[:, j]) for j in range(A.shape[1])]
+
+    # ------------------------------------------------------------------ statistics
+    def _commit(self, stats, classes, n_features, names) -> None:
+        kinds = getattr(self, "_pending_kinds", None)
+        if kinds is not None:
+            self.__dict__.pop("_pending_kinds")
+            old = getattr(self, "column_kinds_", None)
+            self.column_kinds_ = kinds
+            try:
+                super()._commit(stats, classes, n_features, names)
+            except Exception:
+                if old is None:
+                    del self.column_kinds_
+                else:
+                    self.column_kinds_ = old
+                raise
+        else:
+            super()._commit(stats, classes, n_features, names)
+
+    def _count(self, Xv: _Parts, codes, n_classes, w) -> MixedStats:
+        parts = {k: self._component(k)._count(v, codes, n_classes, w) for k, v in Xv.parts.items()}
+        cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
+        return MixedStats(cc, parts)
+
+    def _estimate(self, stats: MixedStats, n_features: int) -> dict[str, Any]:
+        components = {}
+        kinds = getattr(self, "_pending_kinds", None) or self.column_kinds_
+        for kind, s in stats.parts.items():
+            comp = self._component(kind)
+            d = sum(1 for k in kinds if k == kind)
+            for key, value in comp._estimate(s, d).items():
+                setattr(comp, key, value)
+            comp.stats_ = s
+            comp.n_features_in_ = d
+            components[kind] = comp
+        prior = class_log_prior(
+            stats.class_count,
+            fit_prior=self.fit_prior,
+            class_prior=self.class_prior,
+            class_alpha=self.class_alpha,
+        )
+        return {"components_": components, "class_log_prior_": prior, "_intercept": prior}
+
+    # ------------------------------------------------------------------ inference
+    def _loglik(self, Xv: _Parts) -> np.ndarray:
+        out = np.zeros((Xv.shape[0], len(self._intercept)))
+        for kind, comp in self.components_.items():
+            out += comp._loglik(Xv.parts[kind])
+        return out
+
+    def _feature_terms(self, Xv: _Parts) -> np.ndarray:
+        out = np.zeros((Xv.shape[0], len(self._intercept), Xv.shape[1]))
+        for kind, comp in self.components_.items():
+            idx = [j for j, k in enumerate(self.column_kinds_) if k == kind]
+            out[:, :, idx] = comp._feature_terms(Xv.parts[kind])
+        return out
+
+    def _feature_scores(self):
+        names = self._display_names()
+        scores, labels = [], []
+        for kind, comp in self.components_.items():
+            idx = [j for j, k in enumerate(self.column_kinds_) if k == kind]
+            comp.feature_names_in_ = np.asarray([names[j] for j in idx], dtype=object)
+            s, n = comp._feature_scores()
+            scores.append(s)
+            labels += n
+        return np.concatenate(scores, axis=1), labels
+
+    # ------------------------------------------------------------------ files
+    def _state(self) -> dict[str, Any]:
+        state = super()._state()
+        state["meta"]["column_kinds"] = list(self.column_kinds_)
+        return state
+
+    @classmethod
+    def _from_state(cls, state: dict[str, Any]) -> "NaiveBayes":
+        return _load(cls, state)
+
+    def _new_like(self, other: BaseNB) -> "NaiveBayes":
+        if list(other.column_kinds_) != list(self.column_kinds_):
+            raise MergeError(
+                f"cannot merge: column types differ ({self.column_kinds_} vs {other.column_kinds_})"
+            )
+        new = type(self)(**self.get_params())
+        new._pending_kinds = list(self.column_kinds_)
+        return new
+
+    @classmethod
+    def _stats_from_arrays(cls, arrays, n_features):  # pragma: no cover - see _load
+        raise NotImplementedError
+
+
+def _load(cls: type[NaiveBayes], state: dict[str, Any]) -> NaiveBayes:
+    from ._base import _decode_params
+
+    arrays, meta = state["arrays"], state["meta"]
+    kinds = list(meta["column_kinds"])
+    params = _decode_params(state["params"], arrays)
+    if isinstance(params.get("column_types"), dict):
+        params["column_types"] = dict(params["column_types"])
+    model = cls(**params)
+    parts = {}
+    for kind in KINDS:
+        d = sum(1 for k in kinds if k == kind)
+        if not d:
+            continue
+        sub = {k[len(f"part/{kind}/") :]: v for k, v in arrays.items() if k.startswith(f"part/{kind}/")}
+        S = _STATS[kind]
+        parts[kind] = S.from_arrays(sub, d) if S is CategoricalStats else S.from_arrays(sub)
+    stats = MixedStats(arrays["stats/class_count"], parts)
+    model._pending_kinds = kinds
+    model._commit(stats, arrays["classes"], int(meta["n_features_in"]), meta.get("feature_names"))
+    return model
+
+
+# ---------------------------------------------------------------------------- typing
+def _pandas_kind(s: Any) -> str:
+    import pandas as pd
+
+    dt = s.dtype
+    if pd.api.types.is_bool_dtype(dt):
+        return "bernoulli"
+    if pd.api.types.is_numeric_dtype(dt) and not isinstance(dt, pd.CategoricalDtype):
+        return "gaussian"
+    if dt == object:
+        return _values_kind(s.to_numpy(dtype=object))
+    return "categorical"
+
+
+def _polars_kind(dt: Any) -> str:
+    import polars as pl
+
+    if dt == pl.Boolean:
+        return "bernoulli"
+    return "gaussian" if dt.is_numeric() else "categorical"
+
+
+def _arrow_kind(t: Any) -> str:
+    import pyarrow as pa
+
+    if pa.types.is_boolean(t):
+        return "bernoulli"
+    if pa.types.is_integer(t) or pa.types.is_floating(t):
+        return "gaussian"
+    return "categorical"
+
+
+def _values_kind(col: np.ndarray) -> str:
+    """Type of an object column from its non-missing values."""
+    vals = [v for v in col.tolist() if not is_missing(v)]
+    if vals and all(isinstance(v, bool | np.bool_) for v in vals):
+        return "bernoulli"
+    if vals and all(isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool) for v in vals):
+        return "gaussian"
+    return "categorical"
+
+
+def _name(j: int, names: list[str] | None) -> str:
+    return f"column {names[j]!r}" if names else f"column {j}"
+
+
+def _as_float(col: np.ndarray, j: int, names: list[str] | None, kind: str) -> np.ndarray:
+    if col.dtype.kind in "iufb":
+        out = col.astype(np.float64)
+    else:
+        out = np.empty(len(col))
+        for i, v in enumerate(col.tolist()):
+            if is_missing(v):
+                out[i] = np.nan
+                continue
+            try:
+                out[i] = float(v)
+            except (TypeError, ValueError):
+                expected = "a number" if kind == "gaussian" else "a boolean (True/False or 0/1)"
+                raise DataError(f"X: row {i}, {_name(j, names)} holds {v!r}; expected {expected}") from None
+    if kind == "bernoulli":
+        bad = ~np.isnan(out) & (out != 0) & (out != 1)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise DataError(
+                f"X: row {i}, {_name(j, names)} holds {col[i]!r}; expected a boolean (True/False or 0/1)"
+            )
+    return out
+
+
+__all__ = ["NaiveBayes", "MixedStats", "frame_column"]

@@ -1,0 +1,157 @@
+"""Per-class weighted counts: Bernoulli, multinomial, complement and categorical models."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import union_labels
+from ._common import check_removable, zero_small
+
+
+@dataclass
+class CountStats:
+    """Weighted counts per class and feature.
+
+    class_count[c]: total weight of class-c rows.
+    feature_count[c, j]: weighted sum of feature j over class-c rows (of its binarised value for
+    Bernoulli). missing_count[c, j]: weight of class-c rows whose feature j is missing (None when
+    no value was ever missing), so feature j's denominator is class_count - missing_count.
+    """
+
+    class_count: np.ndarray
+    feature_count: np.ndarray
+    missing_count: np.ndarray | None = None
+
+    @property
+    def observed_count(self) -> np.ndarray:
+        if self.missing_count is None:
+            return np.broadcast_to(self.class_count[:, None], self.feature_count.shape)
+        return self.class_count[:, None] - self.missing_count
+
+    def embed(self, pos: np.ndarray, n_classes: int) -> "CountStats":
+        """These statistics inside a class set of ``n_classes``; class k goes to row pos[k]."""
+        cc = np.zeros(n_classes)
+        fc = np.zeros((n_classes, self.feature_count.shape[1]))
+        cc[pos], fc[pos] = self.class_count, self.feature_count
+        mc = None
+        if self.missing_count is not None:
+            mc = np.zeros_like(fc)
+            mc[pos] = self.missing_count
+        return CountStats(cc, fc, mc)
+
+    def __add__(self, other: "CountStats") -> "CountStats":
+        return CountStats(
+            self.class_count + other.class_count,
+            self.feature_count + other.feature_count,
+            _add_opt(self.missing_count, other.missing_count),
+        )
+
+    def subtract(self, other: "CountStats", classes: np.ndarray) -> "CountStats":
+        check_removable(self.class_count, other.class_count, classes, "weight")
+        check_removable(self.feature_count, other.feature_count, classes, "feature counts")
+        if other.missing_count is not None:
+            mine = self.missing_count if self.missing_count is not None else 0 * other.missing_count
+            check_removable(mine, other.missing_count, classes, "missing-value weight")
+        cc = np.maximum(zero_small(self.class_count - other.class_count, self.class_count), 0)
+        fc = np.maximum(zero_small(self.feature_count - other.feature_count, self.feature_count), 0)
+        mc = self.missing_count
+        if other.missing_count is not None and mc is not None:
+            mc = np.maximum(zero_small(mc - other.missing_count, mc), 0)
+        return CountStats(cc, fc, mc)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        out = {"stats/class_count": self.class_count, "stats/feature_count": self.feature_count}
+        if self.missing_count is not None:
+            out["stats/missing_count"] = self.missing_count
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "CountStats":
+        return cls(
+            arrays["stats/class_count"],
+            arrays["stats/feature_count"],
+            arrays.get("stats/missing_count"),
+        )
+
+
+def _add_opt(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    if a is None:
+        return None if b is None else b.copy()
+    return a.copy() if b is None else a + b
+
+
+@dataclass
+class CategoricalStats:
+    """Weighted (class, value) counts per feature, each feature with its own value set.
+
+    categories[j]: the values seen (or declared) for feature j, in canonical sorted order.
+    counts[j][c, v]: weight of class-c rows whose feature j equals categories[j][v].
+    Missing entries are not counted, so feature j's denominator is counts[j][c].sum().
+    """
+
+    class_count: np.ndarray
+    categories: list[np.ndarray] = field(default_factory=list)
+    counts: list[np.ndarray] = field(default_factory=list)
+
+    def embed(self, pos: np.ndarray, n_classes: int) -> "CategoricalStats":
+        cc = np.zeros(n_classes)
+        cc[pos] = self.class_count
+        counts = []
+        for cnt in self.counts:
+            new = np.zeros((n_classes, cnt.shape[1]))
+            new[pos] = cnt
+            counts.append(new)
+        return CategoricalStats(cc, [c.copy() for c in self.categories], counts)
+
+    def _aligned(self, other: "CategoricalStats"):
+        """Per feature: the united value set and both count tables laid out on it."""
+        for ca, na, cb, nb in zip(self.categories, self.counts, other.categories, other.counts):
+            if len(ca) == len(cb) and (ca.dtype == cb.dtype) and np.array_equal(ca, cb):
+                yield ca, na, nb
+                continue
+            cats = union_labels(ca, cb)
+            yield cats, _spread(na, ca, cats), _spread(nb, cb, cats)
+
+    def __add__(self, other: "CategoricalStats") -> "CategoricalStats":
+        cats, counts = [], []
+        for c, a, b in self._aligned(other):
+            cats.append(c)
+            counts.append(a + b)
+        return CategoricalStats(self.class_count + other.class_count, cats, counts)
+
+    def subtract(self, other: "CategoricalStats", classes: np.ndarray) -> "CategoricalStats":
+        check_removable(self.class_count, other.class_count, classes, "weight")
+        cats, counts = [], []
+        for c, a, b in self._aligned(other):
+            check_removable(a, b, classes, "value counts")
+            cats.append(c)
+            counts.append(np.maximum(zero_small(a - b, a), 0))
+        cc = np.maximum(zero_small(self.class_count - other.class_count, self.class_count), 0)
+        return CategoricalStats(cc, cats, counts)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        out = {"stats/class_count": self.class_count}
+        for j, (cat, cnt) in enumerate(zip(self.categories, self.counts)):
+            out[f"stats/categories/{j}"] = cat
+            out[f"stats/counts/{j}"] = cnt
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> "CategoricalStats":
+        return cls(
+            arrays["stats/class_count"],
+            [arrays[f"stats/categories/{j}"] for j in range(n_features)],
+            [arrays[f"stats/counts/{j}"] for j in range(n_features)],
+        )
+
+
+def _spread(counts: np.ndarray, cats: np.ndarray, united: np.ndarray) -> np.ndarray:
+    """Lay a (K, J) table over the columns of a larger, sorted value set."""
+    from .._validation import encode_labels
+
+    pos, _ = encode_labels(cats, united)
+    out = np.zeros((counts.shape[0], len(united)))
+    out[:, pos] = counts
+    return out
