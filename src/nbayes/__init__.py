@@ -1,5 +1,8 @@
 """nbayes: exact, fast, mergeable Naive Bayes classifiers.
 
+The public names load on first use, so ``import nbayes`` (and the ``nbayes`` command) start
+fast.
+
 >>> import nbayes
 >>> model = nbayes.MultinomialNB().fit([[2, 0], [0, 3]], ["ham", "spam"])
 >>> model.predict([[1, 0]]).tolist()
@@ -8,34 +11,52 @@
 
 from __future__ import annotations
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-
-from . import errors
-from .io.load import load
-from .naive_bayes import (
-    BernoulliNB,
-    CategoricalNB,
-    ComplementNB,
-    Explanation,
-    GaussianNB,
-    MultinomialNB,
-)
-from .naive_bayes.mixed import NaiveBayes
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("nbayes")
 except PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+unknown"
 
-__all__ = [
-    "BernoulliNB",
-    "CategoricalNB",
-    "ComplementNB",
-    "Explanation",
-    "GaussianNB",
-    "MultinomialNB",
-    "NaiveBayes",
-    "errors",
-    "load",
-    "__version__",
-]
+_WHERE = {
+    "BernoulliNB": "nbayes.naive_bayes",
+    "CategoricalNB": "nbayes.naive_bayes",
+    "ComplementNB": "nbayes.naive_bayes",
+    "Explanation": "nbayes.naive_bayes",
+    "GaussianNB": "nbayes.naive_bayes",
+    "MultinomialNB": "nbayes.naive_bayes",
+    "NaiveBayes": "nbayes.naive_bayes.mixed",
+    "load": "nbayes.io.load",
+    "errors": "nbayes.errors",
+}
+
+__all__ = sorted(_WHERE) + ["__version__"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from . import errors
+    from .io.load import load
+    from .naive_bayes import (
+        BernoulliNB,
+        CategoricalNB,
+        ComplementNB,
+        Explanation,
+        GaussianNB,
+        MultinomialNB,
+    )
+    from .naive_bayes.mixed import NaiveBayes
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'nbayes' has no attribute {name!r}")
+    module = import_module(where)
+    value = module if name == "errors" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

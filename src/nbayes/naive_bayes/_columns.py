@@ -98,15 +98,24 @@ def frame_column(X: Any, name: Any) -> np.ndarray:
 
 def _from_list(values: list[Any]) -> np.ndarray:
     out = np.empty(len(values), dtype=object)
-    out[:] = [None if is_missing(v) else v for v in values]
+    out[:] = values
+    out[missing_mask(out)] = None
     return out
 
 
 def missing_mask(col: np.ndarray) -> np.ndarray:
+    """True where the entry is missing (NaN, None, pandas.NA, NaT)."""
     if col.dtype.kind == "f":
         return np.isnan(col)
     if col.dtype.kind == "O":
-        return np.fromiter((is_missing(v) for v in col), dtype=bool, count=len(col))
+        try:  # vectorised: None, and NaN (the one value unequal to itself)
+            with np.errstate(invalid="ignore"):
+                mask = np.asarray(np.equal(col, None), dtype=bool) | np.asarray(
+                    np.not_equal(col, col), dtype=bool
+                )
+            return mask
+        except (TypeError, ValueError):  # pandas.NA and friends refuse to be compared
+            return np.fromiter((is_missing(v) for v in col), dtype=bool, count=len(col))
     return np.zeros(len(col), dtype=bool)
 
 
@@ -115,8 +124,13 @@ def distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     miss = missing_mask(col)
     present = col[~miss] if miss.any() else col
     if present.dtype.kind == "O":
-        values = sorted_unique(present)
-        codes_p = encode(present, values)
+        try:  # one type of comparable values (the usual column of strings): sort in C
+            if len({type(v) for v in present[:1000].tolist()}) != 1:
+                raise TypeError
+            values, codes_p = np.unique(present, return_inverse=True)
+        except TypeError:
+            values = sorted_unique(present)
+            codes_p = encode(present, values)
     else:
         values, codes_p = np.unique(present, return_inverse=True)
     codes = np.full(len(col), -1, dtype=np.intp)
@@ -143,6 +157,19 @@ def encode(col: np.ndarray, values: np.ndarray) -> np.ndarray:
         hit[inside] = values[codes[inside]] == col[inside]
         codes[~hit] = J
         return codes
+    if values.dtype.kind == "O" and J and len({type(v) for v in values.tolist()}) == 1:
+        miss = missing_mask(col)
+        present = col[~miss]
+        try:  # sorted values of one type: binary search in C, then confirm each hit
+            pos = np.searchsorted(values, present).astype(np.intp)
+            inside = pos < J
+            hit = np.zeros(len(present), dtype=bool)
+            hit[inside] = np.asarray(values[pos[inside]] == present[inside], dtype=bool)
+            out = np.full(len(col), -1, dtype=np.intp)
+            out[~miss] = np.where(hit, pos, J)
+            return out
+        except TypeError:
+            pass
     index = {_key(v): k for k, v in enumerate(values.tolist())}
     out = np.empty(len(col), dtype=np.intp)
     for i, v in enumerate(col.tolist()):
