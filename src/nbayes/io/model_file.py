@@ -1,0 +1,272 @@
+"""The nbayes model file: versioned, checksummed, pickle-free, written atomically.
+
+Layout (docs/model-format.md)::
+
+    MAGIC (8 bytes) | format version (uint32 LE) | header length (uint64 LE)
+    | header (UTF-8 JSON) | payload (raw little-endian arrays, 8-byte aligned)
+    | SHA-256 of every byte before it (32 bytes)
+
+The header holds the model kind, hyperparameters, metadata and a table of arrays. Numeric
+arrays live in the payload; label arrays (class names, category values) live in the header as
+typed JSON. Loading verifies size, magic, version and checksum before it parses anything, and
+builds arrays only with ``numpy.frombuffer`` of whitelisted dtypes: no pickle, no code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import struct
+import tempfile
+from typing import Any
+
+import numpy as np
+
+from ..errors import DataError, ModelFileError
+
+__all__ = ["FORMAT_VERSION", "MAGIC", "save_state", "load_state", "read_header"]
+
+FORMAT_VERSION = 1
+MAGIC = b"NBAYES\x00\x01"
+_PREFIX = struct.Struct("<8sIQ")  # magic, version, header length
+_DIGEST = 32
+_NUMERIC = {
+    "|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f4", "<f8",
+}
+
+
+# ----------------------------------------------------------------------------- encoding
+def _scalar(v: Any, where: str) -> Any:
+    """A label element as a tagged JSON value that keeps its Python type."""
+    if v is None:
+        return ["none", None]
+    if isinstance(v, bool | np.bool_):
+        return ["bool", bool(v)]
+    if isinstance(v, int | np.integer):
+        return ["int", int(v)]
+    if isinstance(v, float | np.floating):
+        f = float(v)
+        return ["float", f if math.isfinite(f) else repr(f)]
+    if isinstance(v, str | np.str_):
+        return ["str", str(v)]
+    raise DataError(f"{where}: cannot store a value of type {type(v).__name__} ({v!r}) in a model file")
+
+
+def _unscalar(tagged: Any) -> Any:
+    tag, value = tagged
+    if tag == "none":
+        return None
+    if tag == "bool":
+        return bool(value)
+    if tag == "int":
+        return int(value)
+    if tag == "float":
+        return float(value)
+    if tag == "str":
+        return str(value)
+    raise ValueError(f"unknown value tag {tag!r}")
+
+
+def _json_value(v: Any, where: str) -> Any:
+    """Hyperparameters and metadata: JSON, with numpy arrays and non-finite floats tagged."""
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind in "biuf":
+            return {"__ndarray__": v.dtype.str, "shape": list(v.shape), "data": [_json_value(x, where) for x in v.ravel().tolist()]}
+        return {"__labels__": [_scalar(x, where) for x in v.ravel().tolist()]}
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return {"__float__": repr(v)}
+    if isinstance(v, dict):
+        return {"__dict__": [[_json_value(k, where), _json_value(x, where)] for k, x in v.items()]}
+    if isinstance(v, list | tuple):
+        return [_json_value(x, where) for x in v]
+    if v is None or isinstance(v, bool | int | float | str):
+        return v
+    raise DataError(f"{where}: cannot store a value of type {type(v).__name__} in a model file")
+
+
+def _from_json(v: Any) -> Any:
+    if isinstance(v, list):
+        return [_from_json(x) for x in v]
+    if isinstance(v, dict):
+        if "__ndarray__" in v:
+            dt = v["__ndarray__"]
+            if dt not in _NUMERIC:
+                raise ValueError(f"dtype {dt!r} is not allowed")
+            return np.array([_from_json(x) for x in v["data"]], dtype=np.dtype(dt)).reshape(v["shape"])
+        if "__labels__" in v:
+            return _label_array([_unscalar(x) for x in v["__labels__"]], "object")
+        if "__float__" in v:
+            return float(v["__float__"])
+        if "__dict__" in v:
+            return {_hashable(_from_json(k)): _from_json(x) for k, x in v["__dict__"]}
+        return {k: _from_json(x) for k, x in v.items()}
+    return v
+
+
+def _hashable(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
+
+def _label_array(values: list[Any], kind: str) -> np.ndarray:
+    if kind == "str":
+        return np.array(values, dtype=str) if values else np.array([], dtype="<U1")
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _serialise(state: dict[str, Any]) -> bytes:
+    for key in ("kind", "params", "meta", "arrays"):
+        if key not in state:
+            raise DataError(f"model state lacks {key!r}")
+    table: dict[str, Any] = {}
+    blobs: list[bytes] = []
+    offset = 0
+    for name, arr in state["arrays"].items():
+        arr = np.asarray(arr)
+        if arr.dtype.kind in "biuf":
+            data = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
+            dt = arr.dtype.newbyteorder("<").str if arr.dtype.itemsize > 1 else arr.dtype.str
+            table[name] = {"dtype": dt, "shape": list(arr.shape), "offset": offset, "nbytes": len(data)}
+            pad = (-len(data)) % 8
+            blobs.append(data + b"\0" * pad)
+            offset += len(data) + pad
+        elif arr.dtype.kind in "UO" and arr.ndim == 1:
+            kind = "str" if arr.dtype.kind == "U" else "object"
+            table[name] = {"labels": kind, "values": [_scalar(v, f"array {name!r}") for v in arr.tolist()]}
+        else:
+            raise DataError(f"array {name!r}: dtype {arr.dtype} with shape {arr.shape} cannot be stored")
+    try:
+        from importlib.metadata import version
+
+        nbayes_version = version("nbayes")
+    except Exception:  # noqa: BLE001 - metadata absent in a source tree
+        nbayes_version = None
+    header = {
+        "format_version": FORMAT_VERSION,
+        "nbayes_version": nbayes_version,
+        "kind": state["kind"],
+        "params": _json_value(state["params"], "params"),
+        "meta": _json_value(state["meta"], "meta"),
+        "arrays": table,
+    }
+    head = json.dumps(header, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    body = _PREFIX.pack(MAGIC, FORMAT_VERSION, len(head)) + head + b"".join(blobs)
+    return body + hashlib.sha256(body).digest()
+
+
+# ----------------------------------------------------------------------------- files
+def save_state(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
+    """Write ``state`` to ``path`` atomically: a crash mid-save leaves the old file intact."""
+    data = _serialise(state)  # a serialisation error writes nothing
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ModelFileError(f"{path}: cannot save, folder {folder!r} does not exist")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".nbayes-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:  # platforms that cannot fsync a folder
+        pass
+
+
+def _read_verified(path: str | os.PathLike[str]) -> tuple[dict[str, Any], memoryview, str]:
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise ModelFileError(f"{name}: no such model file") from None
+    except IsADirectoryError:
+        raise ModelFileError(f"{name}: is a folder, not a model file") from None
+    except OSError as exc:
+        raise ModelFileError(f"{name}: cannot read ({exc.strerror})") from None
+    if len(raw) < len(MAGIC) or raw[: len(MAGIC)] != MAGIC:
+        if raw[:1] == b"\x80":
+            raise ModelFileError(f"{name}: not an nbayes model file (it looks like a pickle; nbayes never loads pickles)")
+        raise ModelFileError(f"{name}: not an nbayes model file (bad magic bytes)")
+    if len(raw) < _PREFIX.size + _DIGEST:
+        raise ModelFileError(f"{name}: truncated model file ({len(raw)} bytes)")
+    _, version, head_len = _PREFIX.unpack_from(raw)
+    if version > FORMAT_VERSION:
+        raise ModelFileError(
+            f"{name}: written by a newer nbayes (format {version}); this nbayes reads format "
+            f"<= {FORMAT_VERSION}; upgrade nbayes"
+        )
+    if version < 1:
+        raise ModelFileError(f"{name}: unknown model format version {version}")
+    body, digest = raw[:-_DIGEST], raw[-_DIGEST:]
+    if hashlib.sha256(body).digest() != digest:
+        raise ModelFileError(f"{name}: corrupted or truncated model file (checksum mismatch)")
+    if _PREFIX.size + head_len > len(body):
+        raise ModelFileError(f"{name}: corrupted model file (header length out of range)")
+    try:
+        header = json.loads(raw[_PREFIX.size : _PREFIX.size + head_len].decode("utf-8"))
+        if not isinstance(header, dict) or not isinstance(header.get("arrays"), dict):
+            raise ValueError("header is not an object with an array table")
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ModelFileError(f"{name}: corrupted model file (bad header: {exc})") from None
+    payload = memoryview(body)[_PREFIX.size + head_len :]
+    return header, payload, name
+
+
+def read_header(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The verified header (kind, params, meta, array table), without building the model."""
+    header, _, _ = _read_verified(path)
+    return header
+
+
+def load_state(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a file written by :func:`save_state` back into a state dictionary."""
+    header, payload, name = _read_verified(path)
+    arrays: dict[str, np.ndarray] = {}
+    try:
+        for key, entry in header["arrays"].items():
+            if "labels" in entry:
+                kind = entry["labels"]
+                if kind not in ("str", "object"):
+                    raise ValueError(f"array {key!r}: unknown label kind {kind!r}")
+                arrays[key] = _label_array([_unscalar(v) for v in entry["values"]], kind)
+                continue
+            dt = entry["dtype"]
+            if dt not in _NUMERIC:
+                raise ValueError(f"array {key!r}: dtype {dt!r} is not allowed")
+            dtype = np.dtype(dt)
+            shape = tuple(int(s) for s in entry["shape"])
+            off, nbytes = int(entry["offset"]), int(entry["nbytes"])
+            if any(s < 0 for s in shape) or nbytes != math.prod(shape) * dtype.itemsize:
+                raise ValueError(f"array {key!r}: {nbytes} bytes do not hold shape {shape} of {dt}")
+            if off < 0 or off + nbytes > len(payload):
+                raise ValueError(f"array {key!r}: bytes {off}..{off + nbytes} lie outside the file")
+            arr = np.frombuffer(payload[off : off + nbytes], dtype=dtype).reshape(shape)
+            arrays[key] = arr.astype(dtype.newbyteorder("="), copy=True)
+        return {
+            "kind": header["kind"],
+            "params": _from_json(header["params"]),
+            "meta": _from_json(header["meta"]),
+            "arrays": arrays,
+            "format_version": header.get("format_version"),
+            "nbayes_version": header.get("nbayes_version"),
+        }
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(f"{name}: corrupted model file ({type(exc).__name__}: {exc})") from None
