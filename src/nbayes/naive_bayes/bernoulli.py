@@ -86,13 +86,13 @@ class BernoulliNB(BaseNB):
             nan = np.isnan(A.data)
             missing = None
             if nan.any():
-                missing = sp.csr_matrix((nan.astype(float), A.indices, A.indptr), shape=A.shape)
+                missing = sp.csr_matrix((nan.astype(float), A.indices.copy(), A.indptr.copy()), shape=A.shape)
                 missing.eliminate_zeros()
             data = np.where(nan, 0.0, A.data if t is None else (A.data > t).astype(float))
             if t is None:
                 _check_binary(data, A)
-            Xb = sp.csr_matrix((data, A.indices, A.indptr), shape=A.shape)
-            Xb.eliminate_zeros()
+            Xb = sp.csr_matrix((data, A.indices.copy(), A.indptr.copy()), shape=A.shape)
+            Xb.eliminate_zeros()  # on copies: the caller's matrix is never modified
             return _Binary(Xb, missing), names
         nan = np.isnan(A)
         has_nan = bool(nan.any())
