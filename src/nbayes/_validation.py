@@ -128,6 +128,11 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     return out
 
 
+def show(v: Any) -> str:
+    """A value as a user wrote it: 3.5, 'red', None (not np.float64(3.5))."""
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
 def first_bad(mask: np.ndarray) -> tuple[int, ...]:
     """Index of the first True entry of ``mask`` (row-major)."""
     return tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape))
@@ -258,7 +263,7 @@ def _object_to_float(A: np.ndarray, names: list[str] | None, who: str) -> np.nda
             out[i, j] = float(v)
         except (TypeError, ValueError):
             raise DataError(
-                f"{who}: row {i}, {_col_name(j, names)} holds {v!r}; expected a number"
+                f"{who}: row {i}, {_col_name(j, names)} holds {show(v)}; expected a number"
             ) from None
     return out
 
@@ -289,7 +294,7 @@ def _scan(
             expected = "a finite number" if not nonnegative else "a finite number >= 0"
             if allow_nan:
                 expected += " or NaN for a missing value"
-            raise DataError(f"{who}: row {i}, {_col_name(j, names)} holds {v!r}; expected {expected}")
+            raise DataError(f"{who}: row {i}, {_col_name(j, names)} holds {show(v)}; expected {expected}")
 
 
 # ----------------------------------------------------------------------------- y, weights
@@ -316,7 +321,7 @@ def check_y(y: Any, n: int) -> np.ndarray:
         bad = ~np.isfinite(y)
         if bad.any():
             i = int(np.argmax(bad))
-            raise DataError(f"y: row {i} has label {y[i]!r}; labels must not be missing or infinite")
+            raise DataError(f"y: row {i} has label {show(y[i])}; labels must not be missing or infinite")
         if np.any(y != np.round(y)):
             raise DataError(
                 "y: Unknown label type: continuous; a classifier needs discrete class labels "
@@ -348,7 +353,7 @@ def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i = int(np.argmax(bad))
-        raise DataError(f"sample_weight: entry {i} is {w[i]!r}; weights must be finite and >= 0")
+        raise DataError(f"sample_weight: entry {i} is {show(w[i])}; weights must be finite and >= 0")
     return np.ascontiguousarray(w)
 
 

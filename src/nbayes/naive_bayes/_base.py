@@ -19,6 +19,7 @@ from .._validation import (
     check_sample_weight,
     check_vector_param,
     check_y,
+    show,
     classes_and_codes,
     encode_labels,
     sorted_unique,
@@ -158,7 +159,7 @@ class BaseNB(BaseEstimator):
             _, unknown = encode_labels(labels, declared)
             if unknown.any():
                 raise DataError(
-                    f"y holds label {labels[np.argmax(unknown)]!r}, which is not in "
+                    f"y holds label {show(labels[np.argmax(unknown)])}, which is not in "
                     f"classes={list(declared)!r}"
                 )
             base = declared if first else base
@@ -185,7 +186,7 @@ class BaseNB(BaseEstimator):
         if unknown.any():
             i = int(np.argmax(unknown))
             raise UnlearnError(
-                f"y: row {i} has label {y[i]!r}, a class this model never learned; "
+                f"y: row {i} has label {show(y[i])}, a class this model never learned; "
                 "the model is unchanged"
             )
         part = self._count(Xv, codes, len(self.classes_), w)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_number, check_X_numeric, first_bad
+from .._validation import check_number, check_X_numeric, first_bad, show
 from ..errors import DataError, InvalidParameterError
 from ..stats import CountStats
 from ._base import BaseNB, class_log_prior
@@ -180,6 +180,6 @@ def _check_binary(values: np.ndarray, A: Any) -> None:
             i, j = first_bad(bad)
             where, v = f"row {i}, column {j}", values[i, j]
         raise DataError(
-            f"X: {where} holds {v!r}; with binarize=None the features must be 0 or 1 "
+            f"X: {where} holds {show(v)}; with binarize=None the features must be 0 or 1 "
             "(set binarize to a threshold to binarise other values)"
         )

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_number, check_vector_param, check_X_numeric
+from .._validation import check_choice, check_number, check_vector_param, check_X_numeric, show
 from ..errors import DataError, InvalidParameterError
 from ..stats import MomentStats
 from ._base import BaseNB
@@ -92,13 +92,16 @@ class GaussianNB(BaseNB):
         # epsilon: var_smoothing x the largest per-feature variance of all data seen
         w_all, mean_all, m2_all = stats.pooled()
         var_all = m2_all / np.where(w_all > 0, w_all, 1.0)
-        epsilon = self.var_smoothing * float(np.max(var_all)) if d else 0.0
+        largest = float(np.max(var_all)) if d else 0.0
+        # every feature constant so far (e.g. one row): the floor is var_smoothing itself,
+        # where scikit-learn would divide by a zero variance
+        epsilon = self.var_smoothing * (largest if largest > 0 else 1.0)
         var = _tied_variance(stats, self.variance, self.ddof) + epsilon
         if np.any(var <= 0):
             c, j = np.argwhere(var <= 0)[0]
             raise DataError(
                 f"GaussianNB: feature {j} has zero variance in class index {c} and "
-                "var_smoothing leaves it at 0; set var_smoothing > 0"
+                "var_smoothing=0 leaves it at 0; set var_smoothing > 0"
             )
         theta = stats.mean
         if self.mean_prior_strength > 0:
@@ -194,6 +197,6 @@ def _per_feature(name: str, value: Any, d: int) -> np.ndarray:
 def _raise_inf(X: np.ndarray, row: int) -> None:
     j = int(np.argmax(np.isinf(X[row])))
     raise DataError(
-        f"X: row {row}, column {j} holds {X[row, j]!r}; expected a finite number or NaN for a "
+        f"X: row {row}, column {j} holds {show(X[row, j])}; expected a finite number or NaN for a "
         "missing value"
     )

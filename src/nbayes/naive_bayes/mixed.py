@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, is_missing
+from .._validation import check_choice, is_missing, show
 from ..errors import DataError, InvalidParameterError, MergeError
 from ..stats import CategoricalStats, CountStats, MomentStats
 from ._base import BaseNB, class_log_prior
@@ -372,13 +372,13 @@ def _as_float(col: np.ndarray, j: int, names: list[str] | None, kind: str) -> np
                 out[i] = float(v)
             except (TypeError, ValueError):
                 expected = "a number" if kind == "gaussian" else "a boolean (True/False or 0/1)"
-                raise DataError(f"X: row {i}, {_name(j, names)} holds {v!r}; expected {expected}") from None
+                raise DataError(f"X: row {i}, {_name(j, names)} holds {show(v)}; expected {expected}") from None
     if kind == "bernoulli":
         bad = ~np.isnan(out) & (out != 0) & (out != 1)
         if bad.any():
             i = int(np.argmax(bad))
             raise DataError(
-                f"X: row {i}, {_name(j, names)} holds {col[i]!r}; expected a boolean (True/False or 0/1)"
+                f"X: row {i}, {_name(j, names)} holds {show(col[i])}; expected a boolean (True/False or 0/1)"
             )
     return out
 
