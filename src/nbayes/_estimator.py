@@ -65,6 +65,7 @@ class BaseEstimator:
     _allows_nan = True
     _requires_nonnegative = False
     _string_input = False
+    _poor_score = False  # scikit-learn's tag: its generic accuracy check does not apply
 
     def __sklearn_tags__(self):  # pragma: no cover - exercised through sklearn's own checks
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
@@ -72,7 +73,7 @@ class BaseEstimator:
         tags = Tags(
             estimator_type="classifier",
             target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags(poor_score=False),
+            classifier_tags=ClassifierTags(poor_score=self._poor_score),
             input_tags=InputTags(
                 sparse=self._accepts_sparse,
                 allow_nan=self._allows_nan,

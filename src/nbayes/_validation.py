@@ -197,6 +197,7 @@ def check_X_numeric(
     n_features: int | None = None,
     feature_names: Sequence[str] | None = None,
     who: str = "X",
+    model: str = "this model",
 ) -> tuple[np.ndarray | sp.csr_matrix, list[str] | None]:
     """Validate a numeric 2-D input once; return (float64 array or CSR matrix, column names).
 
@@ -209,7 +210,7 @@ def check_X_numeric(
         if X.ndim != 2:
             raise DataError(f"{who}: expected a 2-D matrix, got {X.ndim}-D")
         if X.dtype.kind == "c":
-            raise DataError(f"{who}: complex data is not supported; expected real numbers")
+            raise DataError(f"{who}: Complex data not supported; expected real numbers")
         A = sp.csr_matrix(X, dtype=np.float64)
         data = A.data
     else:
@@ -220,12 +221,12 @@ def check_X_numeric(
         except Exception as exc:  # ragged lists and the like
             raise DataError(f"{who}: could not be read as a 2-D array of numbers ({exc})") from None
         if A.dtype.kind == "c":
-            raise DataError(f"{who}: complex data is not supported; expected real numbers")
+            raise DataError(f"{who}: Complex data not supported; expected real numbers")
         if A.ndim != 2:
             raise DataError(
                 f"{who}: expected a 2-D array (rows x features), got a {A.ndim}-D array of "
-                f"shape {A.shape}; reshape a single feature with X.reshape(-1, 1) or a single "
-                "row with X.reshape(1, -1)"
+                f"shape {A.shape}. Reshape your data: X.reshape(-1, 1) for a single feature, "
+                "X.reshape(1, -1) for a single row"
             )
         if A.dtype.kind in "OUS":
             A = _object_to_float(A, names, who)
@@ -236,13 +237,11 @@ def check_X_numeric(
         data = None
     n, d = A.shape
     if n == 0:
-        raise DataError(f"{who}: has 0 rows (shape {A.shape}); at least one row is required")
+        raise DataError(f"{who}: 0 sample(s) (shape={A.shape}) while a minimum of 1 is required.")
     if d == 0:
-        raise DataError(f"{who}: has 0 features (shape {A.shape}); at least one is required")
+        raise DataError(f"{who}: 0 feature(s) (shape={A.shape}) while a minimum of 1 is required.")
     if n_features is not None and d != n_features:
-        raise FeatureMismatchError(
-            f"{who} has {d} features, but this model was fitted with {n_features} features"
-        )
+        raise FeatureMismatchError(feature_count_message(who, d, n_features, model))
     if feature_names is not None and names is not None and list(names) != list(feature_names):
         raise FeatureMismatchError(
             f"{who}: column names {names[:5]}... differ from those seen at fit "
@@ -278,9 +277,11 @@ def _scan(
         blocks = ((s, A[s : s + _BLOCK]) for s in range(0, A.shape[0], _BLOCK))
     for start, blk in blocks:
         bad = np.isinf(blk) if allow_nan else ~np.isfinite(blk)
-        if nonnegative:
+        problem = "NaN or infinity" if not allow_nan else "infinity"
+        if nonnegative and not bad.any():
             with np.errstate(invalid="ignore"):
-                bad |= blk < 0
+                bad = blk < 0
+            problem = "Negative values in data"
         if bad.any():
             if data is not None:
                 k = int(np.argmax(bad))
@@ -294,14 +295,16 @@ def _scan(
             expected = "a finite number" if not nonnegative else "a finite number >= 0"
             if allow_nan:
                 expected += " or NaN for a missing value"
-            raise DataError(f"{who}: row {i}, {_col_name(j, names)} holds {show(v)}; expected {expected}")
+            raise DataError(
+                f"{who}: {problem}: row {i}, {_col_name(j, names)} holds {show(v)}; expected {expected}"
+            )
 
 
 # ----------------------------------------------------------------------------- y, weights
 def check_y(y: Any, n: int) -> np.ndarray:
     """Validate class labels: 1-D, length n, no missing label, not continuous numbers."""
     if y is None:
-        raise DataError("y: class labels are required (got None)")
+        raise DataError("y: this classifier requires y to be passed, but the target y is None")
     if sp.issparse(y):
         raise DataError("y: expected a 1-D sequence of class labels, got a sparse matrix")
     mod = type(y).__module__.split(".")[0]
@@ -338,6 +341,10 @@ def check_y(y: Any, n: int) -> np.ndarray:
     elif kind not in "iubUS":
         raise DataError(f"y: Unknown label type: dtype {y.dtype} cannot hold class labels")
     return y
+
+
+def feature_count_message(who: str, got: int, expected: int, model: str) -> str:
+    return f"{who} has {got} features, but {model} is expecting {expected} features as input"
 
 
 def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:

@@ -233,7 +233,7 @@ class BaseNB(BaseEstimator):
 
     def _commit(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
         if float(np.sum(stats.class_count)) <= 0:
-            raise DataError("sample_weight: the weights sum to 0; the model would have no data")
+            raise DataError("sample_weight: the weights sum to zero; the model would have no data")
         derived = self._estimate(stats, n_features)  # may raise: nothing assigned yet
         self.stats_ = stats
         self.classes_ = classes

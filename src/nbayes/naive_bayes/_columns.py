@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import is_missing, sorted_unique
+from .._validation import feature_count_message, is_missing, sorted_unique
 from ..errors import DataError, FeatureMismatchError
 
 
@@ -24,7 +24,12 @@ class Table:
 
 
 def read_table(
-    X: Any, *, n_features: int | None = None, feature_names: list[str] | None = None, who: str = "X"
+    X: Any,
+    *,
+    n_features: int | None = None,
+    feature_names: list[str] | None = None,
+    who: str = "X",
+    model: str = "this model",
 ) -> tuple[Table, list[str] | None]:
     """Any 2-D input (numpy, lists, pandas / polars / pyarrow tables) as a :class:`Table`."""
     mod = type(X).__module__.split(".")[0]
@@ -48,11 +53,11 @@ def read_table(
             A = np.asarray(X)
         if A.ndim != 2:
             raise DataError(
-                f"{who}: expected a 2-D array (rows x features), got {A.ndim}-D of shape {A.shape}; "
-                "reshape a single feature with X.reshape(-1, 1)"
+                f"{who}: expected a 2-D array (rows x features), got {A.ndim}-D of shape {A.shape}. "
+                "Reshape your data: X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a row"
             )
         if A.dtype.kind == "c":
-            raise DataError(f"{who}: complex data is not supported")
+            raise DataError(f"{who}: Complex data not supported")
         if A.dtype.kind in "iuf":
             table = Table(np.ascontiguousarray(A), None, A.shape)
         elif A.dtype.kind == "b":
@@ -61,11 +66,11 @@ def read_table(
             table = Table(None, [A[:, j] for j in range(A.shape[1])], A.shape)
     n, d = table.shape
     if n == 0:
-        raise DataError(f"{who}: has 0 rows; at least one row is required")
+        raise DataError(f"{who}: 0 sample(s) (shape={table.shape}) while a minimum of 1 is required.")
     if d == 0:
-        raise DataError(f"{who}: has 0 features; at least one is required")
+        raise DataError(f"{who}: 0 feature(s) (shape={table.shape}) while a minimum of 1 is required.")
     if n_features is not None and d != n_features:
-        raise FeatureMismatchError(f"{who} has {d} features, but this model was fitted with {n_features}")
+        raise FeatureMismatchError(feature_count_message(who, d, n_features, model))
     if feature_names is not None and names is not None and names != list(feature_names):
         raise FeatureMismatchError(
             f"{who}: columns {names} differ from those seen at fit {list(feature_names)}"

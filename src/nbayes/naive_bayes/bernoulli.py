@@ -44,6 +44,7 @@ class BernoulliNB(BaseNB):
     """
 
     _accepts_sparse = True
+    _poor_score = True
     _allows_nan = True
     _stats_params = ("binarize",)
 
@@ -75,6 +76,7 @@ class BernoulliNB(BaseNB):
             allow_nan=True,
             n_features=None if fitting else self.n_features_in_,
             feature_names=None if fitting else self._names(),
+            model=type(self).__name__,
         )
         t = self.binarize
         if sp.issparse(A):

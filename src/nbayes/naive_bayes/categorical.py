@@ -99,6 +99,7 @@ class CategoricalNB(BaseNB):
             X,
             n_features=None if fitting else self.n_features_in_,
             feature_names=None if fitting else self._names(),
+            model=type(self).__name__,
         )
 
     # ------------------------------------------------------------------ statistics

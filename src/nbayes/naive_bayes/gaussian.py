@@ -74,6 +74,7 @@ class GaussianNB(BaseNB):
             check_finite=False,
             n_features=None if fitting else self.n_features_in_,
             feature_names=None if fitting else self._names(),
+            model=type(self).__name__,
         )
 
     def _count(self, Xv, codes, n_classes, w) -> MomentStats:

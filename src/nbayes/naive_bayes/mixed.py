@@ -146,6 +146,7 @@ class NaiveBayes(BaseNB):
             X,
             n_features=None if fitting else self.n_features_in_,
             feature_names=None if fitting else self._names(),
+            model=type(self).__name__,
         )
         if fitting:
             if self.column_types:

@@ -38,6 +38,7 @@ class MultinomialNB(BaseNB):
     """
 
     _accepts_sparse = True
+    _poor_score = True
     _allows_nan = False
     _requires_nonnegative = True
 
@@ -67,6 +68,7 @@ class MultinomialNB(BaseNB):
             nonnegative=True,
             n_features=None if fitting else self.n_features_in_,
             feature_names=None if fitting else self._names(),
+            model=type(self).__name__,
         )
 
     def _count(self, Xv, codes, n_classes, w) -> CountStats:
