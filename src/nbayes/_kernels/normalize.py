@@ -34,7 +34,7 @@ def log_normalize_numpy(jll, fallback):
     m = jll.max(axis=1, keepdims=True)
     dead = np.isneginf(m[:, 0])
     m = np.where(dead[:, None], 0.0, m)
-    with np.errstate(divide="ignore"):  # dead rows are replaced below
+    with np.errstate(divide="ignore", invalid="ignore"):  # dead rows are replaced below
         out = jll - (m + np.log(np.exp(jll - m).sum(axis=1, keepdims=True)))
     out[dead] = fallback
     return out
