@@ -21,8 +21,12 @@ import numpy as np
 
 
 def best_of(fn, repeat: int) -> float:
+    """Best wall time of ``repeat`` runs. Each run starts after a 0.2 s pause: OpenBLAS worker
+    threads spin for a while after a BLAS call (``ones @ X``, scikit-learn's own GEMMs) and would
+    otherwise steal the cores from whatever runs next."""
     best = float("inf")
     for _ in range(repeat):
+        time.sleep(0.2)
         t0 = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - t0)

@@ -38,13 +38,19 @@ def moments(X, y, w, has_w, K, T):  # pragma: no cover - compiled
                 c = y[i]
                 wi = w[i] if has_w else 1.0
                 CC[t, c] += wi
-                for j in range(d):
-                    x = X[i, j]
-                    if x - x == 0.0:  # finite
-                        bw[c, j] += wi
-                        bm[c, j] += wi * x
-                    elif x == x and bad[t] < 0:  # +-inf
-                        bad[t] = i
+                row = X[i]
+                wrow = bw[c]
+                mrow = bm[c]
+                inf = False
+                for j in range(d):  # branch-free, so that it vectorises
+                    x = row[j]
+                    ok = x - x == 0.0  # finite
+                    wv = wi if ok else 0.0
+                    wrow[j] += wv
+                    mrow[j] += wv * (x if ok else 0.0)
+                    inf |= (not ok) and (x == x)
+                if inf and bad[t] < 0:
+                    bad[t] = i
             for c in range(K):
                 for j in range(d):
                     if bw[c, j] > 0.0:
@@ -52,11 +58,13 @@ def moments(X, y, w, has_w, K, T):  # pragma: no cover - compiled
             for i in range(b0, b1):
                 c = y[i]
                 wi = w[i] if has_w else 1.0
+                row = X[i]
+                mrow = bm[c]
+                qrow = bq[c]
                 for j in range(d):
-                    x = X[i, j]
-                    if x - x == 0.0:
-                        dl = x - bm[c, j]
-                        bq[c, j] += wi * dl * dl
+                    x = row[j]
+                    dl = x - mrow[j]
+                    qrow[j] += (wi * dl * dl) if x - x == 0.0 else 0.0
             for c in range(K):
                 for j in range(d):
                     wb = bw[c, j]
