@@ -28,6 +28,7 @@ _WHERE = {
     "GaussianNB": "nbayes.naive_bayes",
     "MultinomialNB": "nbayes.naive_bayes",
     "NaiveBayes": "nbayes.naive_bayes.mixed",
+    "TextClassifier": "nbayes.text",
     "load": "nbayes.io.load",
     "errors": "nbayes.errors",
 }
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
         MultinomialNB,
     )
     from .naive_bayes.mixed import NaiveBayes
+    from .text import TextClassifier
 
 
 def __getattr__(name: str) -> Any:

@@ -11,10 +11,11 @@ from ..errors import ModelFileError
 def _registry() -> dict[str, type]:
     from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
     from ..naive_bayes.mixed import NaiveBayes
+    from ..text import TextClassifier
 
     return {
         cls.__name__: cls
-        for cls in (BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, NaiveBayes)
+        for cls in (BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, NaiveBayes, TextClassifier)
     }
 
 

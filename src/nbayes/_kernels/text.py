@@ -1,0 +1,214 @@
+"""Text kernels: tokenise and look up (or learn) terms in one pass, without building a matrix.
+
+Documents arrive as one buffer of code points (uint8 for Latin-1 text, uint32 otherwise),
+already lower-cased, document d spanning ``bounds[d]:bounds[d + 1]``. A token is a maximal run
+of word characters (``is_word``) at least two long: exactly what scikit-learn's default
+``(?u)\\b\\w\\w+\\b`` finds.
+
+Terms live in an open-addressing table, ``slots[2 i]`` a key and ``slots[2 i + 1]`` a term id
+(-1: empty). A token of at most 7 Latin-1 characters is its own key (its bytes packed with its
+length): equal keys are equal terms. A longer token's key is a 64-bit FNV-1a hash with the top
+bit clear, and a matching key is confirmed against the term's code points ``cps[start[t]:+len]``,
+so no collision can ever merge two terms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+_FNV_OFFSET = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_TOP = np.uint64(1) << np.uint64(63)
+_LOW63 = ~(np.uint64(1) << np.uint64(63))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _key(buf, s, e):  # pragma: no cover - compiled
+    n = e - s
+    if n <= 7:
+        k = np.uint64(n) << np.uint64(56)
+        short = True
+        for p in range(s, e):
+            c = np.uint64(buf[p])
+            if c > np.uint64(255):
+                short = False
+                break
+            k |= c << np.uint64(8 * (p - s))
+        if short:
+            return k | _TOP, True
+    h = _FNV_OFFSET
+    for p in range(s, e):
+        h = (h ^ np.uint64(buf[p])) * _FNV_PRIME
+    return h & _LOW63, False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _home(key, mask):  # pragma: no cover - compiled
+    x = key * _MIX
+    return np.int64((x ^ (x >> np.uint64(29))) & np.uint64(mask))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _find(buf, s, e, key, exact, slots, start, cps):  # pragma: no cover - compiled
+    """The slot holding the term buf[s:e], or the empty slot where it would go."""
+    mask = len(slots) // 2 - 1
+    i = _home(key, mask)
+    ik = np.int64(key)
+    while True:
+        t = slots[2 * i + 1]
+        if t < 0:
+            return i
+        if slots[2 * i] == ik:
+            if exact:
+                return i
+            p = start[t]
+            same = True
+            for k in range(e - s):
+                if cps[p + k] != buf[s + k]:
+                    same = False
+                    break
+            if same:
+                return i
+        i = (i + 1) & mask
+
+
+@njit(cache=True, nogil=True)
+def learn(buf, bounds, doc0, tok0, is_word, slots, keys, start, length, cps, n_terms, n_cps,
+          last, ids, first, doc_tok):  # pragma: no cover - compiled
+    """Tokenise documents doc0.. : ids[k] is token k's term id (new terms are added),
+    first[k] whether it is the term's first occurrence in its document, and document d's
+    tokens are ids[doc_tok[d]:doc_tok[d + 1]].
+
+    Stops before a document that could overflow a table or array and returns
+    (next document, tokens written, n_terms, n_cps) so the caller can grow them and resume.
+    """
+    n_docs = len(bounds) - 1
+    half = len(slots) // 4
+    cap_terms = len(keys)
+    n_tok = tok0
+    for d in range(doc0, n_docs):
+        s0 = bounds[d]
+        e0 = bounds[d + 1]
+        room = (e0 - s0) // 2 + 1
+        if (n_terms + room > half or n_terms + room > cap_terms or n_cps + (e0 - s0) > len(cps)
+                or n_tok + room > len(ids)):
+            return d, n_tok, n_terms, n_cps
+        i = s0
+        while i < e0:
+            if is_word[buf[i]] == 0:
+                i += 1
+                continue
+            j = i + 1
+            while j < e0 and is_word[buf[j]] != 0:
+                j += 1
+            if j - i >= 2:
+                key, exact = _key(buf, i, j)
+                slot = _find(buf, i, j, key, exact, slots, start, cps)
+                t = slots[2 * slot + 1]
+                if t < 0:
+                    t = n_terms
+                    n_terms += 1
+                    slots[2 * slot] = np.int64(key)
+                    slots[2 * slot + 1] = t
+                    keys[t] = np.int64(key)
+                    start[t] = n_cps
+                    length[t] = j - i
+                    for k in range(i, j):
+                        cps[n_cps] = buf[k]
+                        n_cps += 1
+                    last[t] = -1
+                ids[n_tok] = t
+                first[n_tok] = last[t] != d
+                last[t] = d
+                n_tok += 1
+            i = j
+        doc_tok[d + 1] = n_tok
+    return n_docs, n_tok, n_terms, n_cps
+
+
+@njit(cache=True, nogil=True)
+def rehash(slots, keys, n_terms):  # pragma: no cover - compiled
+    """Re-insert terms 0..n_terms-1 into a larger, empty table."""
+    mask = len(slots) // 2 - 1
+    for t in range(n_terms):
+        i = _home(np.uint64(keys[t]), mask)
+        while slots[2 * i + 1] >= 0:
+            i = (i + 1) & mask
+        slots[2 * i] = keys[t]
+        slots[2 * i + 1] = t
+
+
+@njit(cache=True, nogil=True)
+def build(cps, start, length, slots, keys):  # pragma: no cover - compiled
+    """A table over a given vocabulary: term t is cps[start[t]:start[t] + length[t]]."""
+    for t in range(len(start)):
+        key, exact = _key(cps, start[t], start[t] + length[t])
+        keys[t] = np.int64(key)
+    rehash(slots, keys, len(start))
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def score(buf, bounds, is_word, slots, start, cps, weights, binary, T):  # pragma: no cover
+    """out[d, c] = sum over the known tokens of document d of weights[t, c] (each distinct term
+    once when ``binary``); unknown tokens are skipped. No document-term matrix is built."""
+    n_docs = len(bounds) - 1
+    K = weights.shape[1]
+    out = np.zeros((n_docs, K))
+    per = (n_docs + T - 1) // T
+    for th in prange(T):
+        last = np.full(len(start), -1, dtype=np.int64)
+        for d in range(th * per, min(n_docs, (th + 1) * per)):
+            i = bounds[d]
+            e0 = bounds[d + 1]
+            while i < e0:
+                if is_word[buf[i]] == 0:
+                    i += 1
+                    continue
+                j = i + 1
+                while j < e0 and is_word[buf[j]] != 0:
+                    j += 1
+                if j - i >= 2:
+                    key, exact = _key(buf, i, j)
+                    t = slots[2 * _find(buf, i, j, key, exact, slots, start, cps) + 1]
+                    if t >= 0 and (not binary or last[t] != d):
+                        last[t] = d
+                        for c in range(K):
+                            out[d, c] += weights[t, c]
+                i = j
+    return out
+
+
+@njit(cache=True, nogil=True)
+def term_ids(buf, bounds, is_word, slots, start, cps):  # pragma: no cover - compiled
+    """Every token as (document, term id or -1, start, end within the document), in order."""
+    n_docs = len(bounds) - 1
+    cap = 1024
+    out = np.empty((cap, 4), dtype=np.int64)
+    n = 0
+    for d in range(n_docs):
+        i = bounds[d]
+        e0 = bounds[d + 1]
+        while i < e0:
+            if is_word[buf[i]] == 0:
+                i += 1
+                continue
+            j = i + 1
+            while j < e0 and is_word[buf[j]] != 0:
+                j += 1
+            if j - i >= 2:
+                key, exact = _key(buf, i, j)
+                t = slots[2 * _find(buf, i, j, key, exact, slots, start, cps) + 1]
+                if n == cap:
+                    cap *= 2
+                    grown = np.empty((cap, 4), dtype=np.int64)
+                    grown[:n] = out[:n]
+                    out = grown
+                out[n, 0] = d
+                out[n, 1] = t
+                out[n, 2] = i - bounds[d]
+                out[n, 3] = j - bounds[d]
+                n += 1
+            i = j
+    return out[:n]

@@ -1,0 +1,114 @@
+"""Per-class term statistics of a text corpus, over a vocabulary that grows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._common import check_removable, zero_small
+
+
+@dataclass
+class TextStats:
+    """terms: the vocabulary, sorted. For class c and term t: term_count[c, t] is the weighted
+    number of occurrences, doc_count[c, t] the weighted number of documents containing t.
+    Corpus-level (unweighted, as a vectoriser sees them): df[t] documents containing t,
+    tf[t] occurrences, n_docs documents. class_count[c]: weighted documents of class c.
+
+    Everything a vectoriser's ``min_df`` / ``max_df`` / ``max_features`` needs is kept, so those
+    apply at estimation and ``merge``, ``partial_fit`` and ``unlearn`` stay exact.
+    """
+
+    terms: np.ndarray
+    class_count: np.ndarray
+    term_count: np.ndarray
+    doc_count: np.ndarray
+    df: np.ndarray
+    tf: np.ndarray
+    n_docs: float
+
+    def embed(self, pos: np.ndarray, n_classes: int) -> "TextStats":
+        def grow(a: np.ndarray) -> np.ndarray:
+            out = np.zeros((n_classes,) + a.shape[1:])
+            out[pos] = a
+            return out
+
+        return TextStats(
+            self.terms, grow(self.class_count), grow(self.term_count), grow(self.doc_count),
+            self.df, self.tf, self.n_docs,
+        )
+
+    def _on(self, terms: np.ndarray) -> "TextStats":
+        """The same statistics laid over a larger sorted vocabulary."""
+        if len(terms) == len(self.terms):
+            return self
+        pos = np.searchsorted(terms, self.terms)
+
+        def spread(a: np.ndarray) -> np.ndarray:
+            out = np.zeros(a.shape[:-1] + (len(terms),))
+            out[..., pos] = a
+            return out
+
+        return TextStats(
+            terms, self.class_count, spread(self.term_count), spread(self.doc_count),
+            spread(self.df), spread(self.tf), self.n_docs,
+        )
+
+    def __add__(self, other: "TextStats") -> "TextStats":
+        terms = _union(self.terms, other.terms)
+        a, b = self._on(terms), other._on(terms)
+        return TextStats(
+            terms, a.class_count + b.class_count, a.term_count + b.term_count,
+            a.doc_count + b.doc_count, a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs,
+        )
+
+    def subtract(self, other: "TextStats", classes: np.ndarray) -> "TextStats":
+        terms = _union(self.terms, other.terms)
+        a, b = self._on(terms), other._on(terms)
+        check_removable(a.class_count, b.class_count, classes, "documents")
+        check_removable(a.term_count, b.term_count, classes, "term counts")
+        if np.any(b.df > a.df) or b.n_docs > a.n_docs:
+            from ..errors import UnlearnError
+
+            raise UnlearnError("unlearn would remove documents this model never learned; the model is unchanged")
+
+        def sub(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            return np.maximum(zero_small(x - y, x), 0.0)
+
+        return TextStats(
+            terms, sub(a.class_count, b.class_count), sub(a.term_count, b.term_count),
+            sub(a.doc_count, b.doc_count), a.df - b.df, a.tf - b.tf, a.n_docs - b.n_docs,
+        )
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {
+            "stats/terms": self.terms,
+            "stats/class_count": self.class_count,
+            "stats/term_count": self.term_count,
+            "stats/doc_count": self.doc_count,
+            "stats/df": self.df,
+            "stats/tf": self.tf,
+            "stats/n_docs": np.array(self.n_docs),
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "TextStats":
+        terms = np.empty(len(arrays["stats/terms"]), dtype=object)
+        terms[:] = [str(t) for t in arrays["stats/terms"].tolist()]
+        return cls(
+            terms,
+            arrays["stats/class_count"], arrays["stats/term_count"], arrays["stats/doc_count"],
+            arrays["stats/df"], arrays["stats/tf"], float(arrays["stats/n_docs"]),
+        )
+
+
+def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Sorted union of two sorted term arrays (object arrays of str)."""
+    if len(a) == len(b) and np.array_equal(a, b):
+        return a
+    out = np.empty(0, dtype=object)
+    merged = sorted(set(a.tolist()) | set(b.tolist()))
+    out = np.empty(len(merged), dtype=object)
+    out[:] = merged
+    return out

@@ -1,0 +1,79 @@
+"""Documents to one lower-cased code point buffer, the input of the text kernels."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Iterable
+
+import numpy as np
+
+from ..errors import DataError
+
+SEP = "\x00"  # not a word character, not cased: lower-casing never sees across it
+
+
+@lru_cache(maxsize=2)
+def word_table(wide: bool) -> np.ndarray:
+    """1 for the code points Python's ``re`` matches with ``\\w`` (Unicode), else 0.
+
+    Built from ``re`` itself, so the tokeniser is exactly ``(?u)\\b\\w\\w+\\b`` of this Python.
+    """
+    n = 0x110000 if wide else 0x100
+    points = np.arange(n, dtype=np.uint32)
+    points = points[(points < 0xD800) | (points >= 0xE000)]
+    text = points.tobytes().decode("utf-32-le")
+    table = np.zeros(n, dtype=np.uint8)
+    hits = [m.start() for m in re.finditer(r"\w", text)]
+    table[points[hits]] = 1
+    return table
+
+
+def as_text(doc: Any, i: int) -> str:
+    if isinstance(doc, str):
+        return doc
+    if isinstance(doc, bytes | bytearray | memoryview):
+        return bytes(doc).decode("utf-8", errors="replace")
+    raise DataError(
+        f"documents: item {i} is a {type(doc).__name__}; expected a str (or UTF-8 bytes)"
+    )
+
+
+def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(code points, document bounds, word table) for a batch of documents.
+
+    Latin-1 text becomes a uint8 buffer (one byte per character), anything else uint32.
+    """
+    if isinstance(docs, str | bytes):
+        raise DataError("documents: expected an iterable of documents, got a single string")
+    texts = [as_text(d, i) for i, d in enumerate(docs)]
+    if not texts:
+        raise DataError("documents: no documents given; at least one is required")
+    if lowercase:  # per document: str.lower is fastest on the (usually ASCII) pieces
+        texts = [t.lower() for t in texts]
+    joined = SEP.join(texts)
+    if joined.count(SEP) != len(texts) - 1:  # a document holds NUL itself: bound each one
+        lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+        bounds = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        return _with_bounds("".join(texts), bounds)
+    buf, table = _encode(joined)
+    seps = np.flatnonzero(buf == 0)
+    bounds = np.empty(len(texts) + 1, dtype=np.int64)
+    bounds[0] = 0
+    bounds[1:-1] = seps
+    bounds[-1] = len(buf)
+    # document d spans bounds[d] .. bounds[d+1]; a separator is not a word character
+    return buf, bounds, table
+
+
+def _with_bounds(joined: str, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    buf, table = _encode(joined)
+    return buf, bounds, table
+
+
+def _encode(text: str) -> tuple[np.ndarray, np.ndarray]:
+    try:
+        return np.frombuffer(text.encode("latin-1"), dtype=np.uint8), word_table(False)
+    except UnicodeEncodeError:
+        raw = text.encode("utf-32-le", errors="surrogatepass")
+        return np.frombuffer(raw, dtype=np.uint32), word_table(True)

@@ -1,0 +1,243 @@
+"""TextClassifier: tokenise, count per class and predict in compiled kernels, one object."""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_choice, check_number
+from ..errors import DataError, InvalidParameterError
+from ..naive_bayes._base import BaseNB
+from ..naive_bayes.bernoulli import BernoulliNB, _Binary
+from ..naive_bayes.complement import ComplementNB
+from ..naive_bayes.multinomial import MultinomialNB, _log_ratio_scores
+from ..stats import CountStats
+from ..stats.text import TextStats
+from ._buffer import to_buffer
+from ._vocab import TermTable, learn_terms
+
+MODELS = {"multinomial": MultinomialNB, "complement": ComplementNB, "bernoulli": BernoulliNB}
+
+
+@dataclass
+class _Docs:
+    """A batch of documents as the kernels take it."""
+
+    buf: np.ndarray
+    bounds: np.ndarray
+    table: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.bounds) - 1, 1)
+
+
+@dataclass
+class TokenExplanation:
+    """Each token of one document, in order, with its contribution to the log-odds of the
+    predicted class against the runner-up; ``sum(contributions) + baseline`` is the
+    difference of their joint log-probabilities."""
+
+    predicted: Any
+    runner_up: Any
+    tokens: list[str]
+    spans: list[tuple[int, int]]
+    contributions: np.ndarray
+    baseline: float
+
+
+class TextClassifier(BaseNB):
+    """A Naive Bayes text classifier: vectoriser and model behind one object and one file.
+
+    Tokens follow scikit-learn's ``CountVectorizer`` defaults: lower-cased (``lowercase``),
+    ``(?u)\\b\\w\\w+\\b``. Training counts terms per class in a compiled kernel without building
+    a document-term matrix, and prediction adds per-term weights the same way. ``model`` is
+    ``"multinomial"``, ``"complement"`` or ``"bernoulli"`` (term presence); ``binary=True``
+    counts each term once per document for the multinomial and complement models. ``min_df``,
+    ``max_df`` and ``max_features`` (as in scikit-learn's vectorisers) select the terms at
+    estimation from statistics that keep every term, so ``partial_fit`` (a vocabulary that
+    grows), ``merge`` and ``unlearn`` stay exact.
+
+    >>> clf = TextClassifier(alpha=0.5).fit(
+    ...     ["cheap pills now", "meeting at noon", "cheap cheap offer", "lunch meeting"],
+    ...     ["spam", "ham", "spam", "ham"])
+    >>> clf.predict(["a cheap offer", "noon meeting"]).tolist()
+    ['spam', 'ham']
+    """
+
+    _stats_params = ("lowercase",)
+
+    def __init__(
+        self,
+        *,
+        model: str = "multinomial",
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+        norm: bool = False,
+        lowercase: bool = True,
+        binary: bool = False,
+        min_df: float = 1,
+        max_df: float = 1.0,
+        max_features: int | None = None,
+    ) -> None:
+        self.model = model
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.norm = norm
+        self.lowercase = lowercase
+        self.binary = binary
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+
+    # ------------------------------------------------------------------ boundary
+    def _inner(self) -> BaseNB:
+        params: dict[str, Any] = {"alpha": self.alpha, "fit_prior": self.fit_prior, "class_prior": self.class_prior}
+        if self.model == "complement":
+            params["norm"] = self.norm
+        return MODELS[self.model](**params)
+
+    def _check_params(self) -> None:
+        check_choice("model", self.model, tuple(MODELS))
+        self._inner()._check_params()
+        for name in ("min_df", "max_df"):
+            value = getattr(self, name)
+            if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+                check_number(name, value, low=0, integer=True)
+            else:
+                check_number(name, value, low=0.0, high=1.0)
+        check_number("max_features", self.max_features, low=1, integer=True, allow_none=True)
+
+    def _prepare_X(self, X: Any, fitting: bool):
+        buf, bounds, table = to_buffer(X, lowercase=self.lowercase)
+        return _Docs(buf, bounds, table), None
+
+    # ------------------------------------------------------------------ statistics
+    def _count(self, docs: _Docs, codes, n_classes, w) -> TextStats:
+        terms, counts, dcounts, df, tf = learn_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes)
+        cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
+        return TextStats(terms, cc, counts, dcounts, df, tf, float(docs.shape[0]))
+
+    def _active(self, stats: TextStats) -> np.ndarray:
+        """The terms a vectoriser fitted on these documents would keep (scikit-learn's rules)."""
+        n = stats.n_docs
+        hi = self.max_df if isinstance(self.max_df, numbers.Integral) else self.max_df * n
+        lo = self.min_df if isinstance(self.min_df, numbers.Integral) else self.min_df * n
+        if hi < lo:
+            raise InvalidParameterError("max_df corresponds to fewer documents than min_df")
+        keep = (stats.df > 0) & (stats.df >= lo) & (stats.df <= hi)
+        if self.max_features is not None and keep.sum() > self.max_features:
+            idx = np.flatnonzero(keep)
+            order = np.argsort(-stats.tf[idx], kind="stable")[: self.max_features]
+            keep = np.zeros_like(keep)
+            keep[idx[order]] = True
+        if not keep.any():
+            raise DataError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
+        return keep
+
+    # ------------------------------------------------------------------ estimation
+    def _estimate(self, stats: TextStats, n_features: int) -> dict[str, Any]:
+        keep = self._active(stats)
+        uses_docs = self.binary or self.model == "bernoulli"
+        fc = (stats.doc_count if uses_docs else stats.term_count)[:, keep]
+        inner = self._inner()
+        V = int(keep.sum())
+        derived = inner._estimate(CountStats(stats.class_count, fc), V)
+        for key, value in derived.items():
+            setattr(inner, key, value)
+        inner.stats_ = CountStats(stats.class_count, fc)
+        inner.n_features_in_ = V
+        vocab = stats.terms[keep]
+        flp = derived["feature_log_prob_"]
+        const = np.zeros(len(stats.class_count))
+        if self.model == "bernoulli":
+            weights = flp - derived["_log_absent"]
+            const = derived["_log_absent"].sum(axis=1)
+        else:
+            weights = flp
+        return {
+            "inner_": inner,
+            "_terms": vocab,
+            "_table": TermTable(vocab),
+            "_weights": np.ascontiguousarray(weights.T),
+            "_const": const,
+            "_fast": bool(np.isfinite(weights).all() and np.isfinite(const).all()),
+            "class_log_prior_": derived["class_log_prior_"],
+            "feature_log_prob_": flp,
+            "_intercept": derived["_intercept"],
+        }
+
+    @property
+    def vocabulary_(self) -> dict[str, int]:
+        """Term -> column of ``transform`` (the terms the estimation kept, sorted)."""
+        self._check_fitted()
+        return {t: i for i, t in enumerate(self._terms.tolist())}
+
+    # ------------------------------------------------------------------ inference
+    def _loglik(self, docs: _Docs) -> np.ndarray:
+        binary = self.binary or self.model == "bernoulli"
+        if self._fast:
+            return self._table.score(docs.buf, docs.bounds, docs.table, self._weights, binary) + self._const
+        X = self._matrix(docs, binary)  # -inf weights (alpha = 0): the exact sparse path
+        if self.model == "bernoulli":
+            return self.inner_._loglik(_Binary(X, None))
+        return self.inner_._loglik(X)
+
+    def _matrix(self, docs: _Docs, binary: bool) -> sp.csr_matrix:
+        tok = self._table.tokens(docs.buf, docs.bounds, docs.table)
+        tok = tok[tok[:, 1] >= 0]
+        X = sp.csr_matrix(
+            (np.ones(len(tok)), (tok[:, 0], tok[:, 1])), shape=(docs.shape[0], len(self._terms))
+        )
+        X.sum_duplicates()
+        if binary:
+            X.data[:] = 1.0
+        return X
+
+    def transform(self, texts: Any) -> sp.csr_matrix:
+        """The document-term count matrix over the model's vocabulary (columns = ``vocabulary_``)."""
+        self._check_fitted()
+        docs, _ = self._prepare_X(texts, fitting=False)
+        return self._matrix(docs, self.binary)
+
+    # ------------------------------------------------------------------ explanations
+    def explain(self, text: Any) -> TokenExplanation:  # type: ignore[override]
+        """Each token of ``text``, in order, with its contribution to the log-odds of the
+        predicted class against the runner-up (0 for a word outside the vocabulary, and for
+        repeats in presence models)."""
+        self._check_fitted()
+        docs, _ = self._prepare_X([text], fitting=False)
+        joint = self._jll(docs)[0]
+        order = np.argsort(-joint, kind="stable")
+        a, b = order[0], order[1] if len(order) > 1 else order[0]
+        tok = self._table.tokens(docs.buf, docs.bounds, docs.table)
+        binary = self.binary or self.model == "bernoulli"
+        flp = self._weights
+        contrib = np.zeros(len(tok))
+        seen: set[int] = set()
+        for k, t in enumerate(tok[:, 1].tolist()):
+            if t < 0 or (binary and t in seen):
+                continue
+            seen.add(t)
+            wa, wb = flp[t, a], flp[t, b]
+            contrib[k] = 0.0 if wa == wb else wa - wb
+        lowered = docs.buf[docs.bounds[0] : docs.bounds[1]]
+        raw = lowered.astype(np.uint32).tobytes().decode("utf-32-le", errors="surrogatepass")
+        tokens = [raw[s:e] for s, e in tok[:, 2:4].tolist()]
+        baseline = float(self._intercept[a] - self._intercept[b] + self._const[a] - self._const[b])
+        return TokenExplanation(
+            self.classes_[a], self.classes_[b], tokens, [tuple(x) for x in tok[:, 2:4].tolist()], contrib, baseline
+        )
+
+    def _feature_scores(self):
+        return _log_ratio_scores(self.inner_.feature_count_, self.alpha, True), self._terms.tolist()
+
+    @classmethod
+    def _stats_from_arrays(cls, arrays, n_features):
+        return TextStats.from_arrays(arrays)

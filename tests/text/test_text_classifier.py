@@ -1,0 +1,180 @@
+"""TextClassifier: scikit-learn's tokens and counts, exact statistics laws, bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
+
+import nbayes
+from nbayes.errors import DataError, UnlearnError
+
+DOCS = [
+    "The naïve cat sat in Zürich; the CAT sat!",
+    "Ελληνικά λόγια και ΟΔΟΣ, русский текст тоже",
+    "İstanbul 東京 and Tokyo_2020 x y zz",
+    "cheap pills, cheap offers, buy now",
+    "meeting at noon about the budget",
+    "",
+    "a b c",  # no token of two characters
+    "dog\x00cat with a NUL inside",
+]
+LABELS = ["a", "b", "b", "spam", "ham", "ham", "spam", "a"]
+
+
+def sk_matrix(docs, **kw):
+    cv = CountVectorizer(**kw)
+    return cv, cv.fit_transform(docs)
+
+
+def test_tokens_and_counts_equal_count_vectorizer():
+    clf = nbayes.TextClassifier().fit(DOCS, LABELS)
+    cv, X = sk_matrix(DOCS)
+    assert clf._terms.tolist() == cv.get_feature_names_out().tolist()
+    assert (clf.transform(DOCS) != X).nnz == 0
+
+
+@given(st.lists(st.text(min_size=0, max_size=40), min_size=1, max_size=8))
+def test_random_unicode_tokenises_as_scikit_learn(texts):
+    cv = CountVectorizer()
+    try:
+        X = cv.fit_transform(texts)
+    except ValueError:  # scikit-learn: empty vocabulary
+        with pytest.raises(DataError, match="no terms remain"):
+            nbayes.TextClassifier().fit(texts, [0] * len(texts))
+        return
+    clf = nbayes.TextClassifier().fit(texts, [0] * len(texts))
+    assert clf._terms.tolist() == cv.get_feature_names_out().tolist()
+    assert (clf.transform(texts) != X).nnz == 0
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [{"min_df": 2}, {"max_df": 0.5}, {"min_df": 0.1, "max_df": 5}, {"max_features": 5}],
+)
+def test_document_frequency_limits_match(kw):
+    docs = DOCS * 2 + ["cat cat cat dog", "dog meeting cheap"]
+    labels = LABELS * 2 + ["a", "ham"]
+    clf = nbayes.TextClassifier(**kw).fit(docs, labels)
+    cv, X = sk_matrix(docs, **kw)
+    assert clf._terms.tolist() == cv.get_feature_names_out().tolist()
+    ref = MultinomialNB().fit(X, labels)
+    assert_allclose(clf.predict_proba(docs), ref.predict_proba(cv.transform(docs)), rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "model,ref,binary",
+    [
+        ("multinomial", MultinomialNB(alpha=0.3), False),
+        ("multinomial", MultinomialNB(alpha=0.3), True),
+        ("complement", ComplementNB(alpha=0.3), False),
+        ("bernoulli", BernoulliNB(alpha=0.3), True),
+    ],
+)
+def test_models_equal_scikit_learn_pipelines(model, ref, binary):
+    clf = nbayes.TextClassifier(model=model, alpha=0.3, binary=binary).fit(DOCS, LABELS)
+    cv, X = sk_matrix(DOCS, binary=binary)
+    ref.fit(X, LABELS)
+    assert_allclose(clf.predict_joint_log_proba(DOCS), ref.predict_joint_log_proba(X), rtol=1e-9)
+    assert_array_equal(clf.predict(DOCS), ref.predict(X))
+
+
+def test_mle_alpha_zero_takes_the_exact_path():
+    clf = nbayes.TextClassifier(alpha=0.0).fit(DOCS, LABELS)
+    cv, X = sk_matrix(DOCS)
+    jll = clf.predict_joint_log_proba(["cheap cat"])
+    assert np.isneginf(jll).any() and not np.isnan(jll).any()
+    proba = clf.predict_proba(DOCS)
+    assert not np.isnan(proba).any()
+    assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_partial_fit_merge_unlearn_are_exact():
+    classes = sorted(set(LABELS))
+    full = nbayes.TextClassifier().fit(DOCS, LABELS)
+    grown = nbayes.TextClassifier()
+    for lo, hi in [(0, 3), (3, 4), (4, 8)]:
+        grown.partial_fit(DOCS[lo:hi], LABELS[lo:hi], classes=classes)
+    assert_allclose(grown.predict_joint_log_proba(DOCS), full.predict_joint_log_proba(DOCS), rtol=1e-12)
+    a = nbayes.TextClassifier().partial_fit(DOCS[:4], LABELS[:4], classes=classes)
+    b = nbayes.TextClassifier().partial_fit(DOCS[4:], LABELS[4:], classes=classes)
+    assert_allclose(a.merge(b).predict_joint_log_proba(DOCS), full.predict_joint_log_proba(DOCS), rtol=1e-12)
+    forgot = nbayes.TextClassifier().partial_fit(DOCS, LABELS, classes=classes).unlearn(DOCS[4:], LABELS[4:])
+    # terms only the forgotten documents had are gone, as in a model never trained on them
+    assert forgot._terms.tolist() == a._terms.tolist()
+    assert_allclose(forgot.predict_joint_log_proba(DOCS), a.predict_joint_log_proba(DOCS), rtol=1e-12)
+    with pytest.raises(UnlearnError):
+        forgot.unlearn(DOCS[4:], LABELS[4:])
+
+
+def test_save_load(tmp_path):
+    clf = nbayes.TextClassifier(model="complement", min_df=1).fit(DOCS, LABELS)
+    clf.save(tmp_path / "t.nbm")
+    back = nbayes.load(tmp_path / "t.nbm")
+    assert isinstance(back, nbayes.TextClassifier)
+    assert_array_equal(back.predict_proba(DOCS), clf.predict_proba(DOCS))
+
+
+def test_explain_tokens_add_up():
+    clf = nbayes.TextClassifier(alpha=0.5).fit(DOCS, LABELS)
+    text = "Cheap cat offers at noon, cheap!"
+    e = clf.explain(text)
+    assert e.tokens == ["cheap", "cat", "offers", "at", "noon", "cheap"]
+    assert [text.lower()[s:t] for s, t in e.spans] == e.tokens
+    joint = clf.predict_joint_log_proba([text])[0]
+    ia = clf.classes_.tolist().index(e.predicted)
+    ib = clf.classes_.tolist().index(e.runner_up)
+    assert_allclose(e.contributions.sum() + e.baseline, joint[ia] - joint[ib], rtol=1e-12)
+    assert e.predicted == clf.predict([text])[0]
+
+
+def test_inputs_bytes_empty_and_errors():
+    clf = nbayes.TextClassifier().fit(DOCS, LABELS)
+    prior = np.exp(clf.class_log_prior_)
+    assert_allclose(clf.predict_proba([""])[0], prior / prior.sum(), rtol=1e-12)
+    assert clf.predict([b"cheap \xff\xfe pills"]).tolist() == clf.predict(["cheap \ufffd\ufffd pills"]).tolist()
+    with pytest.raises(DataError, match="item 1 is a int"):
+        clf.predict(["fine", 3])
+    with pytest.raises(DataError, match="no documents"):
+        clf.predict([])
+    with pytest.raises(DataError, match="single string"):
+        clf.predict("just one string")
+    with pytest.raises(DataError, match="labels but X has"):
+        nbayes.TextClassifier().fit(DOCS, LABELS[:-1])
+    before = clf.predict_joint_log_proba(DOCS)
+    with pytest.raises(DataError):
+        clf.partial_fit(["ok", None], ["a", "b"])
+    assert_array_equal(clf.predict_joint_log_proba(DOCS), before)
+
+
+def _load(path):
+    with gzip.open(path, "rt") as f:
+        rows = [json.loads(line) for line in f]
+    return [r["text"] for r in rows], np.array([r["label"] for r in rows])
+
+
+@pytest.mark.slow
+def test_twenty_newsgroups_equals_scikit_learn(shared_data):
+    """Same vocabulary, same counts on all of 20 Newsgroups; same accuracy (80.4%)."""
+    Xtr, ytr = _load(shared_data / "20newsgroups" / "train.jsonl.gz")
+    Xte, yte = _load(shared_data / "20newsgroups" / "test.jsonl.gz")
+    clf = nbayes.TextClassifier(alpha=0.01).fit(Xtr, ytr)
+    cv = CountVectorizer()
+    A = cv.fit_transform(Xtr)
+    assert clf._terms.tolist() == cv.get_feature_names_out().tolist()
+    assert (clf.transform(Xtr) != A).nnz == 0
+    B = cv.transform(Xte)
+    assert (clf.transform(Xte) != B).nnz == 0
+    ref = MultinomialNB(alpha=0.01).fit(A, ytr)
+    ours = clf.predict(Xte)
+    assert_array_equal(ours, ref.predict(B))
+    acc = float(np.mean(ours == yte))
+    assert abs(acc - 0.8039) < 5e-4
+    assert_allclose(clf.predict_proba(Xte[:300]), ref.predict_proba(B[:300]), rtol=1e-6, atol=1e-9)
