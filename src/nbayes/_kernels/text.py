@@ -75,26 +75,26 @@ def _find(buf, s, e, key, exact, slots, start, cps):  # pragma: no cover - compi
 
 
 @njit(cache=True, nogil=True)
-def learn(buf, bounds, doc0, tok0, is_word, slots, keys, start, length, cps, n_terms, n_cps,
-          last, ids, first, doc_tok):  # pragma: no cover - compiled
-    """Tokenise documents doc0.. : ids[k] is token k's term id (new terms are added),
-    first[k] whether it is the term's first occurrence in its document, and document d's
-    tokens are ids[doc_tok[d]:doc_tok[d + 1]].
+def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, slots, keys, start, length, cps,
+                 n_terms, n_cps, last, counts, cdf, df, tf):  # pragma: no cover - compiled
+    """Tokenise documents doc0.. and count, per term t (new terms are added): counts[t, c] the
+    weighted occurrences in class c, cdf[t, c] the weighted class-c documents containing t,
+    df[t] / tf[t] the unweighted documents containing t / occurrences.
 
     Stops before a document that could overflow a table or array and returns
-    (next document, tokens written, n_terms, n_cps) so the caller can grow them and resume.
+    (next document, n_terms, n_cps) so the caller can grow them and resume.
     """
     n_docs = len(bounds) - 1
     half = len(slots) // 4
     cap_terms = len(keys)
-    n_tok = tok0
     for d in range(doc0, n_docs):
         s0 = bounds[d]
         e0 = bounds[d + 1]
         room = (e0 - s0) // 2 + 1
-        if (n_terms + room > half or n_terms + room > cap_terms or n_cps + (e0 - s0) > len(cps)
-                or n_tok + room > len(ids)):
-            return d, n_tok, n_terms, n_cps
+        if n_terms + room > half or n_terms + room > cap_terms or n_cps + (e0 - s0) > len(cps):
+            return d, n_terms, n_cps
+        c = codes[d]
+        wd = w[d] if has_w else 1.0
         i = s0
         while i < e0:
             if is_word[buf[i]] == 0:
@@ -119,13 +119,14 @@ def learn(buf, bounds, doc0, tok0, is_word, slots, keys, start, length, cps, n_t
                         cps[n_cps] = buf[k]
                         n_cps += 1
                     last[t] = -1
-                ids[n_tok] = t
-                first[n_tok] = last[t] != d
-                last[t] = d
-                n_tok += 1
+                counts[t, c] += wd
+                tf[t] += 1.0
+                if last[t] != d:
+                    last[t] = d
+                    cdf[t, c] += wd
+                    df[t] += 1.0
             i = j
-        doc_tok[d + 1] = n_tok
-    return n_docs, n_tok, n_terms, n_cps
+    return n_docs, n_terms, n_cps
 
 
 @njit(cache=True, nogil=True)

@@ -20,7 +20,7 @@ class TermTable:
         terms = _objects([] if terms is None else list(terms))
         self.terms = terms
         n = len(terms)
-        self.length = np.fromiter((len(t) for t in terms.tolist()), dtype=np.int64, count=n)
+        self.length = np.array(list(map(len, terms.tolist())), dtype=np.int64)
         self.start = np.zeros(n, dtype=np.int64)
         if n:
             self.start[1:] = np.cumsum(self.length)[:-1]
@@ -47,51 +47,6 @@ class TermTable:
         return term_ids(buf, bounds, table, self.slots, self.start, self.cps)
 
 
-def tokenize_learn(buf, bounds, table):
-    """Every token's term id in a vocabulary learned from these documents.
-
-    Returns (terms in id order, ids per token, first-in-document flag per token, tokens per
-    document).
-    """
-    from .._kernels.text import learn, rehash
-
-    cap = 1 << 12
-    slots = np.full(4 * cap, -1, dtype=np.int64)
-    keys = np.zeros(cap, dtype=np.int64)
-    start = np.zeros(cap, dtype=np.int64)
-    length = np.zeros(cap, dtype=np.int64)
-    last = np.full(cap, -1, dtype=np.int64)
-    cps = np.zeros(max(1024, len(buf) // 8), dtype=np.uint32)
-    ids = np.empty(max(1024, len(buf) // 5), dtype=np.int32)
-    first = np.empty(len(ids), dtype=np.bool_)
-    n_docs = len(bounds) - 1
-    doc_tok = np.zeros(n_docs + 1, dtype=np.int64)
-    doc, n_tok, n_terms, n_cps = 0, 0, 0, 0
-    while True:
-        doc, n_tok, n_terms, n_cps = learn(
-            buf, bounds, doc, n_tok, table, slots, keys, start, length, cps, n_terms, n_cps,
-            last, ids, first, doc_tok,
-        )
-        if doc >= n_docs:
-            break
-        need = int(bounds[doc + 1] - bounds[doc])
-        room = need // 2 + 1
-        if n_cps + need > len(cps):
-            cps = _grow(cps, max(2 * len(cps), n_cps + need))
-        if n_tok + room > len(ids):
-            ids = _grow(ids, max(2 * len(ids), n_tok + room))
-            first = _grow(first, len(ids))
-        if n_terms + room > len(keys) or n_terms + room > len(slots) // 4:
-            new_cap = max(2 * len(keys), _pow2(n_terms + room + 1))
-            keys, start, length = (_grow(a, new_cap) for a in (keys, start, length))
-            last = _grow(last, new_cap, -1)
-            slots = np.full(4 * new_cap, -1, dtype=np.int64)
-            rehash(slots, keys, n_terms)
-    text = cps[:n_cps].tobytes().decode("utf-32-le", errors="surrogatepass")
-    terms = [text[s : s + n] for s, n in zip(start[:n_terms].tolist(), length[:n_terms].tolist())]
-    return _objects(terms), ids[:n_tok], first[:n_tok], doc_tok
-
-
 def learn_terms(buf, bounds, table, codes, w, n_classes: int):
     """Count a batch of documents from scratch, over the vocabulary they contain.
 
@@ -99,21 +54,48 @@ def learn_terms(buf, bounds, table, codes, w, n_classes: int):
     occurrences and weighted documents containing the term per class; unweighted documents
     containing it and unweighted occurrences over the batch.
     """
-    terms, ids, first, doc_tok = tokenize_learn(buf, bounds, table)
-    K, V = n_classes, len(terms)
-    tok_doc = np.repeat(np.arange(len(doc_tok) - 1), np.diff(doc_tok))
-    tok_class = np.asarray(codes)[tok_doc]
-    tok_w = None if w is None else w[tok_doc]
-    flat = ids.astype(np.int64) * K + tok_class
-    counts = np.bincount(flat, weights=tok_w, minlength=V * K).reshape(V, K)
-    cdf = np.bincount(flat[first], weights=None if tok_w is None else tok_w[first], minlength=V * K)
-    df = np.bincount(ids[first], minlength=V).astype(np.float64)
-    tf = np.bincount(ids, minlength=V).astype(np.float64)
-    order = np.array(sorted(range(V), key=terms.__getitem__), dtype=np.intp)
+    from .._kernels.text import learn_counts, rehash
+
+    K = n_classes
+    cap = _pow2(max(1 << 12, len(buf) // 256))  # grows by doubling; (cap x K) tables stay small
+    slots = np.full(4 * cap, -1, dtype=np.int64)
+    keys, start, length = (np.zeros(cap, dtype=np.int64) for _ in range(3))
+    last = np.full(cap, -1, dtype=np.int64)
+    counts, cdf = np.zeros((cap, K)), np.zeros((cap, K))
+    df, tf = np.zeros(cap), np.zeros(cap)
+    cps = np.zeros(max(1024, len(buf) // 8), dtype=np.uint32)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    has_w = w is not None
+    wv = w if has_w else np.empty(0)
+    n_docs = len(bounds) - 1
+    doc, n_terms, n_cps = 0, 0, 0
+    while True:
+        doc, n_terms, n_cps = learn_counts(
+            buf, bounds, doc, codes, wv, has_w, table, slots, keys, start, length, cps,
+            n_terms, n_cps, last, counts, cdf, df, tf,
+        )
+        if doc >= n_docs:
+            break
+        need = int(bounds[doc + 1] - bounds[doc])
+        room = need // 2 + 1
+        if n_cps + need > len(cps):
+            cps = _grow(cps, max(2 * len(cps), n_cps + need))
+        if n_terms + room > len(keys) or n_terms + room > len(slots) // 4:
+            new_cap = max(2 * len(keys), _pow2(n_terms + room + 1))
+            keys, start, length, df, tf = (_grow(a, new_cap) for a in (keys, start, length, df, tf))
+            counts, cdf = _grow(counts, new_cap), _grow(cdf, new_cap)
+            last = _grow(last, new_cap, -1)
+            slots = np.full(4 * new_cap, -1, dtype=np.int64)
+            rehash(slots, keys, n_terms)
+    text = cps[:n_cps].tobytes().decode("utf-32-le", errors="surrogatepass")
+    words = [text[s : s + n] for s, n in zip(start[:n_terms].tolist(), length[:n_terms].tolist())]
+    # Python's sort on str (code point order, as scikit-learn's vocabulary): 3x numpy's on objects
+    order = np.array(sorted(range(n_terms), key=words.__getitem__), dtype=np.intp)
+    terms = _objects(words)
     return (
         terms[order],
-        np.ascontiguousarray(counts[order].T, dtype=np.float64),
-        np.ascontiguousarray(cdf.reshape(V, K)[order].T, dtype=np.float64),
+        np.ascontiguousarray(counts[order].T),
+        np.ascontiguousarray(cdf[order].T),
         df[order],
         tf[order],
     )

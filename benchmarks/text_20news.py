@@ -1,0 +1,84 @@
+"""The whole 20 Newsgroups job, nbayes against scikit-learn, in one process.
+
+fit on the 11,314 training documents and predict the 7,532 test documents from Python strings:
+``nbayes.TextClassifier(alpha=0.01)`` against ``CountVectorizer()`` + ``MultinomialNB(alpha=0.01)``.
+Median of 3 runs after a warm-up; accuracy of both; tokeniser throughput. Goal (issue #3): at
+least 10x faster end to end at equal accuracy.
+
+Run:  python benchmarks/text_20news.py
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(os.environ.get("NBAYES_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+
+
+def load(part: str) -> tuple[list[str], np.ndarray]:
+    with gzip.open(DATA / "20newsgroups" / f"{part}.jsonl.gz", "rt", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    return [r["text"] for r in rows], np.array([r["label"] for r in rows])
+
+
+def timed(fn, repeat: int = 3) -> tuple[float, float, object]:
+    """(median seconds, best seconds, last result) of ``repeat`` runs after one warm-up."""
+    fn()
+    times, out = [], None
+    for _ in range(repeat):
+        time.sleep(0.2)  # let BLAS threads of the previous contender go quiet
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), min(times), out
+
+
+def main() -> None:
+    import sklearn
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+
+    import nbayes
+    from nbayes.text._buffer import to_buffer
+    from nbayes.text._vocab import learn_terms
+
+    Xtr, ytr = load("train")
+    Xte, yte = load("test")
+    mb = sum(len(t.encode("utf-8")) for t in Xtr + Xte) / 1e6
+    print(f"nbayes {nbayes.__version__} vs scikit-learn {sklearn.__version__}; {os.cpu_count()} cores; "
+          f"20 Newsgroups: {len(Xtr)} train + {len(Xte)} test documents, {mb:.1f} MB")
+
+    def ours():
+        clf = nbayes.TextClassifier(alpha=0.01).fit(Xtr, ytr)
+        return clf.predict(Xte)
+
+    def theirs():
+        cv = CountVectorizer()
+        model = MultinomialNB(alpha=0.01).fit(cv.fit_transform(Xtr), ytr)
+        return model.predict(cv.transform(Xte))
+
+    t_o, b_o, p_o = timed(ours)
+    t_s, b_s, p_s = timed(theirs)
+    print(f"\nfit + predict, median of 3 (best)")
+    print(f"  nbayes        {t_o:.3f} s ({b_o:.3f})   accuracy {np.mean(p_o == yte):.4f}")
+    print(f"  scikit-learn  {t_s:.3f} s ({b_s:.3f})   accuracy {np.mean(p_s == yte):.4f}")
+    print(f"  ratio {t_s / t_o:.1f}x (goal >= 10x); predictions identical: {bool(np.all(p_o == p_s))}")
+
+    codes = np.unique(ytr, return_inverse=True)[1]
+    t_tok, _, _ = timed(lambda: learn_terms(*to_buffer(Xtr), codes, None, 20))
+    mb_tr = sum(len(t.encode("utf-8")) for t in Xtr) / 1e6
+    cv = CountVectorizer()
+    t_cv, _, _ = timed(lambda: cv.fit_transform(Xtr))
+    print(f"\nlower-case, tokenise and count per class the training set ({mb_tr:.1f} MB)")
+    print(f"  nbayes {mb_tr / t_tok:.0f} MB/s (one core)   CountVectorizer.fit_transform {mb_tr / t_cv:.0f} MB/s")
+
+
+if __name__ == "__main__":
+    main()
