@@ -47,6 +47,55 @@ class TermTable:
         return term_ids(buf, bounds, table, self.slots, self.start, self.cps)
 
 
+class _Learner:
+    """A growing term table with per-term counts, filled by the counting kernel."""
+
+    def __init__(self, n_classes: int, chars: int) -> None:
+        cap = _pow2(max(1 << 12, chars // 256))  # grows by doubling; (cap x K) tables stay small
+        self.slots = np.full(4 * cap, -1, dtype=np.int64)
+        self.keys, self.start, self.length = (np.zeros(cap, dtype=np.int64) for _ in range(3))
+        self.last = np.full(cap, -1, dtype=np.int64)
+        self.counts, self.cdf = np.zeros((cap, n_classes)), np.zeros((cap, n_classes))
+        self.df, self.tf = np.zeros(cap), np.zeros(cap)
+        self.cps = np.zeros(max(1024, chars // 8), dtype=np.uint32)
+        self.n_terms = self.n_cps = 0
+
+    def reserve(self, terms: int, chars: int) -> None:
+        """Room for ``terms`` more terms of ``chars`` more code points."""
+        if self.n_cps + chars > len(self.cps):
+            self.cps = _grow(self.cps, max(2 * len(self.cps), self.n_cps + chars))
+        need = self.n_terms + terms
+        if need > len(self.keys) or need > len(self.slots) // 4:
+            from .._kernels.text import rehash
+
+            cap = max(2 * len(self.keys), _pow2(need + 1))
+            self.keys, self.start, self.length, self.df, self.tf = (
+                _grow(a, cap) for a in (self.keys, self.start, self.length, self.df, self.tf)
+            )
+            self.counts, self.cdf = _grow(self.counts, cap), _grow(self.cdf, cap)
+            self.last = _grow(self.last, cap, -1)
+            self.slots = np.full(4 * cap, -1, dtype=np.int64)
+            rehash(self.slots, self.keys, self.n_terms)
+
+    def learn(self, buf, bounds, table, codes, w) -> "_Learner":
+        from .._kernels.text import learn_counts
+
+        has_w = w is not None
+        wv = w if has_w else np.empty(0)
+        n_docs = len(bounds) - 1
+        doc = 0
+        while True:
+            doc, self.n_terms, self.n_cps = learn_counts(
+                buf, bounds, doc, codes, wv, has_w, table, self.slots, self.keys, self.start,
+                self.length, self.cps, self.n_terms, self.n_cps, self.last, self.counts,
+                self.cdf, self.df, self.tf,
+            )
+            if doc >= n_docs:
+                return self
+            need = int(bounds[doc + 1] - bounds[doc])
+            self.reserve(need // 2 + 1, need)
+
+
 def learn_terms(buf, bounds, table, codes, w, n_classes: int):
     """Count a batch of documents from scratch, over the vocabulary they contain.
 
@@ -54,50 +103,19 @@ def learn_terms(buf, bounds, table, codes, w, n_classes: int):
     occurrences and weighted documents containing the term per class; unweighted documents
     containing it and unweighted occurrences over the batch.
     """
-    from .._kernels.text import learn_counts, rehash
-
-    K = n_classes
-    cap = _pow2(max(1 << 12, len(buf) // 256))  # grows by doubling; (cap x K) tables stay small
-    slots = np.full(4 * cap, -1, dtype=np.int64)
-    keys, start, length = (np.zeros(cap, dtype=np.int64) for _ in range(3))
-    last = np.full(cap, -1, dtype=np.int64)
-    counts, cdf = np.zeros((cap, K)), np.zeros((cap, K))
-    df, tf = np.zeros(cap), np.zeros(cap)
-    cps = np.zeros(max(1024, len(buf) // 8), dtype=np.uint32)
     codes = np.ascontiguousarray(codes, dtype=np.int64)
-    has_w = w is not None
-    wv = w if has_w else np.empty(0)
-    n_docs = len(bounds) - 1
-    doc, n_terms, n_cps = 0, 0, 0
-    while True:
-        doc, n_terms, n_cps = learn_counts(
-            buf, bounds, doc, codes, wv, has_w, table, slots, keys, start, length, cps,
-            n_terms, n_cps, last, counts, cdf, df, tf,
-        )
-        if doc >= n_docs:
-            break
-        need = int(bounds[doc + 1] - bounds[doc])
-        room = need // 2 + 1
-        if n_cps + need > len(cps):
-            cps = _grow(cps, max(2 * len(cps), n_cps + need))
-        if n_terms + room > len(keys) or n_terms + room > len(slots) // 4:
-            new_cap = max(2 * len(keys), _pow2(n_terms + room + 1))
-            keys, start, length, df, tf = (_grow(a, new_cap) for a in (keys, start, length, df, tf))
-            counts, cdf = _grow(counts, new_cap), _grow(cdf, new_cap)
-            last = _grow(last, new_cap, -1)
-            slots = np.full(4 * new_cap, -1, dtype=np.int64)
-            rehash(slots, keys, n_terms)
-    text = cps[:n_cps].tobytes().decode("utf-32-le", errors="surrogatepass")
-    words = [text[s : s + n] for s, n in zip(start[:n_terms].tolist(), length[:n_terms].tolist())]
+    main = _Learner(n_classes, len(buf)).learn(buf, bounds, table, codes, w)
+    n_terms = main.n_terms
+    text = main.cps[: main.n_cps].tobytes().decode("utf-32-le", errors="surrogatepass")
+    words = [text[s : s + n] for s, n in zip(main.start[:n_terms].tolist(), main.length[:n_terms].tolist())]
     # Python's sort on str (code point order, as scikit-learn's vocabulary): 3x numpy's on objects
     order = np.array(sorted(range(n_terms), key=words.__getitem__), dtype=np.intp)
-    terms = _objects(words)
     return (
-        terms[order],
-        np.ascontiguousarray(counts[order].T),
-        np.ascontiguousarray(cdf[order].T),
-        df[order],
-        tf[order],
+        _objects(words)[order],
+        np.ascontiguousarray(main.counts[order].T),
+        np.ascontiguousarray(main.cdf[order].T),
+        main.df[order],
+        main.tf[order],
     )
 
 
