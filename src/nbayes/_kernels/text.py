@@ -74,6 +74,22 @@ def _find(buf, s, e, key, exact, slots, start, cps):  # pragma: no cover - compi
         i = (i + 1) & mask
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _next_token(buf, i, e, is_word):  # pragma: no cover - compiled
+    """The next token at or after i before e: (start, end), or (e, e) when there is none."""
+    while i < e:
+        if is_word[buf[i]] == 0:
+            i += 1
+            continue
+        j = i + 1
+        while j < e and is_word[buf[j]] != 0:
+            j += 1
+        if j - i >= 2:
+            return i, j
+        i = j
+    return e, e
+
+
 @njit(cache=True, nogil=True)
 def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, slots, keys, start, length, cps,
                  n_terms, n_cps, last, counts, cdf, df, tf):  # pragma: no cover - compiled
@@ -95,37 +111,30 @@ def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, slots, keys, start
             return d, n_terms, n_cps
         c = codes[d]
         wd = w[d] if has_w else 1.0
-        i = s0
+        i, j = _next_token(buf, s0, e0, is_word)
         while i < e0:
-            if is_word[buf[i]] == 0:
-                i += 1
-                continue
-            j = i + 1
-            while j < e0 and is_word[buf[j]] != 0:
-                j += 1
-            if j - i >= 2:
-                key, exact = _key(buf, i, j)
-                slot = _find(buf, i, j, key, exact, slots, start, cps)
-                t = slots[2 * slot + 1]
-                if t < 0:
-                    t = n_terms
-                    n_terms += 1
-                    slots[2 * slot] = np.int64(key)
-                    slots[2 * slot + 1] = t
-                    keys[t] = np.int64(key)
-                    start[t] = n_cps
-                    length[t] = j - i
-                    for k in range(i, j):
-                        cps[n_cps] = buf[k]
-                        n_cps += 1
-                    last[t] = -1
-                counts[t, c] += wd
-                tf[t] += 1.0
-                if last[t] != d:
-                    last[t] = d
-                    cdf[t, c] += wd
-                    df[t] += 1.0
-            i = j
+            key, exact = _key(buf, i, j)
+            slot = _find(buf, i, j, key, exact, slots, start, cps)
+            t = slots[2 * slot + 1]
+            if t < 0:
+                t = n_terms
+                n_terms += 1
+                slots[2 * slot] = np.int64(key)
+                slots[2 * slot + 1] = t
+                keys[t] = np.int64(key)
+                start[t] = n_cps
+                length[t] = j - i
+                for k in range(i, j):
+                    cps[n_cps] = buf[k]
+                    n_cps += 1
+                last[t] = -1
+            counts[t, c] += wd
+            tf[t] += 1.0
+            if last[t] != d:
+                last[t] = d
+                cdf[t, c] += wd
+                df[t] += 1.0
+            i, j = _next_token(buf, j, e0, is_word)
     return n_docs, n_terms, n_cps
 
 
@@ -161,23 +170,16 @@ def score(buf, bounds, is_word, slots, start, cps, weights, binary, T):  # pragm
     for th in prange(T):
         last = np.full(len(start), -1, dtype=np.int64)
         for d in range(th * per, min(n_docs, (th + 1) * per)):
-            i = bounds[d]
             e0 = bounds[d + 1]
+            i, j = _next_token(buf, bounds[d], e0, is_word)
             while i < e0:
-                if is_word[buf[i]] == 0:
-                    i += 1
-                    continue
-                j = i + 1
-                while j < e0 and is_word[buf[j]] != 0:
-                    j += 1
-                if j - i >= 2:
-                    key, exact = _key(buf, i, j)
-                    t = slots[2 * _find(buf, i, j, key, exact, slots, start, cps) + 1]
-                    if t >= 0 and (not binary or last[t] != d):
-                        last[t] = d
-                        for c in range(K):
-                            out[d, c] += weights[t, c]
-                i = j
+                key, exact = _key(buf, i, j)
+                t = slots[2 * _find(buf, i, j, key, exact, slots, start, cps) + 1]
+                if t >= 0 and (not binary or last[t] != d):
+                    last[t] = d
+                    for c in range(K):
+                        out[d, c] += weights[t, c]
+                i, j = _next_token(buf, j, e0, is_word)
     return out
 
 
@@ -189,27 +191,20 @@ def term_ids(buf, bounds, is_word, slots, start, cps):  # pragma: no cover - com
     out = np.empty((cap, 4), dtype=np.int64)
     n = 0
     for d in range(n_docs):
-        i = bounds[d]
         e0 = bounds[d + 1]
+        i, j = _next_token(buf, bounds[d], e0, is_word)
         while i < e0:
-            if is_word[buf[i]] == 0:
-                i += 1
-                continue
-            j = i + 1
-            while j < e0 and is_word[buf[j]] != 0:
-                j += 1
-            if j - i >= 2:
-                key, exact = _key(buf, i, j)
-                t = slots[2 * _find(buf, i, j, key, exact, slots, start, cps) + 1]
-                if n == cap:
-                    cap *= 2
-                    grown = np.empty((cap, 4), dtype=np.int64)
-                    grown[:n] = out[:n]
-                    out = grown
-                out[n, 0] = d
-                out[n, 1] = t
-                out[n, 2] = i - bounds[d]
-                out[n, 3] = j - bounds[d]
-                n += 1
-            i = j
+            key, exact = _key(buf, i, j)
+            t = slots[2 * _find(buf, i, j, key, exact, slots, start, cps) + 1]
+            if n == cap:
+                cap *= 2
+                grown = np.empty((cap, 4), dtype=np.int64)
+                grown[:n] = out[:n]
+                out = grown
+            out[n, 0] = d
+            out[n, 1] = t
+            out[n, 2] = i - bounds[d]
+            out[n, 3] = j - bounds[d]
+            n += 1
+            i, j = _next_token(buf, j, e0, is_word)
     return out[:n]
