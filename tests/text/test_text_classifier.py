@@ -178,3 +178,42 @@ def test_twenty_newsgroups_equals_scikit_learn(shared_data):
     acc = float(np.mean(ours == yte))
     assert abs(acc - 0.8039) < 5e-4
     assert_allclose(clf.predict_proba(Xte[:300]), ref.predict_proba(B[:300]), rtol=1e-6, atol=1e-9)
+
+
+def test_murmur3_matches_scikit_learn():
+    from sklearn.utils import murmurhash3_32
+
+    from nbayes._kernels.text import murmur3
+
+    for word in ["the", "naïve", "zürich", "東京", "😀x", "ab", "abcd", "abcde", "x" * 37, "ελληνικά"]:
+        cps = np.frombuffer(word.encode("utf-32-le"), np.uint32)
+        assert murmur3(cps, 0, len(cps)) == murmurhash3_32(word, 0)
+
+
+def test_hashing_mode_equals_hashing_vectorizer():
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    hv = HashingVectorizer(n_features=64, alternate_sign=False, norm=None)
+    X = hv.transform(DOCS)
+    clf = nbayes.TextClassifier(n_features=64, alpha=0.5).fit(DOCS, LABELS)
+    assert (clf.transform(DOCS) != X).nnz == 0
+    assert clf._keep.all()  # every bucket is a column, as in HashingVectorizer
+    ref = MultinomialNB(alpha=0.5).fit(X, LABELS)
+    assert_allclose(clf.predict_joint_log_proba(DOCS), ref.predict_joint_log_proba(X), rtol=1e-9)
+    classes = sorted(set(LABELS))
+    a = nbayes.TextClassifier(n_features=64).partial_fit(DOCS[:3], LABELS[:3], classes=classes)
+    b = nbayes.TextClassifier(n_features=64).partial_fit(DOCS[3:], LABELS[3:], classes=classes)
+    full = nbayes.TextClassifier(n_features=64).fit(DOCS, LABELS)
+    assert_allclose(a.merge(b).predict_joint_log_proba(DOCS), full.predict_joint_log_proba(DOCS), rtol=1e-12)
+    with pytest.raises(nbayes.errors.MergeError, match="n_features"):
+        a.merge(nbayes.TextClassifier(n_features=32).fit(DOCS, LABELS))
+    top = full.top_features(2)
+    assert all(name.startswith("#") for entries in top.values() for name, _ in entries)
+    e = full.explain("cheap cat")
+    assert e.tokens == ["cheap", "cat"]
+
+
+def test_hashing_mode_save_load(tmp_path):
+    clf = nbayes.TextClassifier(n_features=128, model="bernoulli").fit(DOCS, LABELS)
+    clf.save(tmp_path / "h.nbm")
+    assert_array_equal(nbayes.load(tmp_path / "h.nbm").predict_proba(DOCS), clf.predict_proba(DOCS))

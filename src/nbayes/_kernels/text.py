@@ -208,3 +208,148 @@ def term_ids(buf, bounds, is_word, slots, start, cps):  # pragma: no cover - com
             n += 1
             i, j = _next_token(buf, j, e0, is_word)
     return out[:n]
+
+
+# ----------------------------------------------------------------------------- hashing mode
+_M32 = np.uint64(0xFFFFFFFF)
+_C1 = np.uint64(0xCC9E2D51)
+_C2 = np.uint64(0x1B873593)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rotl32(x, r):  # pragma: no cover - compiled
+    return ((x << np.uint64(r)) | (x >> np.uint64(32 - r))) & _M32
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _block(h, k):  # pragma: no cover - compiled
+    k = (k * _C1) & _M32
+    k = _rotl32(k, 15)
+    k = (k * _C2) & _M32
+    h ^= k
+    h = _rotl32(h, 13)
+    return (h * np.uint64(5) + np.uint64(0xE6546B64)) & _M32
+
+
+@njit(cache=True, nogil=True)
+def murmur3(buf, s, e):  # pragma: no cover - compiled
+    """MurmurHash3 (x86, 32 bit, seed 0) of the UTF-8 bytes of code points buf[s:e], as a signed
+    32-bit integer: scikit-learn's ``murmurhash3_32(token)``, the hash of its HashingVectorizer."""
+    h = np.uint64(0)
+    k = np.uint64(0)
+    nb = 0
+    total = 0
+    for p in range(s, e):
+        cp = np.uint64(buf[p])
+        if cp < 0x80:
+            n = 1
+            b0 = cp
+        elif cp < 0x800:
+            n = 2
+            b0 = np.uint64(0xC0) | (cp >> np.uint64(6))
+        elif cp < 0x10000:
+            n = 3
+            b0 = np.uint64(0xE0) | (cp >> np.uint64(12))
+        else:
+            n = 4
+            b0 = np.uint64(0xF0) | (cp >> np.uint64(18))
+        for q in range(n):
+            if q == 0:
+                byte = b0
+            else:
+                shift = np.uint64(6 * (n - 1 - q))
+                byte = np.uint64(0x80) | ((cp >> shift) & np.uint64(0x3F))
+            k |= byte << np.uint64(8 * nb)
+            nb += 1
+            total += 1
+            if nb == 4:
+                h = _block(h, k)
+                k = np.uint64(0)
+                nb = 0
+    if nb > 0:
+        k = (k * _C1) & _M32
+        k = _rotl32(k, 15)
+        k = (k * _C2) & _M32
+        h ^= k
+    h ^= np.uint64(total)
+    h ^= h >> np.uint64(16)
+    h = (h * np.uint64(0x85EBCA6B)) & _M32
+    h ^= h >> np.uint64(13)
+    h = (h * np.uint64(0xC2B2AE35)) & _M32
+    h ^= h >> np.uint64(16)
+    return np.int64(h) - np.int64(1 << 32) if h >= np.uint64(1 << 31) else np.int64(h)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bucket(buf, s, e, n_features):  # pragma: no cover - compiled
+    """scikit-learn's column for a token: abs(murmur3) % n_features (abs(-2**31) defined)."""
+    h = murmur3(buf, s, e)
+    if h == -2147483648:
+        return (2147483647 - (n_features - 1)) % n_features
+    return abs(h) % n_features
+
+
+@njit(cache=True, nogil=True)
+def hash_counts(buf, bounds, codes, w, has_w, is_word, n_features, counts, cdf, df, tf, last):  # pragma: no cover
+    """Hashing mode of ``learn_counts``: the term of a token is its bucket; nothing grows.
+    The tables are laid out class-major, counts[c, t], as the statistics keep them."""
+    for d in range(len(bounds) - 1):
+        e0 = bounds[d + 1]
+        c = codes[d]
+        wd = w[d] if has_w else 1.0
+        i, j = _next_token(buf, bounds[d], e0, is_word)
+        while i < e0:
+            t = _bucket(buf, i, j, n_features)
+            counts[c, t] += wd
+            tf[t] += 1.0
+            if last[t] != d:
+                last[t] = d
+                cdf[c, t] += wd
+                df[t] += 1.0
+            i, j = _next_token(buf, j, e0, is_word)
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def hash_score(buf, bounds, is_word, n_features, weights, binary, T):  # pragma: no cover
+    """Hashing mode of ``score``."""
+    n_docs = len(bounds) - 1
+    K = weights.shape[1]
+    out = np.zeros((n_docs, K))
+    per = (n_docs + T - 1) // T
+    for th in prange(T):
+        last = np.full(n_features, -1, dtype=np.int64)
+        for d in range(th * per, min(n_docs, (th + 1) * per)):
+            e0 = bounds[d + 1]
+            i, j = _next_token(buf, bounds[d], e0, is_word)
+            while i < e0:
+                t = _bucket(buf, i, j, n_features)
+                if not binary or last[t] != d:
+                    last[t] = d
+                    for c in range(K):
+                        out[d, c] += weights[t, c]
+                i, j = _next_token(buf, j, e0, is_word)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def hash_ids(buf, bounds, is_word, n_features):  # pragma: no cover - compiled
+    """Hashing mode of ``term_ids``: (document, bucket, start, end) of every token."""
+    cap = 1024
+    out = np.empty((cap, 4), dtype=np.int64)
+    n = 0
+    for d in range(len(bounds) - 1):
+        e0 = bounds[d + 1]
+        i, j = _next_token(buf, bounds[d], e0, is_word)
+        while i < e0:
+            if n == cap:
+                cap *= 2
+                grown = np.empty((cap, 4), dtype=np.int64)
+                grown[:n] = out[:n]
+                out = grown
+            out[n, 0] = d
+            out[n, 1] = _bucket(buf, i, j, n_features)
+            out[n, 2] = i - bounds[d]
+            out[n, 3] = j - bounds[d]
+            n += 1
+            i, j = _next_token(buf, j, e0, is_word)
+    return out[:n]

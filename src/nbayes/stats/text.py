@@ -94,8 +94,12 @@ class TextStats:
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "TextStats":
-        terms = np.empty(len(arrays["stats/terms"]), dtype=object)
-        terms[:] = [str(t) for t in arrays["stats/terms"].tolist()]
+        raw = arrays["stats/terms"]
+        if raw.dtype.kind in "iu":  # hashing mode: bucket numbers
+            terms = raw
+        else:
+            terms = np.empty(len(raw), dtype=object)
+            terms[:] = [str(t) for t in raw.tolist()]
         return cls(
             terms,
             arrays["stats/class_count"], arrays["stats/term_count"], arrays["stats/doc_count"],

@@ -18,7 +18,7 @@ from ..naive_bayes.multinomial import MultinomialNB, _log_ratio_scores
 from ..stats import CountStats
 from ..stats.text import TextStats
 from ._buffer import to_buffer
-from ._vocab import TermTable, learn_terms
+from ._vocab import HashedTerms, TermTable, hash_terms, learn_terms
 
 MODELS = {"multinomial": MultinomialNB, "complement": ComplementNB, "bernoulli": BernoulliNB}
 
@@ -69,7 +69,7 @@ class TextClassifier(BaseNB):
     ['spam', 'ham']
     """
 
-    _stats_params = ("lowercase",)
+    _stats_params = ("lowercase", "n_features")
 
     def __init__(
         self,
@@ -84,6 +84,7 @@ class TextClassifier(BaseNB):
         min_df: float = 1,
         max_df: float = 1.0,
         max_features: int | None = None,
+        n_features: int | None = None,
     ) -> None:
         self.model = model
         self.alpha = alpha
@@ -95,6 +96,7 @@ class TextClassifier(BaseNB):
         self.min_df = min_df
         self.max_df = max_df
         self.max_features = max_features
+        self.n_features = n_features
 
     # ------------------------------------------------------------------ boundary
     def _inner(self) -> BaseNB:
@@ -113,6 +115,7 @@ class TextClassifier(BaseNB):
             else:
                 check_number(name, value, low=0.0, high=1.0)
         check_number("max_features", self.max_features, low=1, integer=True, allow_none=True)
+        check_number("n_features", self.n_features, low=1, high=2**31 - 1, integer=True, allow_none=True)
 
     def _prepare_X(self, X: Any, fitting: bool):
         buf, bounds, table = to_buffer(X, lowercase=self.lowercase)
@@ -120,7 +123,11 @@ class TextClassifier(BaseNB):
 
     # ------------------------------------------------------------------ statistics
     def _count(self, docs: _Docs, codes, n_classes, w) -> TextStats:
-        terms, counts, dcounts, df, tf = learn_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes)
+        if self.n_features is None:
+            found = learn_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes)
+        else:
+            found = hash_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self.n_features)
+        terms, counts, dcounts, df, tf = found
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
         return TextStats(terms, cc, counts, dcounts, df, tf, float(docs.shape[0]))
 
@@ -131,6 +138,9 @@ class TextClassifier(BaseNB):
         lo = self.min_df if isinstance(self.min_df, numbers.Integral) else self.min_df * n
         if hi < lo:
             raise InvalidParameterError("max_df corresponds to fewer documents than min_df")
+        if self.n_features is not None and (self.min_df, self.max_df, self.max_features) == (1, 1.0, None):
+            # hashing mode, as HashingVectorizer: every bucket is a column, empty or not
+            return np.ones(len(stats.df), dtype=bool)
         keep = (stats.df > 0) & (stats.df >= lo) & (stats.df <= hi)
         if self.max_features is not None and keep.sum() > self.max_features:
             idx = np.flatnonzero(keep)
@@ -145,7 +155,9 @@ class TextClassifier(BaseNB):
     def _estimate(self, stats: TextStats, n_features: int) -> dict[str, Any]:
         keep = self._active(stats)
         uses_docs = self.binary or self.model == "bernoulli"
-        fc = (stats.doc_count if uses_docs else stats.term_count)[:, keep]
+        fc = stats.doc_count if uses_docs else stats.term_count
+        if not keep.all():
+            fc = fc[:, keep]
         inner = self._inner()
         V = int(keep.sum())
         derived = inner._estimate(CountStats(stats.class_count, fc), V)
@@ -161,10 +173,19 @@ class TextClassifier(BaseNB):
             const = derived["_log_absent"].sum(axis=1)
         else:
             weights = flp
+        if self.n_features is not None:  # buckets: inactive ones weigh nothing
+            if not keep.all():
+                full = np.zeros((len(stats.class_count), self.n_features))
+                full[:, keep] = weights
+                weights = full
+            table = HashedTerms(self.n_features)
+        else:
+            table = TermTable(vocab)
         return {
             "inner_": inner,
             "_terms": vocab,
-            "_table": TermTable(vocab),
+            "_keep": keep,
+            "_table": table,
             "_weights": np.ascontiguousarray(weights.T),
             "_const": const,
             "_fast": bool(np.isfinite(weights).all() and np.isfinite(const).all()),
@@ -185,6 +206,8 @@ class TextClassifier(BaseNB):
         if self._fast:
             return self._table.score(docs.buf, docs.bounds, docs.table, self._weights, binary) + self._const
         X = self._matrix(docs, binary)  # -inf weights (alpha = 0): the exact sparse path
+        if self.n_features is not None:
+            X = X[:, self._keep]
         if self.model == "bernoulli":
             return self.inner_._loglik(_Binary(X, None))
         return self.inner_._loglik(X)
@@ -193,7 +216,7 @@ class TextClassifier(BaseNB):
         tok = self._table.tokens(docs.buf, docs.bounds, docs.table)
         tok = tok[tok[:, 1] >= 0]
         X = sp.csr_matrix(
-            (np.ones(len(tok)), (tok[:, 0], tok[:, 1])), shape=(docs.shape[0], len(self._terms))
+            (np.ones(len(tok)), (tok[:, 0], tok[:, 1])), shape=(docs.shape[0], len(self._table))
         )
         X.sum_duplicates()
         if binary:
@@ -201,7 +224,9 @@ class TextClassifier(BaseNB):
         return X
 
     def transform(self, texts: Any) -> sp.csr_matrix:
-        """The document-term count matrix over the model's vocabulary (columns = ``vocabulary_``)."""
+        """The document-term count matrix over the model's vocabulary (columns = ``vocabulary_``),
+        or in hashing mode over the ``n_features`` buckets (scikit-learn's ``HashingVectorizer``
+        with ``alternate_sign=False, norm=None``)."""
         self._check_fitted()
         docs, _ = self._prepare_X(texts, fitting=False)
         return self._matrix(docs, self.binary)
@@ -236,7 +261,10 @@ class TextClassifier(BaseNB):
         )
 
     def _feature_scores(self):
-        return _log_ratio_scores(self.inner_.feature_count_, self.alpha, True), self._terms.tolist()
+        names = self._terms.tolist()
+        if self.n_features is not None:  # hashing keeps no tokens: buckets are named by number
+            names = [f"#{b}" for b in names]
+        return _log_ratio_scores(self.inner_.feature_count_, self.alpha, True), names
 
     @classmethod
     def _stats_from_arrays(cls, arrays, n_features):
