@@ -217,3 +217,48 @@ def test_hashing_mode_save_load(tmp_path):
     clf = nbayes.TextClassifier(n_features=128, model="bernoulli").fit(DOCS, LABELS)
     clf.save(tmp_path / "h.nbm")
     assert_array_equal(nbayes.load(tmp_path / "h.nbm").predict_proba(DOCS), clf.predict_proba(DOCS))
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"ngram_range": (1, 2)},
+        {"ngram_range": (2, 3)},
+        {"stop_words": "english"},
+        {"stop_words": "english", "ngram_range": (1, 3)},
+        {"stop_words": ["cat", "the"], "ngram_range": (1, 2), "min_df": 2},
+    ],
+)
+def test_ngrams_and_stop_words_equal_count_vectorizer(kw):
+    docs = DOCS + ["the cat and the dog", "cheap pills cheap pills now", "Ελληνικά λόγια again"]
+    labels = LABELS + ["a", "spam", "b"]
+    clf = nbayes.TextClassifier(**kw).fit(docs, labels)
+    cv, X = sk_matrix(docs, **kw)
+    assert clf._terms.tolist() == cv.get_feature_names_out().tolist()
+    assert (clf.transform(docs) != X).nnz == 0
+    ref = MultinomialNB().fit(X, labels)
+    assert_allclose(clf.predict_joint_log_proba(docs), ref.predict_joint_log_proba(X), rtol=1e-9)
+
+
+@given(st.lists(st.text(alphabet="ab cΣσςİi", min_size=0, max_size=30), min_size=1, max_size=6))
+def test_random_bigrams_as_scikit_learn(texts):
+    cv = CountVectorizer(ngram_range=(1, 2))
+    try:
+        X = cv.fit_transform(texts)
+    except ValueError:
+        return
+    clf = nbayes.TextClassifier(ngram_range=(1, 2)).fit(texts, [0] * len(texts))
+    assert clf._terms.tolist() == cv.get_feature_names_out().tolist()
+    assert (clf.transform(texts) != X).nnz == 0
+
+
+def test_ngram_settings_are_checked():
+    with pytest.raises(nbayes.errors.InvalidParameterError, match="ngram_range"):
+        nbayes.TextClassifier(ngram_range=(2, 1)).fit(DOCS, LABELS)
+    with pytest.raises(nbayes.errors.InvalidParameterError, match="stop_words"):
+        nbayes.TextClassifier(stop_words="french").fit(DOCS, LABELS)
+    with pytest.raises(nbayes.errors.InvalidParameterError, match="hashing mode"):
+        nbayes.TextClassifier(n_features=16, ngram_range=(1, 2)).fit(DOCS, LABELS)
+    clf = nbayes.TextClassifier(ngram_range=(1, 2)).fit(DOCS, LABELS)
+    e = clf.explain("cheap pills now")
+    assert e.tokens == ["cheap", "pills", "cheap pills", "now", "pills now"]

@@ -51,7 +51,7 @@ def _home(key, mask):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _find(buf, s, e, key, exact, slots, start, cps):  # pragma: no cover - compiled
+def _find(buf, s, e, key, exact, slots, start, length, cps):  # pragma: no cover - compiled
     """The slot holding the term buf[s:e], or the empty slot where it would go."""
     mask = len(slots) // 2 - 1
     i = _home(key, mask)
@@ -63,6 +63,9 @@ def _find(buf, s, e, key, exact, slots, start, cps):  # pragma: no cover - compi
         if slots[2 * i] == ik:
             if exact:
                 return i
+            if length[t] != e - s:
+                i = (i + 1) & mask
+                continue
             p = start[t]
             same = True
             for k in range(e - s):
@@ -90,12 +93,131 @@ def _next_token(buf, i, e, is_word):  # pragma: no cover - compiled
     return e, e
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _gram_key(buf, ring, hi, last, n):  # pragma: no cover - compiled
+    """``_key`` of the n-gram of tokens last-n+1..last (ring of spans), joined by spaces: the
+    same key ``_key`` gives the stored string "w1 w2"."""
+    total = n - 1
+    for m in range(n):
+        q = (last - n + 1 + m) % hi
+        total += ring[q, 1] - ring[q, 0]
+    if total <= 7:
+        k = np.uint64(total) << np.uint64(56)
+        short = True
+        pos = 0
+        for m in range(n):
+            q = (last - n + 1 + m) % hi
+            if m > 0:
+                k |= np.uint64(32) << np.uint64(8 * pos)
+                pos += 1
+            for p in range(ring[q, 0], ring[q, 1]):
+                c = np.uint64(buf[p])
+                if c > np.uint64(255):
+                    short = False
+                k |= (c & np.uint64(255)) << np.uint64(8 * pos)
+                pos += 1
+        if short:
+            return k | _TOP, True, total
+    h = _FNV_OFFSET
+    for m in range(n):
+        q = (last - n + 1 + m) % hi
+        if m > 0:
+            h = (h ^ np.uint64(32)) * _FNV_PRIME
+        for p in range(ring[q, 0], ring[q, 1]):
+            h = (h ^ np.uint64(buf[p])) * _FNV_PRIME
+    return h & _LOW63, False, total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gram_find(buf, ring, hi, last, n, key, exact, total, slots, start, length, cps):  # pragma: no cover
+    """``_find`` for an n-gram: the slot holding it, or the empty slot where it would go."""
+    mask = len(slots) // 2 - 1
+    i = _home(key, mask)
+    ik = np.int64(key)
+    while True:
+        t = slots[2 * i + 1]
+        if t < 0:
+            return i
+        if slots[2 * i] == ik and (exact or length[t] == total):
+            if exact:
+                return i
+            p = start[t]
+            same = True
+            for m in range(n):
+                q = (last - n + 1 + m) % hi
+                if m > 0:
+                    if cps[p] != 32:
+                        same = False
+                        break
+                    p += 1
+                for r in range(ring[q, 0], ring[q, 1]):
+                    if cps[p] != buf[r]:
+                        same = False
+                        break
+                    p += 1
+                if not same:
+                    break
+            if same:
+                return i
+        i = (i + 1) & mask
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_stop(buf, i, j, key, exact, stop_slots, stop_start, stop_length, stop_cps):  # pragma: no cover
+    if len(stop_start) == 0:
+        return False
+    return stop_slots[2 * _find(buf, i, j, key, exact, stop_slots, stop_start, stop_length, stop_cps) + 1] >= 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lookup(buf, ring, hi, ntok, n, key1, exact1, slots, start, length, cps):  # pragma: no cover
+    """The term id of the n-gram ending at token ntok - 1 (-1 when unknown)."""
+    if n == 1:
+        q = (ntok - 1) % hi
+        return slots[2 * _find(buf, ring[q, 0], ring[q, 1], key1, exact1, slots, start, length, cps) + 1]
+    key, exact, total = _gram_key(buf, ring, hi, ntok - 1, n)
+    return slots[2 * _gram_find(buf, ring, hi, ntok - 1, n, key, exact, total, slots, start, length, cps) + 1]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _insert(buf, ring, hi, ntok, n, slot, key, slots, keys, start, length, cps, n_terms, n_cps, last):  # pragma: no cover
+    """Add the n-gram ending at token ntok - 1 as a new term in the empty ``slot``."""
+    t = n_terms
+    slots[2 * slot] = np.int64(key)
+    slots[2 * slot + 1] = t
+    keys[t] = np.int64(key)
+    start[t] = n_cps
+    for m in range(n):
+        q = (ntok - n + m) % hi
+        if m > 0:
+            cps[n_cps] = 32
+            n_cps += 1
+        for r in range(ring[q, 0], ring[q, 1]):
+            cps[n_cps] = buf[r]
+            n_cps += 1
+    length[t] = n_cps - start[t]
+    last[t] = -1
+    return t, n_terms + 1, n_cps
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(t, c, wd, d, counts, cdf, df, tf, last):  # pragma: no cover - compiled
+    counts[t, c] += wd
+    tf[t] += 1.0
+    if last[t] != d:
+        last[t] = d
+        cdf[t, c] += wd
+        df[t] += 1.0
+
+
 @njit(cache=True, nogil=True)
-def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, slots, keys, start, length, cps,
-                 n_terms, n_cps, last, counts, cdf, df, tf):  # pragma: no cover - compiled
-    """Tokenise documents doc0.. and count, per term t (new terms are added): counts[t, c] the
-    weighted occurrences in class c, cdf[t, c] the weighted class-c documents containing t,
-    df[t] / tf[t] the unweighted documents containing t / occurrences.
+def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n,
+                 stop_slots, stop_start, stop_length, stop_cps,
+                 slots, keys, start, length, cps, n_terms, n_cps, last, counts, cdf, df, tf):  # pragma: no cover
+    """Tokenise documents doc0.., drop stop words, form the word n-grams lo_n..hi_n of what is
+    left (scikit-learn's order of operations) and count, per term t (new terms are added):
+    counts[t, c] the weighted occurrences in class c, cdf[t, c] the weighted class-c documents
+    containing t, df[t] / tf[t] the unweighted documents containing t / occurrences.
 
     Stops before a document that could overflow a table or array and returns
     (next document, n_terms, n_cps) so the caller can grow them and resume.
@@ -103,37 +225,48 @@ def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, slots, keys, start
     n_docs = len(bounds) - 1
     half = len(slots) // 4
     cap_terms = len(keys)
+    ring = np.zeros((hi_n, 2), dtype=np.int64)
+    simple = hi_n == 1 and len(stop_start) == 0
+    span = 0
+    for n in range(lo_n, hi_n + 1):
+        span += 2 * n
     for d in range(doc0, n_docs):
         s0 = bounds[d]
         e0 = bounds[d + 1]
-        room = (e0 - s0) // 2 + 1
-        if n_terms + room > half or n_terms + room > cap_terms or n_cps + (e0 - s0) > len(cps):
+        room = ((e0 - s0) // 2 + 1) * (hi_n - lo_n + 1)
+        if n_terms + room > half or n_terms + room > cap_terms or n_cps + span * (e0 - s0) > len(cps):
             return d, n_terms, n_cps
         c = codes[d]
         wd = w[d] if has_w else 1.0
+        ntok = 0
         i, j = _next_token(buf, s0, e0, is_word)
         while i < e0:
-            key, exact = _key(buf, i, j)
-            slot = _find(buf, i, j, key, exact, slots, start, cps)
-            t = slots[2 * slot + 1]
-            if t < 0:
-                t = n_terms
-                n_terms += 1
-                slots[2 * slot] = np.int64(key)
-                slots[2 * slot + 1] = t
-                keys[t] = np.int64(key)
-                start[t] = n_cps
-                length[t] = j - i
-                for k in range(i, j):
-                    cps[n_cps] = buf[k]
-                    n_cps += 1
-                last[t] = -1
-            counts[t, c] += wd
-            tf[t] += 1.0
-            if last[t] != d:
-                last[t] = d
-                cdf[t, c] += wd
-                df[t] += 1.0
+            key1, exact1 = _key(buf, i, j)
+            if simple:  # single words, no stop list: the common case, kept lean
+                slot = _find(buf, i, j, key1, exact1, slots, start, length, cps)
+                t = slots[2 * slot + 1]
+                if t < 0:
+                    ring[0, 0] = i
+                    ring[0, 1] = j
+                    t, n_terms, n_cps = _insert(buf, ring, 1, 1, 1, slot, key1, slots, keys, start, length,
+                                                cps, n_terms, n_cps, last)
+                _add(t, c, wd, d, counts, cdf, df, tf, last)
+            elif not _is_stop(buf, i, j, key1, exact1, stop_slots, stop_start, stop_length, stop_cps):
+                ring[ntok % hi_n, 0] = i
+                ring[ntok % hi_n, 1] = j
+                ntok += 1
+                for n in range(lo_n, min(hi_n, ntok) + 1):
+                    if n == 1:
+                        slot = _find(buf, i, j, key1, exact1, slots, start, length, cps)
+                        key = key1
+                    else:
+                        key, exact, total = _gram_key(buf, ring, hi_n, ntok - 1, n)
+                        slot = _gram_find(buf, ring, hi_n, ntok - 1, n, key, exact, total, slots, start, length, cps)
+                    t = slots[2 * slot + 1]
+                    if t < 0:
+                        t, n_terms, n_cps = _insert(buf, ring, hi_n, ntok, n, slot, key, slots, keys, start,
+                                                    length, cps, n_terms, n_cps, last)
+                    _add(t, c, wd, d, counts, cdf, df, tf, last)
             i, j = _next_token(buf, j, e0, is_word)
     return n_docs, n_terms, n_cps
 
@@ -160,54 +293,71 @@ def build(cps, start, length, slots, keys):  # pragma: no cover - compiled
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def score(buf, bounds, is_word, slots, start, cps, weights, binary, T):  # pragma: no cover
-    """out[d, c] = sum over the known tokens of document d of weights[t, c] (each distinct term
-    once when ``binary``); unknown tokens are skipped. No document-term matrix is built."""
+def score(buf, bounds, is_word, lo_n, hi_n, stop_slots, stop_start, stop_length, stop_cps,
+          slots, start, length, cps, weights, binary, T):  # pragma: no cover
+    """out[d, c] = sum over the known terms of document d of weights[t, c] (each distinct term
+    once when ``binary``); unknown terms are skipped. No document-term matrix is built."""
     n_docs = len(bounds) - 1
     K = weights.shape[1]
     out = np.zeros((n_docs, K))
     per = (n_docs + T - 1) // T
     for th in prange(T):
         last = np.full(len(start), -1, dtype=np.int64)
+        ring = np.zeros((hi_n, 2), dtype=np.int64)
         for d in range(th * per, min(n_docs, (th + 1) * per)):
             e0 = bounds[d + 1]
+            ntok = 0
             i, j = _next_token(buf, bounds[d], e0, is_word)
             while i < e0:
-                key, exact = _key(buf, i, j)
-                t = slots[2 * _find(buf, i, j, key, exact, slots, start, cps) + 1]
-                if t >= 0 and (not binary or last[t] != d):
-                    last[t] = d
-                    for c in range(K):
-                        out[d, c] += weights[t, c]
+                key1, exact1 = _key(buf, i, j)
+                if not _is_stop(buf, i, j, key1, exact1, stop_slots, stop_start, stop_length, stop_cps):
+                    ring[ntok % hi_n, 0] = i
+                    ring[ntok % hi_n, 1] = j
+                    ntok += 1
+                    for n in range(lo_n, min(hi_n, ntok) + 1):
+                        t = _lookup(buf, ring, hi_n, ntok, n, key1, exact1, slots, start, length, cps)
+                        if t >= 0 and (not binary or last[t] != d):
+                            last[t] = d
+                            for c in range(K):
+                                out[d, c] += weights[t, c]
                 i, j = _next_token(buf, j, e0, is_word)
     return out
 
 
 @njit(cache=True, nogil=True)
-def term_ids(buf, bounds, is_word, slots, start, cps):  # pragma: no cover - compiled
-    """Every token as (document, term id or -1, start, end within the document), in order."""
+def term_ids(buf, bounds, is_word, lo_n, hi_n, stop_slots, stop_start, stop_length, stop_cps,
+             slots, start, length, cps):  # pragma: no cover - compiled
+    """Every term occurrence as (document, term id or -1, start, end within the document), in
+    order of the last token of each n-gram."""
     n_docs = len(bounds) - 1
     cap = 1024
     out = np.empty((cap, 4), dtype=np.int64)
-    n = 0
+    ring = np.zeros((hi_n, 2), dtype=np.int64)
+    n_out = 0
     for d in range(n_docs):
         e0 = bounds[d + 1]
+        ntok = 0
         i, j = _next_token(buf, bounds[d], e0, is_word)
         while i < e0:
-            key, exact = _key(buf, i, j)
-            t = slots[2 * _find(buf, i, j, key, exact, slots, start, cps) + 1]
-            if n == cap:
-                cap *= 2
-                grown = np.empty((cap, 4), dtype=np.int64)
-                grown[:n] = out[:n]
-                out = grown
-            out[n, 0] = d
-            out[n, 1] = t
-            out[n, 2] = i - bounds[d]
-            out[n, 3] = j - bounds[d]
-            n += 1
+            key1, exact1 = _key(buf, i, j)
+            if not _is_stop(buf, i, j, key1, exact1, stop_slots, stop_start, stop_length, stop_cps):
+                ring[ntok % hi_n, 0] = i
+                ring[ntok % hi_n, 1] = j
+                ntok += 1
+                for n in range(lo_n, min(hi_n, ntok) + 1):
+                    t = _lookup(buf, ring, hi_n, ntok, n, key1, exact1, slots, start, length, cps)
+                    if n_out == cap:
+                        cap *= 2
+                        grown = np.empty((cap, 4), dtype=np.int64)
+                        grown[:n_out] = out[:n_out]
+                        out = grown
+                    out[n_out, 0] = d
+                    out[n_out, 1] = t
+                    out[n_out, 2] = ring[(ntok - n) % hi_n, 0] - bounds[d]
+                    out[n_out, 3] = j - bounds[d]
+                    n_out += 1
             i, j = _next_token(buf, j, e0, is_word)
-    return out[:n]
+    return out[:n_out]
 
 
 # ----------------------------------------------------------------------------- hashing mode

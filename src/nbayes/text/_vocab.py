@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._kernels import run, threads
@@ -11,14 +13,31 @@ def _pow2(n: int) -> int:
     return 1 << max(10, int(n - 1).bit_length())
 
 
+class Tokens:
+    """How a document becomes terms: word n-grams ``lo..hi`` of its tokens once the stop words
+    are dropped (scikit-learn's order of operations)."""
+
+    def __init__(self, ngram_range: tuple[int, int] = (1, 1), stop_words: Any = None) -> None:
+        self.lo, self.hi = int(ngram_range[0]), int(ngram_range[1])
+        stop = TermTable(sorted(stop_words)) if stop_words else None
+        empty_i, empty_u = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint32)
+        self.stop = (
+            (stop.slots, stop.start, stop.length, stop.cps) if stop else (np.full(2, -1, dtype=np.int64), empty_i, empty_i, empty_u)
+        )
+
+    def args(self) -> tuple:
+        return (self.lo, self.hi, *self.stop)
+
+
 class TermTable:
     """Terms with ids 0..n-1, found by their code points in an open-addressing hash table."""
 
-    def __init__(self, terms: np.ndarray | None = None) -> None:
+    def __init__(self, terms: Any = None, tokens: Tokens | None = None) -> None:
         from .._kernels.text import build
 
         terms = _objects([] if terms is None else list(terms))
         self.terms = terms
+        self.how = tokens
         n = len(terms)
         self.length = np.array(list(map(len, terms.tolist())), dtype=np.int64)
         self.start = np.zeros(n, dtype=np.int64)
@@ -34,17 +53,18 @@ class TermTable:
         return len(self.terms)
 
     def score(self, buf, bounds, table, weights: np.ndarray, binary: bool) -> np.ndarray:
-        """Per document and class: the sum of ``weights[t]`` over its known tokens."""
+        """Per document and class: the sum of ``weights[t]`` over its known terms."""
         from .._kernels.text import score
 
         w = np.ascontiguousarray(weights, dtype=np.float64)
-        return run(score, buf, bounds, table, self.slots, self.start, self.cps, w, binary, threads())
+        return run(score, buf, bounds, table, *self.how.args(), self.slots, self.start, self.length,
+                   self.cps, w, binary, threads())
 
     def tokens(self, buf, bounds, table) -> np.ndarray:
-        """(document, term id or -1, start, end within the document) of every token."""
+        """(document, term id or -1, start, end within the document) of every term occurrence."""
         from .._kernels.text import term_ids
 
-        return term_ids(buf, bounds, table, self.slots, self.start, self.cps)
+        return term_ids(buf, bounds, table, *self.how.args(), self.slots, self.start, self.length, self.cps)
 
 
 class _Learner:
@@ -77,7 +97,7 @@ class _Learner:
             self.slots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.slots, self.keys, self.n_terms)
 
-    def learn(self, buf, bounds, table, codes, w) -> "_Learner":
+    def learn(self, buf, bounds, table, codes, w, how: Tokens) -> "_Learner":
         from .._kernels.text import learn_counts
 
         has_w = w is not None
@@ -86,17 +106,18 @@ class _Learner:
         doc = 0
         while True:
             doc, self.n_terms, self.n_cps = learn_counts(
-                buf, bounds, doc, codes, wv, has_w, table, self.slots, self.keys, self.start,
+                buf, bounds, doc, codes, wv, has_w, table, *how.args(), self.slots, self.keys, self.start,
                 self.length, self.cps, self.n_terms, self.n_cps, self.last, self.counts,
                 self.cdf, self.df, self.tf,
             )
             if doc >= n_docs:
                 return self
             need = int(bounds[doc + 1] - bounds[doc])
-            self.reserve(need // 2 + 1, need)
+            grams = how.hi - how.lo + 1
+            self.reserve((need // 2 + 1) * grams, need * (how.hi + how.lo) * grams)
 
 
-def learn_terms(buf, bounds, table, codes, w, n_classes: int):
+def learn_terms(buf, bounds, table, codes, w, n_classes: int, how: Tokens):
     """Count a batch of documents from scratch, over the vocabulary they contain.
 
     Returns (terms sorted, term counts K x V, document counts K x V, df V, tf V): weighted
@@ -104,7 +125,7 @@ def learn_terms(buf, bounds, table, codes, w, n_classes: int):
     containing it and unweighted occurrences over the batch.
     """
     codes = np.ascontiguousarray(codes, dtype=np.int64)
-    main = _Learner(n_classes, len(buf)).learn(buf, bounds, table, codes, w)
+    main = _Learner(n_classes, len(buf)).learn(buf, bounds, table, codes, w, how)
     n_terms = main.n_terms
     text = main.cps[: main.n_cps].tobytes().decode("utf-32-le", errors="surrogatepass")
     words = [text[s : s + n] for s, n in zip(main.start[:n_terms].tolist(), main.length[:n_terms].tolist())]

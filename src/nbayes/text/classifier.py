@@ -18,7 +18,8 @@ from ..naive_bayes.multinomial import MultinomialNB, _log_ratio_scores
 from ..stats import CountStats
 from ..stats.text import TextStats
 from ._buffer import to_buffer
-from ._vocab import HashedTerms, TermTable, hash_terms, learn_terms
+from ._vocab import HashedTerms, TermTable, Tokens, hash_terms, learn_terms
+from .stop_words import ENGLISH_STOP_WORDS
 
 MODELS = {"multinomial": MultinomialNB, "complement": ComplementNB, "bernoulli": BernoulliNB}
 
@@ -69,7 +70,7 @@ class TextClassifier(BaseNB):
     ['spam', 'ham']
     """
 
-    _stats_params = ("lowercase", "n_features")
+    _stats_params = ("lowercase", "n_features", "ngram_range", "stop_words")
 
     def __init__(
         self,
@@ -85,6 +86,8 @@ class TextClassifier(BaseNB):
         max_df: float = 1.0,
         max_features: int | None = None,
         n_features: int | None = None,
+        ngram_range: tuple[int, int] = (1, 1),
+        stop_words: Any = None,
     ) -> None:
         self.model = model
         self.alpha = alpha
@@ -97,6 +100,8 @@ class TextClassifier(BaseNB):
         self.max_df = max_df
         self.max_features = max_features
         self.n_features = n_features
+        self.ngram_range = ngram_range
+        self.stop_words = stop_words
 
     # ------------------------------------------------------------------ boundary
     def _inner(self) -> BaseNB:
@@ -116,6 +121,36 @@ class TextClassifier(BaseNB):
                 check_number(name, value, low=0.0, high=1.0)
         check_number("max_features", self.max_features, low=1, integer=True, allow_none=True)
         check_number("n_features", self.n_features, low=1, high=2**31 - 1, integer=True, allow_none=True)
+        self._how()
+        if self.n_features is not None and (self._how().hi > 1 or self.stop_words is not None):
+            raise InvalidParameterError(
+                "ngram_range and stop_words work in vocabulary mode; hashing mode (n_features) "
+                "takes single words only in this version"
+            )
+
+    def _how(self) -> Tokens:
+        """The tokens-to-terms settings, checked: n-gram range and stop words."""
+        rng = self.ngram_range
+        if isinstance(rng, np.ndarray):  # as a model file gives it back
+            rng = tuple(rng.tolist())
+        if (not isinstance(rng, tuple | list) or len(rng) != 2
+                or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in rng)
+                or not 1 <= rng[0] <= rng[1] <= 8):
+            raise InvalidParameterError(
+                f"parameter 'ngram_range' must be (min_n, max_n) with 1 <= min_n <= max_n <= 8, got {rng!r}"
+            )
+        stop = self.stop_words
+        if stop == "english":
+            words = ENGLISH_STOP_WORDS
+        elif stop is None:
+            words = None
+        elif isinstance(stop, str) or not all(isinstance(v, str) for v in list(stop)):
+            raise InvalidParameterError(
+                f"parameter 'stop_words' must be None, 'english' or a list of words, got {stop!r}"
+            )
+        else:
+            words = [w.lower() if self.lowercase else w for w in list(stop)]
+        return Tokens(tuple(rng), words)
 
     def _prepare_X(self, X: Any, fitting: bool):
         buf, bounds, table = to_buffer(X, lowercase=self.lowercase)
@@ -124,7 +159,7 @@ class TextClassifier(BaseNB):
     # ------------------------------------------------------------------ statistics
     def _count(self, docs: _Docs, codes, n_classes, w) -> TextStats:
         if self.n_features is None:
-            found = learn_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes)
+            found = learn_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self._how())
         else:
             found = hash_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self.n_features)
         terms, counts, dcounts, df, tf = found
@@ -180,7 +215,7 @@ class TextClassifier(BaseNB):
                 weights = full
             table = HashedTerms(self.n_features)
         else:
-            table = TermTable(vocab)
+            table = TermTable(vocab, self._how())
         return {
             "inner_": inner,
             "_terms": vocab,
