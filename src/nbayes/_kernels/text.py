@@ -292,6 +292,24 @@ def build(cps, start, length, slots, keys):  # pragma: no cover - compiled
     rehash(slots, keys, len(start))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _terms_at(buf, i, j, ring, ntok, lo_n, hi_n, stop_slots, stop_start, stop_length, stop_cps,
+              slots, start, length, cps, found):  # pragma: no cover - compiled
+    """Take token buf[i:j] (unless a stop word) and look up the n-grams it ends: their term ids
+    (-1 when unknown) go to found[0 : count], longest last; returns (ntok, count)."""
+    key1, exact1 = _key(buf, i, j)
+    if _is_stop(buf, i, j, key1, exact1, stop_slots, stop_start, stop_length, stop_cps):
+        return ntok, 0
+    ring[ntok % hi_n, 0] = i
+    ring[ntok % hi_n, 1] = j
+    ntok += 1
+    count = 0
+    for n in range(lo_n, min(hi_n, ntok) + 1):
+        found[count] = _lookup(buf, ring, hi_n, ntok, n, key1, exact1, slots, start, length, cps)
+        count += 1
+    return ntok, count
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def score(buf, bounds, is_word, lo_n, hi_n, stop_slots, stop_start, stop_length, stop_cps,
           slots, start, length, cps, weights, binary, T):  # pragma: no cover
@@ -304,22 +322,20 @@ def score(buf, bounds, is_word, lo_n, hi_n, stop_slots, stop_start, stop_length,
     for th in prange(T):
         last = np.full(len(start), -1, dtype=np.int64)
         ring = np.zeros((hi_n, 2), dtype=np.int64)
+        found = np.empty(hi_n, dtype=np.int64)
         for d in range(th * per, min(n_docs, (th + 1) * per)):
             e0 = bounds[d + 1]
             ntok = 0
             i, j = _next_token(buf, bounds[d], e0, is_word)
             while i < e0:
-                key1, exact1 = _key(buf, i, j)
-                if not _is_stop(buf, i, j, key1, exact1, stop_slots, stop_start, stop_length, stop_cps):
-                    ring[ntok % hi_n, 0] = i
-                    ring[ntok % hi_n, 1] = j
-                    ntok += 1
-                    for n in range(lo_n, min(hi_n, ntok) + 1):
-                        t = _lookup(buf, ring, hi_n, ntok, n, key1, exact1, slots, start, length, cps)
-                        if t >= 0 and (not binary or last[t] != d):
-                            last[t] = d
-                            for c in range(K):
-                                out[d, c] += weights[t, c]
+                ntok, count = _terms_at(buf, i, j, ring, ntok, lo_n, hi_n, stop_slots, stop_start,
+                                        stop_length, stop_cps, slots, start, length, cps, found)
+                for k in range(count):
+                    t = found[k]
+                    if t >= 0 and (not binary or last[t] != d):
+                        last[t] = d
+                        for c in range(K):
+                            out[d, c] += weights[t, c]
                 i, j = _next_token(buf, j, e0, is_word)
     return out
 
@@ -329,33 +345,29 @@ def term_ids(buf, bounds, is_word, lo_n, hi_n, stop_slots, stop_start, stop_leng
              slots, start, length, cps):  # pragma: no cover - compiled
     """Every term occurrence as (document, term id or -1, start, end within the document), in
     order of the last token of each n-gram."""
-    n_docs = len(bounds) - 1
     cap = 1024
     out = np.empty((cap, 4), dtype=np.int64)
     ring = np.zeros((hi_n, 2), dtype=np.int64)
+    found = np.empty(hi_n, dtype=np.int64)
     n_out = 0
-    for d in range(n_docs):
+    for d in range(len(bounds) - 1):
         e0 = bounds[d + 1]
         ntok = 0
         i, j = _next_token(buf, bounds[d], e0, is_word)
         while i < e0:
-            key1, exact1 = _key(buf, i, j)
-            if not _is_stop(buf, i, j, key1, exact1, stop_slots, stop_start, stop_length, stop_cps):
-                ring[ntok % hi_n, 0] = i
-                ring[ntok % hi_n, 1] = j
-                ntok += 1
-                for n in range(lo_n, min(hi_n, ntok) + 1):
-                    t = _lookup(buf, ring, hi_n, ntok, n, key1, exact1, slots, start, length, cps)
-                    if n_out == cap:
-                        cap *= 2
-                        grown = np.empty((cap, 4), dtype=np.int64)
-                        grown[:n_out] = out[:n_out]
-                        out = grown
-                    out[n_out, 0] = d
-                    out[n_out, 1] = t
-                    out[n_out, 2] = ring[(ntok - n) % hi_n, 0] - bounds[d]
-                    out[n_out, 3] = j - bounds[d]
-                    n_out += 1
+            ntok, count = _terms_at(buf, i, j, ring, ntok, lo_n, hi_n, stop_slots, stop_start,
+                                    stop_length, stop_cps, slots, start, length, cps, found)
+            if n_out + count > cap:
+                cap *= 2
+                grown = np.empty((cap, 4), dtype=np.int64)
+                grown[:n_out] = out[:n_out]
+                out = grown
+            for k in range(count):
+                out[n_out, 0] = d
+                out[n_out, 1] = found[k]
+                out[n_out, 2] = ring[(ntok - lo_n - k) % hi_n, 0] - bounds[d]
+                out[n_out, 3] = j - bounds[d]
+                n_out += 1
             i, j = _next_token(buf, j, e0, is_word)
     return out[:n_out]
 
