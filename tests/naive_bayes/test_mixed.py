@@ -125,3 +125,42 @@ def test_merge_and_unlearn(frame):
     assert_allclose(a.merge(b).predict_joint_log_proba(X), full.predict_joint_log_proba(X), rtol=1e-9)
     forgot = nbayes.NaiveBayes().fit(X, y).unlearn(X.iloc[120:], y[120:])
     assert_allclose(forgot.predict_joint_log_proba(X), a.predict_joint_log_proba(X), rtol=1e-8)
+
+
+def test_text_column_is_a_bag_of_words(rng, tmp_path):
+    n = 200
+    y = rng.integers(0, 2, n)
+    words = [["cheap offer win prize now", "click here for free money"], ["meeting agenda for monday", "lunch with the team at noon"]]
+    df = pd.DataFrame(
+        {
+            "body": [words[c][rng.integers(0, 2)] + f" ref {i}" for i, c in enumerate(y)],
+            "size": rng.normal(y, 1.0),
+        }
+    )
+    df.loc[3, "body"] = None  # a missing text is an empty document
+    labels = np.array(["ham", "spam"])[1 - y]
+    model = nbayes.NaiveBayes().fit(df, labels)
+    assert model.column_kinds_ == ["text", "gaussian"]
+    text_only = nbayes.TextClassifier().fit(df["body"].fillna("").tolist(), labels)
+    gauss = nbayes.GaussianNB().fit(df[["size"]].to_numpy(), labels)
+    expected = (
+        text_only.predict_joint_log_proba(df["body"].fillna("").tolist())
+        - text_only.class_log_prior_
+        + gauss.predict_joint_log_proba(df[["size"]].to_numpy())
+        - np.log(gauss.class_prior_)
+        + model.class_log_prior_
+    )
+    assert_allclose(model.predict_joint_log_proba(df), expected, rtol=1e-10)
+    assert model.predict(pd.DataFrame({"body": ["free prize money"], "size": [0.0]}))[0] == "spam"
+    e = model.explain(df.iloc[:5])
+    assert_allclose(e.joint(), model.predict_joint_log_proba(df.iloc[:5]), rtol=1e-10)
+    a = nbayes.NaiveBayes().fit(df.iloc[:90], labels[:90])
+    b = nbayes.NaiveBayes().fit(df.iloc[90:], labels[90:])
+    assert_allclose(a.merge(b).predict_joint_log_proba(df), model.predict_joint_log_proba(df), rtol=1e-10)
+    top = model.top_features(2)
+    assert all(name.split(":")[0] in ("body", "size") for entries in top.values() for name, _ in entries)
+    model.save(tmp_path / "m.nbm")
+    back = nbayes.load(tmp_path / "m.nbm")
+    np.testing.assert_array_equal(back.predict_proba(df), model.predict_proba(df))
+    forgot = nbayes.NaiveBayes().fit(df, labels).unlearn(df.iloc[90:], labels[90:])
+    assert_allclose(forgot.predict_joint_log_proba(df), a.predict_joint_log_proba(df), rtol=1e-9)

@@ -22,8 +22,15 @@ from .bernoulli import BernoulliNB, _Binary
 from .categorical import CategoricalNB
 from .gaussian import VARIANCES, GaussianNB
 
-KINDS = ("gaussian", "categorical", "bernoulli")
-_STATS = {"gaussian": MomentStats, "categorical": CategoricalStats, "bernoulli": CountStats}
+KINDS = ("gaussian", "categorical", "bernoulli", "text")
+
+
+def _stats_class(kind: str) -> Any:
+    if kind == "text":
+        from ..text.columns import TextColumnsStats
+
+        return TextColumnsStats
+    return {"gaussian": MomentStats, "categorical": CategoricalStats, "bernoulli": CountStats}[kind]
 
 
 @dataclass
@@ -68,7 +75,9 @@ class NaiveBayes(BaseNB):
     """Naive Bayes over a table whose columns have different types.
 
     Column types come from the dtype: numbers (integers too) are ``"gaussian"``, strings,
-    categoricals and objects ``"categorical"``, booleans ``"bernoulli"``. ``column_types`` maps
+    categoricals and objects ``"categorical"``, booleans ``"bernoulli"``, and string columns of
+    long, varied values (20 characters or more on average, mostly with spaces, at least half
+    distinct) ``"text"``: a multinomial bag of words per column, with scikit-learn's tokens. ``column_types`` maps
     a column name (or index, for arrays) to a type to override that choice. Accepts pandas,
     polars and pyarrow tables, and numpy arrays (object arrays are typed per column from their
     values). ``alpha`` smooths the categorical and Bernoulli components; ``var_smoothing``,
@@ -119,6 +128,10 @@ class NaiveBayes(BaseNB):
             return GaussianNB(var_smoothing=self.var_smoothing, variance=self.variance, ddof=self.ddof)
         if kind == "categorical":
             return CategoricalNB(alpha=self.alpha, handle_unknown=self.handle_unknown, m=self.m)
+        if kind == "text":
+            from ..text.columns import TextColumns
+
+            return TextColumns(alpha=self.alpha)  # type: ignore[return-value]
         return BernoulliNB(alpha=self.alpha, binarize=None)
 
     def _check_params(self) -> None:
@@ -170,6 +183,11 @@ class NaiveBayes(BaseNB):
             if kind == "categorical":
                 parts[kind] = Table(None, [T.column(j) for j in idx], (T.shape[0], len(idx)))
                 continue
+            if kind == "text":
+                from ..text.columns import as_docs
+
+                parts[kind] = [as_docs(T.column(j)) for j in idx]
+                continue
             M = np.column_stack([_as_float(T.column(j), j, names, kind) for j in idx])
             if kind == "gaussian":
                 if np.isinf(M).any():
@@ -186,9 +204,15 @@ class NaiveBayes(BaseNB):
         if mod == "pandas" and hasattr(X, "dtypes"):
             return [_pandas_kind(X[c]) for c in X.columns]
         if mod == "polars" and hasattr(X, "schema"):
-            return [_polars_kind(dt) for dt in X.schema.values()]
+            return [
+                _strings_kind(X.get_column(n).head(SAMPLE).to_list()) if k == "categorical" else k
+                for n, k in ((n, _polars_kind(dt)) for n, dt in X.schema.items())
+            ]
         if mod == "pyarrow" and hasattr(X, "schema"):
-            return [_arrow_kind(f.type) for f in X.schema]
+            return [
+                _strings_kind(X.column(f.name).slice(0, SAMPLE).to_pylist()) if k == "categorical" else k
+                for f, k in ((f, _arrow_kind(f.type)) for f in X.schema)
+            ]
         A = np.asarray(X, dtype=object) if isinstance(X, list | tuple) else np.asarray(X)
         if A.ndim != 2:
             return []
@@ -197,7 +221,7 @@ class NaiveBayes(BaseNB):
         if A.dtype.kind in "iuf":
             return ["gaussian"] * A.shape[1]
         if A.dtype.kind in "US":
-            return ["categorical"] * A.shape[1]
+            return [_strings_kind(A[:SAMPLE, j].tolist()) for j in range(A.shape[1])]
         return [_values_kind(A[:, j]) for j in range(A.shape[1])]
 
     # ------------------------------------------------------------------ statistics
@@ -306,8 +330,8 @@ def _load(cls: type[NaiveBayes], state: dict[str, Any]) -> NaiveBayes:
         if not d:
             continue
         sub = {k[len(f"part/{kind}/") :]: v for k, v in arrays.items() if k.startswith(f"part/{kind}/")}
-        S = _STATS[kind]
-        parts[kind] = S.from_arrays(sub, d) if S is CategoricalStats else S.from_arrays(sub)
+        S = _stats_class(kind)
+        parts[kind] = S.from_arrays(sub) if S in (MomentStats, CountStats) else S.from_arrays(sub, d)
     stats = MixedStats(arrays["stats/class_count"], parts)
     model._pending_kinds = kinds
     model._commit(stats, arrays["classes"], int(meta["n_features_in"]), meta.get("feature_names"))
@@ -325,7 +349,9 @@ def _pandas_kind(s: Any) -> str:
         return "gaussian"
     if dt == object:
         return _values_kind(s.to_numpy(dtype=object))
-    return "categorical"
+    if isinstance(dt, pd.CategoricalDtype):
+        return "categorical"
+    return _strings_kind(s.head(SAMPLE).tolist())
 
 
 def _polars_kind(dt: Any) -> str:
@@ -353,7 +379,23 @@ def _values_kind(col: np.ndarray) -> str:
         return "bernoulli"
     if vals and all(isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool) for v in vals):
         return "gaussian"
-    return "categorical"
+    return _strings_kind(vals[:SAMPLE])
+
+
+#: how many values the typing of a string column looks at
+SAMPLE = 1000
+
+
+def _strings_kind(values: list[Any]) -> str:
+    """Text (a bag of words) for long, varied strings; categorical otherwise. Long and varied:
+    on average 20 characters or more, most values with a space, and at least half distinct."""
+    vals = [v for v in values if isinstance(v, str)]
+    if len(vals) < 2:
+        return "categorical"
+    long = sum(len(v) for v in vals) / len(vals) >= 20
+    spaced = sum(" " in v.strip() for v in vals) >= 0.5 * len(vals)
+    varied = len(set(vals)) >= 0.5 * len(vals)
+    return "text" if long and spaced and varied else "categorical"
 
 
 def _name(j: int, names: list[str] | None) -> str:

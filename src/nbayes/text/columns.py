@@ -1,0 +1,99 @@
+"""NaiveBayes' text component: one multinomial bag of words per text column."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..stats.text import TextStats
+from ._buffer import to_buffer
+from .classifier import TextClassifier, _Docs
+
+
+@dataclass
+class TextColumnsStats:
+    """The class weights and each text column's term statistics."""
+
+    class_count: np.ndarray
+    columns: list[TextStats]
+
+    def embed(self, pos: np.ndarray, n_classes: int) -> "TextColumnsStats":
+        cc = np.zeros(n_classes)
+        cc[pos] = self.class_count
+        return TextColumnsStats(cc, [s.embed(pos, n_classes) for s in self.columns])
+
+    def __add__(self, other: "TextColumnsStats") -> "TextColumnsStats":
+        return TextColumnsStats(
+            self.class_count + other.class_count, [a + b for a, b in zip(self.columns, other.columns)]
+        )
+
+    def subtract(self, other: "TextColumnsStats", classes: np.ndarray) -> "TextColumnsStats":
+        cols = [a.subtract(b, classes) for a, b in zip(self.columns, other.columns)]
+        return TextColumnsStats(cols[0].class_count, cols)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        out = {"stats/class_count": self.class_count}
+        for j, s in enumerate(self.columns):
+            out.update({f"col/{j}/{k}": v for k, v in s.to_arrays().items()})
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], n_columns: int) -> "TextColumnsStats":
+        cols = []
+        for j in range(n_columns):
+            prefix = f"col/{j}/"
+            cols.append(TextStats.from_arrays({k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}))
+        return cls(arrays["stats/class_count"], cols)
+
+
+def as_docs(column: np.ndarray) -> _Docs:
+    """A table column as documents: a missing cell is an empty document (it adds nothing)."""
+    from .._validation import is_missing
+
+    texts = ["" if is_missing(v) else (v if isinstance(v, str | bytes) else str(v)) for v in column.tolist()]
+    return _Docs(*to_buffer(texts))
+
+
+class TextColumns:
+    """Each text column is a multinomial bag of words (scikit-learn's default tokens) with its
+    own vocabulary; their log-likelihoods add. Speaks the hook protocol of ``BaseNB``."""
+
+    def __init__(self, alpha: float) -> None:
+        self.alpha = alpha
+
+    def _model(self) -> TextClassifier:
+        return TextClassifier(alpha=self.alpha)
+
+    def _check_params(self) -> None:
+        self._model()._check_params()
+
+    def _count(self, docs: list[_Docs], codes, n_classes, w) -> TextColumnsStats:
+        cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
+        return TextColumnsStats(cc, [self._model()._count(d, codes, n_classes, w) for d in docs])
+
+    def _estimate(self, stats: TextColumnsStats, n_features: int) -> dict[str, Any]:
+        models = []
+        for s in stats.columns:
+            model = self._model()
+            for key, value in model._estimate(s, 1).items():
+                setattr(model, key, value)
+            model.stats_ = s
+            models.append(model)
+        return {"models_": models}
+
+    def _loglik(self, docs: list[_Docs]) -> np.ndarray:
+        return sum(m._loglik(d) for m, d in zip(self.models_, docs))
+
+    def _feature_terms(self, docs: list[_Docs]) -> np.ndarray:
+        return np.stack([m._loglik(d) for m, d in zip(self.models_, docs)], axis=2)
+
+    def _feature_scores(self) -> tuple[np.ndarray, list[str]]:
+        names = [str(n) for n in getattr(self, "feature_names_in_", range(len(self.models_)))]
+        scores, labels = [], []
+        for name, m in zip(names, self.models_):
+            s, terms = m._feature_scores()
+            scores.append(s)
+            labels += [f"{name}: {t}" for t in terms]
+        return np.concatenate(scores, axis=1), labels
