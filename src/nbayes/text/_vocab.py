@@ -149,7 +149,10 @@ def _objects(items: list) -> np.ndarray:
 
 
 def _grow(a: np.ndarray, n: int, fill: float = 0) -> np.ndarray:
-    out = np.full((n,) + a.shape[1:], fill, dtype=a.dtype)
+    # np.zeros takes fresh zeroed pages from the OS (nothing is written until used); np.full
+    # would write every byte of tables that reach hundreds of MB with bigrams
+    shape = (n,) + a.shape[1:]
+    out = np.zeros(shape, dtype=a.dtype) if fill == 0 else np.full(shape, fill, dtype=a.dtype)
     out[: len(a)] = a
     return out
 
