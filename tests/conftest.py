@@ -9,8 +9,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+# CI: bounded and deterministic (the same examples every run); dev: fresh random examples
 settings.register_profile(
-    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "ci",
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", max_examples=30, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
