@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +28,8 @@ class TextStats:
     df: np.ndarray
     tf: np.ndarray
     n_docs: float
+    #: the lookup table of exactly these terms, when counting built one (never saved or merged)
+    table: Any = field(default=None, repr=False, compare=False)
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "TextStats":
         def grow(a: np.ndarray) -> np.ndarray:

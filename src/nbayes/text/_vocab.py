@@ -49,6 +49,14 @@ class TermTable:
         if n:
             build(self.cps, self.start, self.length, self.slots, np.zeros(n, dtype=np.int64))
 
+    @classmethod
+    def from_parts(cls, terms, slots, start, length, cps, tokens: Tokens) -> "TermTable":
+        """A table from arrays already laid out (a learner's, renumbered): nothing rebuilt."""
+        table = cls.__new__(cls)
+        table.terms, table.slots, table.start, table.length, table.cps = terms, slots, start, length, cps
+        table.how = tokens
+        return table
+
     def __len__(self) -> int:
         return len(self.terms)
 
@@ -131,12 +139,21 @@ def learn_terms(buf, bounds, table, codes, w, n_classes: int, how: Tokens):
     words = [text[s : s + n] for s, n in zip(main.start[:n_terms].tolist(), main.length[:n_terms].tolist())]
     # Python's sort on str (code point order, as scikit-learn's vocabulary): 3x numpy's on objects
     order = np.array(sorted(range(n_terms), key=words.__getitem__), dtype=np.intp)
+    terms = _objects(words)[order]
+    # the learner's table, renumbered to sorted ids, serves predictions when every term is kept
+    rank = np.empty(n_terms, dtype=np.int64)
+    rank[order] = np.arange(n_terms)
+    ids = main.slots[1::2]
+    used = ids >= 0
+    ids[used] = rank[ids[used]]
+    table = TermTable.from_parts(terms, main.slots, main.start[order], main.length[order], main.cps[: main.n_cps], how)
     return (
-        _objects(words)[order],
+        terms,
         np.ascontiguousarray(main.counts[order].T),
         np.ascontiguousarray(main.cdf[order].T),
         main.df[order],
         main.tf[order],
+        table,
     )
 
 

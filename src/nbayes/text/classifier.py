@@ -162,9 +162,9 @@ class TextClassifier(BaseNB):
             found = learn_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self._how())
         else:
             found = hash_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self.n_features)
-        terms, counts, dcounts, df, tf = found
+        terms, counts, dcounts, df, tf, *table = found
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
-        return TextStats(terms, cc, counts, dcounts, df, tf, float(docs.shape[0]))
+        return TextStats(terms, cc, counts, dcounts, df, tf, float(docs.shape[0]), table[0] if table else None)
 
     def _active(self, stats: TextStats) -> np.ndarray:
         """The terms a vectoriser fitted on these documents would keep (scikit-learn's rules)."""
@@ -214,6 +214,8 @@ class TextClassifier(BaseNB):
                 full[:, keep] = weights
                 weights = full
             table = HashedTerms(self.n_features)
+        elif stats.table is not None and keep.all():
+            table = stats.table  # built while counting: no rebuild from strings
         else:
             table = TermTable(vocab, self._how())
         return {
