@@ -371,3 +371,11 @@ def test_laws_property(seed, n, d, kind, cut):
     assert_allclose(a.weight, b.weight, atol=1e-12 * n)
     assert_allclose(a.mean, b.mean, atol=1e-12 * (np.abs(X).max() + 1))
     assert_allclose(a.m2, b.m2, atol=1e-12 * scale)
+
+
+@pytest.mark.parametrize("cls", [nbayes.MultinomialNB, nbayes.ComplementNB, nbayes.BernoulliNB])
+def test_sparse_fit_round_trips_bit_for_bit(rng, tmp_path, cls):
+    X, y = counts_data(rng)
+    model = cls().fit(sp.csr_matrix(X), y)
+    model.save(tmp_path / "m.nbm")
+    assert_array_equal(nbayes.load(tmp_path / "m.nbm").predict_proba(X), model.predict_proba(X))

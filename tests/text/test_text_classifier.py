@@ -262,3 +262,42 @@ def test_ngram_settings_are_checked():
     clf = nbayes.TextClassifier(ngram_range=(1, 2)).fit(DOCS, LABELS)
     e = clf.explain("cheap pills now")
     assert e.tokens == ["cheap", "pills", "cheap pills", "now", "pills now"]
+
+
+@pytest.mark.parametrize("sublinear", [False, True])
+@pytest.mark.parametrize("model,ref", [("complement", ComplementNB(alpha=0.1)), ("multinomial", MultinomialNB(alpha=0.1))])
+def test_tfidf_equals_tfidf_vectorizer(tmp_path, sublinear, model, ref):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    docs = DOCS + ["cheap cheap cheap pills", "noon meeting about lunch", "the cat and the dog"]
+    labels = LABELS + ["spam", "ham", "a"]
+    clf = nbayes.TextClassifier(model=model, alpha=0.1, tfidf=True, sublinear_tf=sublinear, min_df=1).fit(docs, labels)
+    tv = TfidfVectorizer(sublinear_tf=sublinear)
+    X = tv.fit_transform(docs)
+    ref.fit(X, labels)
+    assert_allclose(clf.predict_joint_log_proba(docs), ref.predict_joint_log_proba(X), rtol=1e-9)
+    test = ["cheap lunch", "a naïve cat", ""]
+    assert_allclose(clf.predict_proba(test), ref.predict_proba(tv.transform(test)), rtol=1e-9, atol=1e-12)
+    clf.save(tmp_path / "t.nbm")
+    assert_array_equal(nbayes.load(tmp_path / "t.nbm").predict_proba(test), clf.predict_proba(test))
+    with pytest.raises(nbayes.errors.InvalidParameterError, match="do not add up"):
+        clf.partial_fit(docs, labels)
+    with pytest.raises(nbayes.errors.MergeError, match="tf-idf"):
+        clf.merge(clf)
+    with pytest.raises(nbayes.errors.InvalidParameterError, match="tfidf=True weighs counts"):
+        nbayes.TextClassifier(model="bernoulli", tfidf=True).fit(docs, labels)
+
+
+@pytest.mark.slow
+def test_twenty_newsgroups_tfidf_complement(shared_data):
+    """TfidfVectorizer(sublinear_tf=True) + ComplementNB(alpha=0.1): the same predictions (83.9%)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    Xtr, ytr = _load(shared_data / "20newsgroups" / "train.jsonl.gz")
+    Xte, yte = _load(shared_data / "20newsgroups" / "test.jsonl.gz")
+    clf = nbayes.TextClassifier(model="complement", alpha=0.1, tfidf=True, sublinear_tf=True).fit(Xtr, ytr)
+    tv = TfidfVectorizer(sublinear_tf=True)
+    ref = ComplementNB(alpha=0.1).fit(tv.fit_transform(Xtr), ytr)
+    ours = clf.predict(Xte)
+    assert np.mean(ours == ref.predict(tv.transform(Xte))) > 0.9995
+    assert abs(np.mean(ours == yte) - 0.839) < 2e-3

@@ -28,7 +28,9 @@ def class_totals(codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> np.
 def per_class_sum(Y: sp.csr_matrix, X: Any) -> np.ndarray:
     """Y.T @ X as a dense (K, d) array, for dense or sparse X."""
     out = Y.T @ X
-    return np.asarray(out.toarray() if sp.issparse(out) else out, dtype=np.float64)
+    # C order always: a sparse product can come back in Fortran order, and sums over it would
+    # then round differently from the same counts read back from a model file
+    return np.ascontiguousarray(out.toarray() if sp.issparse(out) else out, dtype=np.float64)
 
 
 def check_alpha(alpha: Any, n_features: int | None, force_alpha: bool) -> np.ndarray | float:

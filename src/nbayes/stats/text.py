@@ -85,7 +85,11 @@ class TextStats:
         )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        return {
+        extra = {}
+        if getattr(self, "weighted", None) is not None:  # a tf-idf model's (kept terms, idf, sums)
+            keep, idf, sums = self.weighted
+            extra = {"stats/tfidf_keep": keep, "stats/idf": idf, "stats/tfidf_sums": sums}
+        return extra | {
             "stats/terms": self.terms,
             "stats/class_count": self.class_count,
             "stats/term_count": self.term_count,
@@ -103,11 +107,14 @@ class TextStats:
         else:
             terms = np.empty(len(raw), dtype=object)
             terms[:] = [str(t) for t in raw.tolist()]
-        return cls(
+        stats = cls(
             terms,
             arrays["stats/class_count"], arrays["stats/term_count"], arrays["stats/doc_count"],
             arrays["stats/df"], arrays["stats/tf"], float(arrays["stats/n_docs"]),
         )
+        if "stats/tfidf_keep" in arrays:
+            stats.weighted = (arrays["stats/tfidf_keep"], arrays["stats/idf"], arrays["stats/tfidf_sums"])
+        return stats
 
 
 def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -88,6 +88,9 @@ class TextClassifier(BaseNB):
         n_features: int | None = None,
         ngram_range: tuple[int, int] = (1, 1),
         stop_words: Any = None,
+        tfidf: bool = False,
+        sublinear_tf: bool = False,
+        smooth_idf: bool = True,
     ) -> None:
         self.model = model
         self.alpha = alpha
@@ -102,6 +105,9 @@ class TextClassifier(BaseNB):
         self.n_features = n_features
         self.ngram_range = ngram_range
         self.stop_words = stop_words
+        self.tfidf = tfidf
+        self.sublinear_tf = sublinear_tf
+        self.smooth_idf = smooth_idf
 
     # ------------------------------------------------------------------ boundary
     def _inner(self) -> BaseNB:
@@ -122,6 +128,11 @@ class TextClassifier(BaseNB):
         check_number("max_features", self.max_features, low=1, integer=True, allow_none=True)
         check_number("n_features", self.n_features, low=1, high=2**31 - 1, integer=True, allow_none=True)
         self._how()
+        if self.tfidf and (self.model == "bernoulli" or self.n_features is not None or self.binary):
+            raise InvalidParameterError(
+                "tfidf=True weighs counts: it takes model='multinomial' or 'complement' in "
+                "vocabulary mode, without binary"
+            )
         if self.n_features is not None and (self._how().hi > 1 or self.stop_words is not None):
             raise InvalidParameterError(
                 "ngram_range and stop_words work in vocabulary mode; hashing mode (n_features) "
@@ -164,7 +175,65 @@ class TextClassifier(BaseNB):
             found = hash_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self.n_features)
         terms, counts, dcounts, df, tf, *table = found
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
-        return TextStats(terms, cc, counts, dcounts, df, tf, float(docs.shape[0]), table[0] if table else None)
+        stats = TextStats(terms, cc, counts, dcounts, df, tf, float(docs.shape[0]), table[0] if table else None)
+        if self.tfidf:
+            stats.weighted = self._tfidf_sums(stats, docs, codes, n_classes, w)
+        return stats
+
+    # ------------------------------------------------------------------ tf-idf
+    def _idf(self, stats: TextStats, keep: np.ndarray) -> np.ndarray:
+        """scikit-learn's idf over the kept terms: ln((1 + n) / (1 + df)) + 1 (smooth_idf) or
+        ln(n / df) + 1."""
+        n, df = stats.n_docs, stats.df[keep]
+        if self.smooth_idf:
+            return np.log((1.0 + n) / (1.0 + df)) + 1.0
+        return np.log(n / df) + 1.0
+
+    def _weigh(self, X: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
+        """Counts to tf-idf rows of unit L2 norm (TfidfVectorizer with norm='l2')."""
+        X = X.astype(np.float64)
+        if self.sublinear_tf:
+            X.data = 1.0 + np.log(X.data)
+        X.data *= idf[X.indices]
+        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        X.data /= np.where(norms[rows] > 0, norms[rows], 1.0)
+        return X
+
+    def _tfidf_sums(self, stats: TextStats, docs: _Docs, codes, n_classes, w) -> tuple:
+        """(kept terms, idf, per-class sums of the documents' tf-idf vectors). tf-idf depends on
+        the whole corpus (idf, and the norm over kept terms), so these sums are not additive."""
+        from ..naive_bayes._discrete import class_indicator
+
+        keep = self._active(stats)
+        idf = self._idf(stats, keep)
+        table = TermTable(stats.terms[keep], self._how())
+        X = self._weigh(self._counts(table, docs, False), idf)
+        Y = class_indicator(codes, n_classes, w)
+        return keep, idf, np.ascontiguousarray((Y.T @ X).toarray())  # C order, as loaded back
+
+    def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None):
+        if self.tfidf and hasattr(self, "classes_"):
+            raise InvalidParameterError(
+                "tfidf=True: idf and the L2 norms depend on the whole corpus, so tf-idf statistics "
+                "do not add up; fit again on all documents instead of partial_fit"
+            )
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    def unlearn(self, X: Any, y: Any, sample_weight: Any = None):
+        if self.tfidf:
+            raise InvalidParameterError(
+                "tfidf=True: tf-idf statistics do not subtract exactly (idf depends on every "
+                "document); fit again without the documents to forget"
+            )
+        return super().unlearn(X, y, sample_weight=sample_weight)
+
+    def merge(self, other: Any):
+        if self.tfidf or getattr(other, "tfidf", False):
+            from ..errors import MergeError
+
+            raise MergeError("cannot merge tf-idf models: their idfs and norms come from different corpora")
+        return super().merge(other)
 
     def _active(self, stats: TextStats) -> np.ndarray:
         """The terms a vectoriser fitted on these documents would keep (scikit-learn's rules)."""
@@ -188,11 +257,14 @@ class TextClassifier(BaseNB):
 
     # ------------------------------------------------------------------ estimation
     def _estimate(self, stats: TextStats, n_features: int) -> dict[str, Any]:
-        keep = self._active(stats)
-        uses_docs = self.binary or self.model == "bernoulli"
-        fc = stats.doc_count if uses_docs else stats.term_count
-        if not keep.all():
-            fc = fc[:, keep]
+        if self.tfidf:
+            keep, idf, fc = stats.weighted
+        else:
+            keep, idf = self._active(stats), None
+            uses_docs = self.binary or self.model == "bernoulli"
+            fc = stats.doc_count if uses_docs else stats.term_count
+            if not keep.all():
+                fc = fc[:, keep]
         inner = self._inner()
         V = int(keep.sum())
         derived = inner._estimate(CountStats(stats.class_count, fc), V)
@@ -222,10 +294,11 @@ class TextClassifier(BaseNB):
             "inner_": inner,
             "_terms": vocab,
             "_keep": keep,
+            "_idf": idf,
             "_table": table,
             "_weights": np.ascontiguousarray(weights.T),
             "_const": const,
-            "_fast": bool(np.isfinite(weights).all() and np.isfinite(const).all()),
+            "_fast": bool(np.isfinite(weights).all() and np.isfinite(const).all()) and not self.tfidf,
             "class_log_prior_": derived["class_log_prior_"],
             "feature_log_prob_": flp,
             "_intercept": derived["_intercept"],
@@ -242,7 +315,9 @@ class TextClassifier(BaseNB):
         binary = self.binary or self.model == "bernoulli"
         if self._fast:
             return self._table.score(docs.buf, docs.bounds, docs.table, self._weights, binary) + self._const
-        X = self._matrix(docs, binary)  # -inf weights (alpha = 0): the exact sparse path
+        X = self._matrix(docs, binary)  # tf-idf, or -inf weights (alpha = 0): the sparse path
+        if self.tfidf:
+            return self.inner_._loglik(self._weigh(X, self._idf))
         if self.n_features is not None:
             X = X[:, self._keep]
         if self.model == "bernoulli":
@@ -250,10 +325,14 @@ class TextClassifier(BaseNB):
         return self.inner_._loglik(X)
 
     def _matrix(self, docs: _Docs, binary: bool) -> sp.csr_matrix:
-        tok = self._table.tokens(docs.buf, docs.bounds, docs.table)
+        return self._counts(self._table, docs, binary)
+
+    @staticmethod
+    def _counts(table: Any, docs: _Docs, binary: bool) -> sp.csr_matrix:
+        tok = table.tokens(docs.buf, docs.bounds, docs.table)
         tok = tok[tok[:, 1] >= 0]
         X = sp.csr_matrix(
-            (np.ones(len(tok)), (tok[:, 0], tok[:, 1])), shape=(docs.shape[0], len(self._table))
+            (np.ones(len(tok)), (tok[:, 0], tok[:, 1])), shape=(docs.shape[0], len(table))
         )
         X.sum_duplicates()
         if binary:
