@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 
-import pytest
 
 NBAYES = shutil.which("nbayes")
 
