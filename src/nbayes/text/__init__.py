@@ -1,5 +1,6 @@
 """Text classification: a compiled tokeniser and counter, and TextClassifier."""
 
 from .classifier import TextClassifier, TokenExplanation
+from .vectorizer import Vectorizer
 
-__all__ = ["TextClassifier", "TokenExplanation"]
+__all__ = ["TextClassifier", "TokenExplanation", "Vectorizer"]

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import check_number
 from ..errors import DataError, InvalidParameterError
 from ..stats.text import TextStats
 from ._buffer import to_buffer
@@ -33,6 +34,24 @@ class TextSettings:
     """Tokens (lowercase, n-grams, stop words), term selection (min_df, max_df, max_features,
     hashing) and tf-idf weights, as scikit-learn's vectorisers define them. Expects the
     attributes of those names on the instance."""
+
+    def _check_text_params(self) -> None:
+        for name in ("min_df", "max_df"):
+            value = getattr(self, name)
+            if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+                check_number(name, value, low=0, integer=True)
+            else:
+                check_number(name, value, low=0.0, high=1.0)
+        check_number("max_features", self.max_features, low=1, integer=True, allow_none=True)
+        check_number("n_features", self.n_features, low=1, high=2**31 - 1, integer=True, allow_none=True)
+        how = self._how()
+        if self.tfidf and (self.n_features is not None or self.binary):
+            raise InvalidParameterError("tfidf=True weighs counts: it takes vocabulary mode, without binary")
+        if self.n_features is not None and (how.hi > 1 or self.stop_words is not None):
+            raise InvalidParameterError(
+                "ngram_range and stop_words work in vocabulary mode; hashing mode (n_features) "
+                "takes single words only in this version"
+            )
 
     def _how(self) -> Tokens:
         """The tokens-to-terms settings, checked: n-gram range and stop words."""

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_choice, check_number
+from .._validation import check_choice
 from ..errors import InvalidParameterError
 from ..naive_bayes._base import BaseNB
 from ..naive_bayes.bernoulli import BernoulliNB, _Binary
@@ -105,24 +105,10 @@ class TextClassifier(TextSettings, BaseNB):
     def _check_params(self) -> None:
         check_choice("model", self.model, tuple(MODELS))
         self._inner()._check_params()
-        for name in ("min_df", "max_df"):
-            value = getattr(self, name)
-            if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-                check_number(name, value, low=0, integer=True)
-            else:
-                check_number(name, value, low=0.0, high=1.0)
-        check_number("max_features", self.max_features, low=1, integer=True, allow_none=True)
-        check_number("n_features", self.n_features, low=1, high=2**31 - 1, integer=True, allow_none=True)
-        self._how()
-        if self.tfidf and (self.model == "bernoulli" or self.n_features is not None or self.binary):
+        self._check_text_params()
+        if self.tfidf and self.model == "bernoulli":
             raise InvalidParameterError(
-                "tfidf=True weighs counts: it takes model='multinomial' or 'complement' in "
-                "vocabulary mode, without binary"
-            )
-        if self.n_features is not None and (self._how().hi > 1 or self.stop_words is not None):
-            raise InvalidParameterError(
-                "ngram_range and stop_words work in vocabulary mode; hashing mode (n_features) "
-                "takes single words only in this version"
+                "tfidf=True weighs counts: it takes model='multinomial' or 'complement'"
             )
 
     # ------------------------------------------------------------------ statistics
