@@ -382,29 +382,69 @@ def classes_and_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def encode_labels(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Map labels to positions in ``classes``; return (codes, mask of labels not in classes)."""
-    if classes.dtype.kind != "O" and y.dtype.kind != "O":
-        try:
-            pos = np.searchsorted(classes, y)
-            pos_c = np.minimum(pos, len(classes) - 1)
-            ok = classes[pos_c] == y
-            return pos_c.astype(np.intp), ~np.asarray(ok, dtype=bool)
+    codes = encode_values(y, classes)
+    unknown = (codes < 0) | (codes >= len(classes))
+    return np.where(unknown, 0, codes), unknown
+
+
+def missing_mask(col: np.ndarray) -> np.ndarray:
+    """True where the entry is missing (NaN, None, pandas.NA, NaT)."""
+    if col.dtype.kind == "f":
+        return np.isnan(col)
+    if col.dtype.kind == "O":
+        try:  # vectorised: None, and NaN (the one value unequal to itself)
+            with np.errstate(invalid="ignore"):
+                mask = np.asarray(np.equal(col, None), dtype=bool) | np.asarray(
+                    np.not_equal(col, col), dtype=bool
+                )
+            return mask
+        except (TypeError, ValueError):  # pandas.NA and friends refuse to be compared
+            return np.fromiter((is_missing(v) for v in col), dtype=bool, count=len(col))
+    return np.zeros(len(col), dtype=bool)
+
+
+def encode_values(col: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Code of each entry in ``values``: its index, -1 for missing, len(values) for unseen."""
+    J = len(values)
+    if col.dtype.kind in "iufb" and values.dtype.kind in "iufb":
+        codes = np.searchsorted(values, col).astype(np.intp)
+        hit = np.zeros(len(col), dtype=bool)
+        inside = codes < J
+        hit[inside] = values[codes[inside]] == col[inside]
+        codes[~hit] = J
+        if col.dtype.kind == "f":
+            codes[np.isnan(col)] = -1
+        return codes
+    if col.dtype.kind in "US" and values.dtype.kind in "US":
+        codes = np.searchsorted(values, col).astype(np.intp)
+        inside = codes < J
+        hit = np.zeros(len(col), dtype=bool)
+        hit[inside] = values[codes[inside]] == col[inside]
+        codes[~hit] = J
+        return codes
+    if values.dtype.kind == "O" and J and len({type(v) for v in values.tolist()}) == 1:
+        miss = missing_mask(col)
+        present = col[~miss]
+        try:  # sorted values of one type: binary search in C, then confirm each hit
+            pos = np.searchsorted(values, present).astype(np.intp)
+            inside = pos < J
+            hit = np.zeros(len(present), dtype=bool)
+            hit[inside] = np.asarray(values[pos[inside]] == present[inside], dtype=bool)
+            out = np.full(len(col), -1, dtype=np.intp)
+            out[~miss] = np.where(hit, pos, J)
+            return out
         except TypeError:
             pass
-    index = {_label_key(c): k for k, c in enumerate(classes.tolist())}
-    codes = np.empty(len(y), dtype=np.intp)
-    unknown = np.zeros(len(y), dtype=bool)
-    for i, v in enumerate(y.tolist()):
-        k = index.get(_label_key(v))
-        if k is None:
-            unknown[i] = True
-            k = 0
-        codes[i] = k
-    return codes, unknown
+    index = {_label_key(v): k for k, v in enumerate(values.tolist())}
+    out = np.empty(len(col), dtype=np.intp)
+    for i, v in enumerate(col.tolist()):
+        out[i] = -1 if is_missing(v) else index.get(_label_key(v), J)
+    return out
 
 
 def _label_key(v: Any) -> tuple[str, Any]:
-    # True == 1 in Python; keep bool labels apart from int labels.
-    return ("b", v) if isinstance(v, bool) else ("v", v)
+    # True == 1 in Python: keep boolean values apart from numbers
+    return ("b", v) if isinstance(v, bool | np.bool_) else ("v", v)
 
 
 def union_labels(a: np.ndarray, b: Iterable[Any]) -> np.ndarray:

@@ -379,3 +379,22 @@ def test_sparse_fit_round_trips_bit_for_bit(rng, tmp_path, cls):
     model = cls().fit(sp.csr_matrix(X), y)
     model.save(tmp_path / "m.nbm")
     assert_array_equal(nbayes.load(tmp_path / "m.nbm").predict_proba(X), model.predict_proba(X))
+
+
+def test_bernoulli_rules_of_correctness(rng):
+    X, y = counts_data(rng)
+    with pytest.raises(nbayes.errors.InvalidParameterError, match="negative threshold"):
+        nbayes.BernoulliNB(binarize=-0.5).fit(sp.csr_matrix(X), y)
+    a = nbayes.BernoulliNB(binarize=0.0).fit(X, y)
+    b = nbayes.BernoulliNB(binarize=1.0).fit(X, y)
+    with pytest.raises(nbayes.errors.MergeError, match="'binarize'"):
+        a.merge(b)
+
+
+def test_unbiased_variance_of_a_one_row_cell_is_the_floor(rng):
+    """ddof=1 on a cell with weight <= 1: the floor alone (CORRECTNESS.md)."""
+    X = np.vstack([rng.normal(0, 2, (20, 3)), [[5.0, 5.0, 5.0]]])
+    y = np.array([0] * 20 + [1])
+    model = nbayes.GaussianNB(ddof=1).fit(X, y)
+    assert_allclose(model.var_[1], model.epsilon_, rtol=1e-12)
+    assert_allclose(model.var_[0], X[:20].var(axis=0, ddof=1) + model.epsilon_, rtol=1e-12)

@@ -310,6 +310,29 @@ def _terms_at(buf, i, j, ring, ntok, lo_n, hi_n, stop_slots, stop_start, stop_le
     return ntok, count
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _push(out, n, d, t, s, e):  # pragma: no cover - compiled
+    """Append the row (d, t, s, e) to ``out`` (grown by doubling); returns the array."""
+    if n == out.shape[0]:
+        grown = np.empty((2 * n, 4), dtype=np.int64)
+        grown[:n] = out[:n]
+        out = grown
+    out[n, 0] = d
+    out[n, 1] = t
+    out[n, 2] = s
+    out[n, 3] = e
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _accumulate(out, d, t, weights, last, binary):  # pragma: no cover - compiled
+    """out[d] += weights[t] (once per document for term t when ``binary``)."""
+    if not binary or last[t] != d:
+        last[t] = d
+        for c in range(weights.shape[1]):
+            out[d, c] += weights[t, c]
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def score(buf, bounds, is_word, lo_n, hi_n, stop_slots, stop_start, stop_length, stop_cps,
           slots, start, length, cps, weights, binary, T):  # pragma: no cover
@@ -331,11 +354,8 @@ def score(buf, bounds, is_word, lo_n, hi_n, stop_slots, stop_start, stop_length,
                 ntok, count = _terms_at(buf, i, j, ring, ntok, lo_n, hi_n, stop_slots, stop_start,
                                         stop_length, stop_cps, slots, start, length, cps, found)
                 for k in range(count):
-                    t = found[k]
-                    if t >= 0 and (not binary or last[t] != d):
-                        last[t] = d
-                        for c in range(K):
-                            out[d, c] += weights[t, c]
+                    if found[k] >= 0:
+                        _accumulate(out, d, found[k], weights, last, binary)
                 i, j = _next_token(buf, j, e0, is_word)
     return out
 
@@ -345,8 +365,7 @@ def term_ids(buf, bounds, is_word, lo_n, hi_n, stop_slots, stop_start, stop_leng
              slots, start, length, cps):  # pragma: no cover - compiled
     """Every term occurrence as (document, term id or -1, start, end within the document), in
     order of the last token of each n-gram."""
-    cap = 1024
-    out = np.empty((cap, 4), dtype=np.int64)
+    out = np.empty((1024, 4), dtype=np.int64)
     ring = np.zeros((hi_n, 2), dtype=np.int64)
     found = np.empty(hi_n, dtype=np.int64)
     n_out = 0
@@ -357,16 +376,9 @@ def term_ids(buf, bounds, is_word, lo_n, hi_n, stop_slots, stop_start, stop_leng
         while i < e0:
             ntok, count = _terms_at(buf, i, j, ring, ntok, lo_n, hi_n, stop_slots, stop_start,
                                     stop_length, stop_cps, slots, start, length, cps, found)
-            if n_out + count > cap:
-                cap *= 2
-                grown = np.empty((cap, 4), dtype=np.int64)
-                grown[:n_out] = out[:n_out]
-                out = grown
             for k in range(count):
-                out[n_out, 0] = d
-                out[n_out, 1] = found[k]
-                out[n_out, 2] = ring[(ntok - lo_n - k) % hi_n, 0] - bounds[d]
-                out[n_out, 3] = j - bounds[d]
+                first = ring[(ntok - lo_n - k) % hi_n, 0]
+                out = _push(out, n_out, d, found[k], first - bounds[d], j - bounds[d])
                 n_out += 1
             i, j = _next_token(buf, j, e0, is_word)
     return out[:n_out]
@@ -484,11 +496,7 @@ def hash_score(buf, bounds, is_word, n_features, weights, binary, T):  # pragma:
             e0 = bounds[d + 1]
             i, j = _next_token(buf, bounds[d], e0, is_word)
             while i < e0:
-                t = _bucket(buf, i, j, n_features)
-                if not binary or last[t] != d:
-                    last[t] = d
-                    for c in range(K):
-                        out[d, c] += weights[t, c]
+                _accumulate(out, d, _bucket(buf, i, j, n_features), weights, last, binary)
                 i, j = _next_token(buf, j, e0, is_word)
     return out
 
@@ -496,22 +504,13 @@ def hash_score(buf, bounds, is_word, n_features, weights, binary, T):  # pragma:
 @njit(cache=True, nogil=True)
 def hash_ids(buf, bounds, is_word, n_features):  # pragma: no cover - compiled
     """Hashing mode of ``term_ids``: (document, bucket, start, end) of every token."""
-    cap = 1024
-    out = np.empty((cap, 4), dtype=np.int64)
+    out = np.empty((1024, 4), dtype=np.int64)
     n = 0
     for d in range(len(bounds) - 1):
         e0 = bounds[d + 1]
         i, j = _next_token(buf, bounds[d], e0, is_word)
         while i < e0:
-            if n == cap:
-                cap *= 2
-                grown = np.empty((cap, 4), dtype=np.int64)
-                grown[:n] = out[:n]
-                out = grown
-            out[n, 0] = d
-            out[n, 1] = _bucket(buf, i, j, n_features)
-            out[n, 2] = i - bounds[d]
-            out[n, 3] = j - bounds[d]
+            out = _push(out, n, d, _bucket(buf, i, j, n_features), i - bounds[d], j - bounds[d])
             n += 1
             i, j = _next_token(buf, j, e0, is_word)
     return out[:n]

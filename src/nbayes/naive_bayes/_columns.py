@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import feature_count_message, is_missing, sorted_unique
+from .._validation import encode_values as encode
+from .._validation import feature_count_message, missing_mask, sorted_unique
 from ..errors import DataError, FeatureMismatchError
 
 
@@ -108,22 +109,6 @@ def _from_list(values: list[Any]) -> np.ndarray:
     return out
 
 
-def missing_mask(col: np.ndarray) -> np.ndarray:
-    """True where the entry is missing (NaN, None, pandas.NA, NaT)."""
-    if col.dtype.kind == "f":
-        return np.isnan(col)
-    if col.dtype.kind == "O":
-        try:  # vectorised: None, and NaN (the one value unequal to itself)
-            with np.errstate(invalid="ignore"):
-                mask = np.asarray(np.equal(col, None), dtype=bool) | np.asarray(
-                    np.not_equal(col, col), dtype=bool
-                )
-            return mask
-        except (TypeError, ValueError):  # pandas.NA and friends refuse to be compared
-            return np.fromiter((is_missing(v) for v in col), dtype=bool, count=len(col))
-    return np.zeros(len(col), dtype=bool)
-
-
 def distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(values in canonical order, code of each entry, missing mask) of one column."""
     miss = missing_mask(col)
@@ -141,47 +126,3 @@ def distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     codes = np.full(len(col), -1, dtype=np.intp)
     codes[~miss] = codes_p
     return values, codes, miss
-
-
-def encode(col: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Code of each entry in ``values``: its index, -1 for missing, len(values) for unseen."""
-    J = len(values)
-    if col.dtype.kind in "iufb" and values.dtype.kind in "iufb":
-        codes = np.searchsorted(values, col).astype(np.intp)
-        hit = np.zeros(len(col), dtype=bool)
-        inside = codes < J
-        hit[inside] = values[codes[inside]] == col[inside]
-        codes[~hit] = J
-        if col.dtype.kind == "f":
-            codes[np.isnan(col)] = -1
-        return codes
-    if col.dtype.kind in "US" and values.dtype.kind in "US":
-        codes = np.searchsorted(values, col).astype(np.intp)
-        inside = codes < J
-        hit = np.zeros(len(col), dtype=bool)
-        hit[inside] = values[codes[inside]] == col[inside]
-        codes[~hit] = J
-        return codes
-    if values.dtype.kind == "O" and J and len({type(v) for v in values.tolist()}) == 1:
-        miss = missing_mask(col)
-        present = col[~miss]
-        try:  # sorted values of one type: binary search in C, then confirm each hit
-            pos = np.searchsorted(values, present).astype(np.intp)
-            inside = pos < J
-            hit = np.zeros(len(present), dtype=bool)
-            hit[inside] = np.asarray(values[pos[inside]] == present[inside], dtype=bool)
-            out = np.full(len(col), -1, dtype=np.intp)
-            out[~miss] = np.where(hit, pos, J)
-            return out
-        except TypeError:
-            pass
-    index = {_key(v): k for k, v in enumerate(values.tolist())}
-    out = np.empty(len(col), dtype=np.intp)
-    for i, v in enumerate(col.tolist()):
-        out[i] = -1 if is_missing(v) else index.get(_key(v), J)
-    return out
-
-
-def _key(v: Any) -> tuple[str, Any]:
-    # bool is an int in Python (True == 1): keep boolean values apart from numbers
-    return ("b", v) if isinstance(v, bool | np.bool_) else ("v", v)

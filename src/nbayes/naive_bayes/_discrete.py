@@ -8,7 +8,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_number, check_vector_param
-from ..errors import InvalidParameterError
 
 #: what ``force_alpha=False`` clips a smaller alpha to (scikit-learn's value)
 ALPHA_MIN = 1e-10
@@ -46,14 +45,6 @@ def check_alpha(alpha: Any, n_features: int | None, force_alpha: bool) -> np.nda
     if not force_alpha:
         a = np.maximum(a, ALPHA_MIN)
     return a
-
-
-def check_alpha_shape(alpha: Any, n_features: int) -> None:
-    if np.ndim(alpha) != 0 and np.shape(alpha) != (n_features,):
-        raise InvalidParameterError(
-            f"parameter 'alpha' has shape {np.shape(alpha)}; expected a number or one value per "
-            f"feature ({n_features})"
-        )
 
 
 def safe_linear(X: Any, W: np.ndarray) -> np.ndarray:

@@ -6,11 +6,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_number, encode_labels, union_labels
+from .._validation import check_choice, check_number, encode_labels, encode_values, union_labels
 from ..errors import DataError, InvalidParameterError
 from ..stats import CategoricalStats
 from ._base import BaseNB, class_log_prior
-from ._columns import Table, distinct, encode, read_table
+from ._columns import Table, distinct, read_table
 
 #: widest value range counted by direct indexing; wider integer columns take the sort path
 MAX_DIRECT_WIDTH = 1 << 16
@@ -257,7 +257,7 @@ class CategoricalNB(BaseNB):
     def _codes(self, T: Table) -> list[np.ndarray]:
         out = []
         for j, vals in enumerate(self.categories_):
-            c = encode(T.column(j), vals)
+            c = encode_values(T.column(j), vals)
             c[c < 0] = len(vals) + 1  # missing: the zero column of the table
             out.append(c)
         return out

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import union_labels
+from .._validation import encode_labels, union_labels
 from ._common import check_removable, zero_small
 
 
@@ -149,8 +149,6 @@ class CategoricalStats:
 
 def _spread(counts: np.ndarray, cats: np.ndarray, united: np.ndarray) -> np.ndarray:
     """Lay a (K, J) table over the columns of a larger, sorted value set."""
-    from .._validation import encode_labels
-
     pos, _ = encode_labels(cats, united)
     out = np.zeros((counts.shape[0], len(united)))
     out[:, pos] = counts
