@@ -24,11 +24,15 @@ _WHERE = {
     "BernoulliNB": "nbayes.naive_bayes",
     "CategoricalNB": "nbayes.naive_bayes",
     "ComplementNB": "nbayes.naive_bayes",
+    "Comparison": "nbayes.compare",
     "Explanation": "nbayes.naive_bayes",
+    "GaussianBayes": "nbayes.gaussian_bayes",
     "GaussianNB": "nbayes.naive_bayes",
+    "LogisticRegression": "nbayes.linear",
     "MultinomialNB": "nbayes.naive_bayes",
     "NaiveBayes": "nbayes.naive_bayes.mixed",
     "TextClassifier": "nbayes.text",
+    "compare": "nbayes.compare",
     "load": "nbayes.io.load",
     "errors": "nbayes.errors",
 }
@@ -37,7 +41,9 @@ __all__ = sorted(_WHERE) + ["__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import errors
+    from .compare import Comparison, compare
     from .io.load import load
+    from .linear import LogisticRegression
     from .naive_bayes import (
         BernoulliNB,
         CategoricalNB,

@@ -17,6 +17,8 @@ __all__ = [
     "MergeError",
     "UnlearnError",
     "ModelFileError",
+    "ConvergenceError",
+    "ConvergenceWarning",
 ]
 
 
@@ -50,3 +52,12 @@ class UnlearnError(NBayesError):
 
 class ModelFileError(NBayesError):
     """A model file is corrupted, truncated, of an unknown format version or not a model file."""
+
+
+class ConvergenceError(NBayesError):
+    """A solver diverged (the objective or the coefficients became non-finite)."""
+
+
+class ConvergenceWarning(UserWarning):
+    """A solver stopped at ``max_iter`` before reaching its tolerance; the model is usable but
+    not at the optimum."""

@@ -9,13 +9,15 @@ from ..errors import ModelFileError
 
 
 def _registry() -> dict[str, type]:
+    from ..gaussian_bayes import GaussianBayes
     from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
     from ..naive_bayes.mixed import NaiveBayes
+    from ..linear import LogisticRegression
     from ..text import TextClassifier
 
     return {
         cls.__name__: cls
-        for cls in (BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, NaiveBayes, TextClassifier)
+        for cls in (BernoulliNB, CategoricalNB, ComplementNB, GaussianBayes, GaussianNB, MultinomialNB, NaiveBayes, TextClassifier, LogisticRegression)
     }
 
 

@@ -136,6 +136,15 @@ class BernoulliNB(BaseNB):
             "_intercept": prior,
         }
 
+    def _linear_form(self):
+        # eq. 19 with Bernoulli features: sum_j x_j log(p/q) + sum_j log q
+        from ..linear._transforms import Binarize
+
+        log_p, log_q = self.feature_log_prob_, self._log_absent
+        with np.errstate(invalid="ignore"):
+            W = log_p - log_q
+        return W, self._intercept + log_q.sum(axis=1), Binarize(self.binarize, self.n_features_in_, "LogisticRegression")
+
     def _loglik(self, Xv: _Binary) -> np.ndarray:
         # sum_j x log p + (1 - x) log q  =  X @ (log p - log q) + sum_j log q, minus the missing
         # entries' log q. With p in {0, 1} (alpha = 0) a -inf term counts only where it applies.

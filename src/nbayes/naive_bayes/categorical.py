@@ -262,6 +262,12 @@ class CategoricalNB(BaseNB):
             out.append(c)
         return out
 
+    def _linear_form(self):
+        from ..linear._transforms import OneHot
+
+        W = np.concatenate([table[:, :-1] for table in self._tables], axis=1)  # values + unseen
+        return W, self._intercept, OneHot(list(self.categories_), self._names(), "LogisticRegression")
+
     def _loglik(self, T: Table) -> np.ndarray:
         jll = np.zeros((T.shape[0], len(self._intercept)))
         for table, c in zip(self._tables, self._codes(T)):

@@ -89,6 +89,9 @@ class ComplementNB(BaseNB):
             "_intercept": intercept,
         }
 
+    def _linear_form(self):
+        return self.feature_log_prob_, self._intercept, None
+
     def _loglik(self, Xv) -> np.ndarray:
         return np.asarray(Xv @ self.feature_log_prob_.T)
 

@@ -131,6 +131,22 @@ class GaussianNB(BaseNB):
             return p
         return class_count / class_count.sum()
 
+    def _linear_form(self):
+        """log N(x; mu_c, sigma^2) = x mu_c / sigma^2 - mu_c^2 / (2 sigma^2) + (terms free of c)
+        when sigma does not depend on the class (chapter 002 section 3.1)."""
+        from ..errors import InvalidParameterError
+
+        var = self.var_
+        if not np.all(var == var[:1]):
+            raise InvalidParameterError(
+                f"to_logistic: the variances depend on the class (variance={self.variance!r}), so "
+                "the log-odds have x^2 terms: the boundary is quadratic and no logistic model on x "
+                "has these probabilities. Fit with variance='feature' or 'pooled' for a linear one"
+            )
+        W = self.theta_ / var
+        b = self._intercept - 0.5 * np.sum(self.theta_ * W, axis=1)
+        return W, b, None
+
     def _jll(self, Xv) -> np.ndarray:
         return self._gaussian(Xv, self._intercept)
 

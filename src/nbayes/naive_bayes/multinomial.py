@@ -96,6 +96,9 @@ class MultinomialNB(BaseNB):
             "_intercept": prior,
         }
 
+    def _linear_form(self):
+        return self.feature_log_prob_, self._intercept, None
+
     def _loglik(self, Xv) -> np.ndarray:
         return safe_linear(Xv, self.feature_log_prob_)
 

@@ -1,0 +1,225 @@
+"""The L2-penalised log-loss of logistic regression, its gradient and Hessian-vector products.
+
+Objective (CORRECTNESS.md, scikit-learn's parametrisation; the MAP estimate under a Gaussian
+prior W ~ N(0, C I) of chapter 002 section 3.3):
+
+    f(W, b) = sum_i w_i loss(y_i, x_i W + b) + ||W||^2 / (2 C)      (intercept b not penalised)
+
+with the binary loss log(1 + e^z) - y z (eqs. 16-17, one coefficient vector) or, for K > 2
+classes, the symmetric softmax loss logsumexp(z) - z_y (eqs. 27-28 with every class's vector
+kept and penalised). Parameters travel as one flat vector theta = [W.ravel(), b] with W stored
+d x K (K = 1 for binary problems).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels import run
+from .._kernels.linear import add_from32, add_scaled, to_float32, binary_loss, csr_dense, softmax_hess_factor, softmax_loss
+
+
+class Design:
+    """The data matrix with its two products: ``X @ B`` and ``X.T @ G``.
+
+    Sparse input keeps a row-major copy of the transpose so that both products are the
+    row-parallel kernel; dense input uses BLAS.
+    """
+
+    def __init__(self, X: Any) -> None:
+        self.sparse = sp.issparse(X)
+        self.n, self.d = X.shape
+        if self.sparse:
+            X = sp.csr_matrix(X, dtype=np.float64)
+            X.sort_indices()
+            self.X = X
+            self.XT = X.T.tocsr()
+        else:
+            self.X = np.ascontiguousarray(X, dtype=np.float64)
+
+    def dot(self, B: np.ndarray) -> np.ndarray:
+        """X @ B for B of shape (d, K)."""
+        if not self.sparse:
+            return self.X @ B
+        out = np.empty((self.n, B.shape[1]))
+        X = self.X
+        return run(csr_dense, X.indptr, X.indices, X.data, np.ascontiguousarray(B), out)
+
+    def tdot(self, G: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """out = X.T @ G for G of shape (n, K); out is (d, K), C-ordered."""
+        if not self.sparse:
+            np.dot(self.X.T, G, out=out)
+            return out
+        XT = self.XT
+        return run(csr_dense, XT.indptr, XT.indices, XT.data, np.ascontiguousarray(G), out)
+
+    def hess_products(self, V: np.ndarray) -> np.ndarray:
+        """X @ V in single precision, for Hessian-vector products (below)."""
+        V32 = run(to_float32, V.reshape(-1), np.empty(V.size, dtype=np.float32)).reshape(V.shape)
+        if not self.sparse:
+            return self._X32() @ V32
+        X = self.X
+        out = np.empty((self.n, V.shape[1]), dtype=np.float32)
+        return run(csr_dense, X.indptr, X.indices, self._data32("X"), V32, out)
+
+    def hess_tdot(self, R: np.ndarray) -> np.ndarray:
+        """X.T @ R in single precision (flat float32 result)."""
+        R32 = np.ascontiguousarray(R, dtype=np.float32)
+        if not self.sparse:
+            return (self._X32().T @ R32).reshape(-1)
+        XT = self.XT
+        out = np.empty((self.d, R.shape[1]), dtype=np.float32)
+        return run(csr_dense, XT.indptr, XT.indices, self._data32("XT"), R32, out).reshape(-1)
+
+    def _data32(self, which: str) -> np.ndarray:
+        key = "_data32_" + which
+        if not hasattr(self, key):
+            setattr(self, key, getattr(self, which).data.astype(np.float32))
+        return getattr(self, key)
+
+    def _X32(self) -> np.ndarray:
+        if not hasattr(self, "_dense32"):
+            self._dense32 = self.X.astype(np.float32)
+        return self._dense32
+
+    def sq_tdot(self, D: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """out = (X * X).T @ D: the diagonal of X^T diag(D) X, per column of D."""
+        if not hasattr(self, "_sqT"):
+            if self.sparse:
+                sqT = self.XT.copy()
+                with np.errstate(over="ignore"):  # checked by the solver
+                    sqT.data **= 2
+                self._sqT = sqT
+            else:
+                with np.errstate(over="ignore"):  # checked by the solver
+                    self._sqT = np.ascontiguousarray((self.X * self.X).T)
+        if not self.sparse:
+            np.dot(self._sqT, D, out=out)
+            return out
+        S = self._sqT
+        return run(csr_dense, S.indptr, S.indices, S.data, np.ascontiguousarray(D), out)
+
+
+class LogLoss:
+    """f, its gradient and Hessian-vector products, for one data set.
+
+    ``value_grad(theta)`` remembers the curvature at theta; ``hessp(v)`` and ``diag_hessian()``
+    use the last one remembered (``curvature``/``set_curvature`` let a solver go back to an
+    earlier point without recomputing it).
+    """
+
+    def __init__(
+        self,
+        design: Design,
+        codes: np.ndarray,
+        n_classes: int,
+        weights: np.ndarray,
+        C: float,
+        fit_intercept: bool,
+    ) -> None:
+        self.design = design
+        self.K = 1 if n_classes == 2 else n_classes
+        self.codes = np.ascontiguousarray(codes, dtype=np.int64)
+        self.y = self.codes.astype(np.float64)  # binary target: 1 for classes_[1]
+        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
+        self.lam = 1.0 / C
+        self.fit_intercept = fit_intercept
+        self.nW = design.d * self.K
+        self.size = self.nW + (self.K if fit_intercept else 0)
+        self._curv: np.ndarray | None = None  # P (n x K), or w sigma (1 - sigma) (n,) if binary
+
+    @property
+    def curvature(self) -> np.ndarray | None:
+        return self._curv
+
+    def set_curvature(self, curv: np.ndarray | None) -> None:
+        self._curv = curv
+
+    def split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        W = theta[: self.nW].reshape(self.design.d, self.K)
+        b = theta[self.nW :] if self.fit_intercept else np.zeros(self.K)
+        return W, b
+
+    def join(self, W: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = np.empty(self.size)
+        out[: self.nW] = W.ravel()
+        if self.fit_intercept:
+            out[self.nW :] = b
+        return out
+
+    def _scores(self, theta: np.ndarray) -> np.ndarray:
+        W, b = self.split(theta)
+        Z = self.design.dot(W)
+        if self.fit_intercept:
+            Z += b
+        return Z
+
+    def _back(self, G: np.ndarray, V: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+        """X^T G + lam V (and the intercept part sum_i G_i) into one flat vector."""
+        if out is None:
+            out = np.empty(self.size)
+        self.design.tdot(G, out[: self.nW].reshape(self.design.d, self.K))
+        run(add_scaled, out[: self.nW], self.lam, V.reshape(-1))
+        if self.fit_intercept:
+            out[self.nW :] = G.sum(axis=0)
+        return out
+
+    def value_grad(self, theta: np.ndarray, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+        """f(theta) and its gradient; remembers the curvature at theta."""
+        W, _ = self.split(theta)
+        Z = self._scores(theta)
+        if self.K == 1:
+            z = np.ascontiguousarray(Z[:, 0])
+            curv = np.empty_like(z)
+            loss = run(binary_loss, z, self.y, self.weights, curv)
+            G = z[:, None]
+        else:
+            curv = np.empty_like(Z)
+            loss = run(softmax_loss, Z, self.codes, self.weights, curv)
+            G = Z
+        self._curv = curv
+        Wf = theta[: self.nW]
+        f = loss + 0.5 * self.lam * float(np.dot(Wf, Wf))
+        return f, self._back(G, W, out)
+
+    def hessp(self, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """H v at the last point of ``value_grad``: X^T D X v + v / C.
+
+        The analytic product (no finite differences); its two data products run in single
+        precision, which halves their memory traffic. Only the conjugate-gradient steps use it:
+        the objective and gradient, which decide the steps and the stopping test, stay float64,
+        so the optimum reached is the same.
+        """
+        V, c = self.split(v)
+        R = self.design.hess_products(V).astype(np.float64)
+        if self.fit_intercept:
+            R += c
+        if self.K == 1:
+            R *= self._curv[:, None]
+        else:
+            run(softmax_hess_factor, R, self._curv, self.weights)
+        if out is None:
+            out = np.empty(self.size)
+        run(add_from32, out[: self.nW], self.design.hess_tdot(R), self.lam, V.reshape(-1))
+        if self.fit_intercept:
+            out[self.nW :] = R.sum(axis=0)
+        return out
+
+    def diag_hessian(self) -> np.ndarray:
+        """A diagonal approximation of the Hessian at the last point (for preconditioned CG):
+        sum_i D_i x_ij^2 + 1/C per coefficient, sum_i D_i per intercept, with D_i the row's
+        curvature (w p (1 - p) per class for the softmax: the Hessian's block diagonal)."""
+        if self.K == 1:
+            D = self._curv[:, None]
+        else:
+            P = self._curv
+            D = self.weights[:, None] * P * (1.0 - P)
+        out = np.empty(self.size)
+        self.design.sq_tdot(D, out[: self.nW].reshape(self.design.d, self.K))
+        out[: self.nW] += self.lam
+        if self.fit_intercept:
+            out[self.nW :] = D.sum(axis=0)
+        return out

@@ -1,0 +1,438 @@
+"""``nbayes.LogisticRegression``: the discriminative counterpart of the Naive Bayes models.
+
+Chapter 002 section 3: logistic regression models P(Y | X) directly, P(Y=1|X) = sigma(w0 + w.x)
+for two classes (eqs. 16-17) and a softmax over K classes (eqs. 27-28). Trained by maximising the
+conditional log-likelihood with an L2 (Gaussian MAP) penalty; the optimum is scikit-learn's (see
+``_loss.py``). Full batches use a trust-region Newton method (``solver="newton"``, the default)
+or L-BFGS; streams use mini-batch stochastic gradient (``partial_fit``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._estimator import BaseEstimator
+from .._validation import (
+    check_choice,
+    check_number,
+    check_sample_weight,
+    check_X_numeric,
+    check_y,
+    classes_and_codes,
+    encode_labels,
+    show,
+)
+from ..errors import ConvergenceError, ConvergenceWarning, DataError, InvalidParameterError
+from ._loss import Design, LogLoss
+
+__all__ = ["LogisticRegression"]
+
+
+class LogisticRegression(BaseEstimator):
+    """Binary and multinomial logistic regression with an L2 penalty.
+
+    Minimises ``sum_i w_i log-loss_i + ||W||^2 / (2 C)`` (intercept not penalised; for more than
+    two classes every class keeps its own coefficient vector, scikit-learn's symmetric form), so
+    ``coef_`` and ``intercept_`` equal scikit-learn's ``LogisticRegression`` at the optimum.
+
+    Parameters
+    ----------
+    C : float > 0
+        Inverse penalty strength (the prior variance of each coefficient).
+    fit_intercept : bool
+    solver : "newton" or "lbfgs"
+        "newton": trust-region Newton-CG with exact Hessian-vector products (LIBLINEAR's
+        method); "lbfgs": SciPy's L-BFGS-B. Both stop when the largest gradient entry falls below
+        ``tol`` times its value at zero coefficients.
+    tol : float > 0
+    max_iter : int >= 1
+        Outer iterations; reaching it before ``tol`` warns with ``nbayes.errors.ConvergenceWarning``.
+    class_weight : None, "balanced" or dict label -> weight
+        Multiplies each row's ``sample_weight`` (scikit-learn's semantics).
+    warm_start : bool
+        Start ``fit`` from the current coefficients when the classes and features agree.
+    init : "zeros", "nb" or a fitted Naive Bayes model with ``to_logistic()``
+        "nb" starts from the Naive Bayes model of the same data (MultinomialNB for non-negative
+        X, GaussianNB with a shared variance otherwise): the generative solution of chapter 002
+        section 3.1 as the first guess. The optimum does not depend on the start.
+    learning_rate, batch_size, random_state
+        Mini-batch AdaGrad for ``partial_fit``: base step, rows per step, and the seed of the
+        order in which a chunk's rows are visited.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes import LogisticRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> model = LogisticRegression(C=10.0).fit(X, ["no", "no", "yes", "yes"])
+    >>> model.predict([[0.2], [2.8]]).tolist()
+    ['no', 'yes']
+    """
+
+    _accepts_sparse = True
+    _allows_nan = False
+
+    def __init__(
+        self,
+        *,
+        C: float = 1.0,
+        fit_intercept: bool = True,
+        solver: str = "newton",
+        tol: float = 1e-4,
+        max_iter: int = 100,
+        class_weight: Any = None,
+        warm_start: bool = False,
+        init: Any = "zeros",
+        learning_rate: float = 0.1,
+        batch_size: int = 256,
+        random_state: int | None = None,
+    ) -> None:
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.init = init
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self) -> None:
+        check_number("C", self.C, low=0.0, low_open=True)
+        if not np.isfinite(self.C):
+            raise InvalidParameterError("parameter 'C' must be finite (C = inf is no penalty)")
+        check_choice("fit_intercept", self.fit_intercept, [True, False])
+        check_choice("solver", self.solver, ["newton", "lbfgs"])
+        check_number("tol", self.tol, low=0.0, low_open=True)
+        check_number("max_iter", self.max_iter, low=1, integer=True)
+        check_choice("warm_start", self.warm_start, [True, False])
+        check_number("learning_rate", self.learning_rate, low=0.0, low_open=True)
+        check_number("batch_size", self.batch_size, low=1, integer=True)
+        if not (isinstance(self.init, str) and self.init in ("zeros", "nb")) and not hasattr(
+            self.init, "to_logistic"
+        ):
+            raise InvalidParameterError(
+                "parameter 'init' must be 'zeros', 'nb' or a fitted Naive Bayes model with "
+                f"to_logistic(); got {self.init!r}"
+            )
+        cw = self.class_weight
+        if not (cw is None or cw == "balanced" or isinstance(cw, dict)):
+            raise InvalidParameterError(
+                f"parameter 'class_weight' must be None, 'balanced' or a dict label -> weight; got {cw!r}"
+            )
+
+    def _prepare_X(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
+        transform = getattr(self, "input_transform_", None)
+        if transform is not None:
+            return transform.transform(X), None
+        fitted = not fitting and hasattr(self, "coef_")
+        return check_X_numeric(
+            X,
+            allow_nan=False,
+            n_features=self.n_features_in_ if fitted or (fitting and self._warm()) else None,
+            feature_names=getattr(self, "feature_names_in_", None) if fitted else None,
+            model=type(self).__name__,
+        )
+
+    def _warm(self) -> bool:
+        return bool(self.warm_start) and hasattr(self, "coef_")
+
+    def _weights(self, y_codes: np.ndarray, classes: np.ndarray, sample_weight: Any, n: int) -> np.ndarray:
+        w = check_sample_weight(sample_weight, n)
+        w = np.ones(n) if w is None else w.copy()
+        cw = self.class_weight
+        if cw is None:
+            return w
+        if cw == "balanced":
+            counts = np.bincount(y_codes, minlength=len(classes)).astype(float)
+            per_class = n / (len(classes) * np.maximum(counts, 1.0))
+        else:
+            per_class = np.ones(len(classes))
+            for label, value in cw.items():
+                codes, unknown = encode_labels(np.asarray([label], dtype=classes.dtype if classes.dtype.kind != "U" else object), classes)
+                if unknown[0]:
+                    raise InvalidParameterError(
+                        f"class_weight names class {label!r}, which is not among the classes "
+                        f"{classes.tolist()}"
+                    )
+                check_number(f"class_weight[{label!r}]", value, low=0.0)
+                per_class[codes[0]] = value
+        return w * per_class[y_codes]
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "LogisticRegression":
+        """Fit to the optimum of the penalised log-likelihood on all of (X, y)."""
+        self._check_params()
+        Xv, names = self._prepare_X(X, fitting=True)
+        y = check_y(y, Xv.shape[0])
+        classes, codes = classes_and_codes(y)
+        if len(classes) < 2:
+            raise DataError(
+                f"y: logistic regression needs at least 2 classes, but the data has only one: "
+                f"{show(classes[0])}"
+            )
+        weights = self._weights(codes, classes, sample_weight, Xv.shape[0])
+        if not np.any(weights > 0):
+            raise DataError("sample_weight: the weights sum to zero; nothing to learn from")
+        loss = LogLoss(Design(Xv), codes, len(classes), weights, float(self.C), bool(self.fit_intercept))
+        theta0 = self._start(loss, Xv, y, classes, sample_weight)
+        solve = {"newton": _solvers().newton, "lbfgs": _solvers().lbfgs}[self.solver]
+        res = solve(loss, theta0, float(self.tol), int(self.max_iter))
+        if not res.converged:
+            warnings.warn(
+                f"{self.solver} stopped after max_iter={self.max_iter} iterations with the largest "
+                f"gradient entry at {res.grad_max:.3g}, above tol; raise max_iter or C's penalty, "
+                "or standardise X",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        W, b = loss.split(res.theta)
+        self._set_coef(W, b, classes, Xv.shape[1], names)
+        self.n_iter_ = np.array([res.n_iter])
+        self.objective_ = float(res.f)
+        self.objective_trace_ = list(res.trace)
+        return self
+
+    def _start(self, loss: LogLoss, Xv: Any, y: np.ndarray, classes: np.ndarray, sample_weight: Any) -> np.ndarray:
+        if self._warm() and np.array_equal(self.classes_, classes) and self.coef_.shape[1] == loss.design.d:
+            return loss.join(self.coef_.T.copy(), self.intercept_.copy() if self.fit_intercept else np.zeros(0))
+        if isinstance(self.init, str) and self.init == "zeros":
+            return np.zeros(loss.size)
+        if isinstance(self.init, str):  # "nb": the generative model of the same data
+            from ..naive_bayes import GaussianNB, MultinomialNB
+
+            values = Xv.data if sp.issparse(Xv) else Xv
+            Xmin = values.min() if values.size else 0.0
+            nb = MultinomialNB() if Xmin >= 0 else GaussianNB(variance="feature")
+            lr = nb.fit(Xv, y, sample_weight=sample_weight).to_logistic()
+        else:
+            lr = self.init.to_logistic()
+            if not np.array_equal(np.asarray(lr.classes_), classes) or lr.coef_.shape[1] != loss.design.d:
+                raise InvalidParameterError(
+                    "parameter 'init': the Naive Bayes model has other classes or features than "
+                    "the data given to fit"
+                )
+        b = lr.intercept_ if self.fit_intercept else np.zeros(0)
+        return loss.join(np.ascontiguousarray(lr.coef_.T), np.asarray(b, dtype=float))
+
+    def _set_coef(self, W: np.ndarray, b: np.ndarray, classes: np.ndarray, d: int, names: list[str] | None) -> None:
+        coef = np.ascontiguousarray(W.T)
+        intercept = np.asarray(b, dtype=float).copy() if self.fit_intercept else np.zeros(coef.shape[0])
+        if coef.shape[0] > 1 and self.fit_intercept:
+            intercept -= intercept.mean()  # softmax is shift-invariant; sum-zero as scikit-learn
+        if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(intercept))):
+            raise ConvergenceError("the coefficients became non-finite; standardise X or lower C")
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self.classes_ = classes
+        self.n_features_in_ = d
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+    def partial_fit(
+        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+    ) -> "LogisticRegression":
+        """One pass of mini-batch stochastic gradient (AdaGrad steps) over a chunk of a stream.
+
+        The objective is the same as ``fit``'s, per row: mean log-loss + ||W||^2 / (2 C n) with n
+        the weight seen so far. ``classes`` (every label the stream will carry) is required on
+        the first call. A chunk that fails validation or diverges leaves the model unchanged.
+        """
+        self._check_params()
+        first = not hasattr(self, "coef_")
+        if first and classes is None:
+            raise DataError("partial_fit: pass classes=[...] (every label of the stream) on the first call")
+        if classes is not None:
+            cls, _ = classes_and_codes(check_y(classes, len(classes)))
+            if len(cls) < 2:
+                raise DataError("partial_fit: classes must name at least 2 classes")
+            if not first and not np.array_equal(cls, self.classes_):
+                raise DataError(
+                    f"partial_fit: classes {cls.tolist()} differ from those of the first call "
+                    f"{self.classes_.tolist()}"
+                )
+        else:
+            cls = self.classes_
+        Xv, names = self._prepare_X(X, fitting=first)
+        if not first and Xv.shape[1] != self.n_features_in_:
+            raise DataError(f"X has {Xv.shape[1]} features, but the model was started with {self.n_features_in_}")
+        y = check_y(y, Xv.shape[0])
+        codes, unknown = encode_labels(y, cls)
+        if unknown.any():
+            i = int(np.argmax(unknown))
+            raise DataError(f"y: row {i} has label {show(y[i])}, not among classes {cls.tolist()}")
+        weights = self._weights(codes, cls, sample_weight, Xv.shape[0])
+        loss = LogLoss(Design(Xv), codes, len(cls), weights, float(self.C), bool(self.fit_intercept))
+        if first:
+            theta = np.zeros(loss.size)
+            state = {"h": np.zeros(loss.size), "seen": 0.0, "step": 0}
+        else:
+            theta = loss.join(self.coef_.T.copy(), self.intercept_.copy() if self.fit_intercept else np.zeros(0))
+            state = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in self._sgd.items()}
+        theta = _adagrad(loss, Xv, codes, weights, theta, state, self)
+        W, b = loss.split(theta)
+        self._set_coef(W, b, cls, Xv.shape[1], names if first else self._names())
+        self._sgd = state
+        self.n_iter_ = np.array([state["step"]])
+        return self
+
+    # ------------------------------------------------------------------ inference
+    def decision_function(self, X: Any) -> np.ndarray:
+        """x W^T + b: (n,) for two classes (the log-odds of classes_[1]), else (n, K)."""
+        self._check_fitted()
+        Xv, _ = self._prepare_X(X, fitting=False)
+        Z = np.asarray(Xv @ self.coef_.T) + self.intercept_
+        return Z[:, 0] if Z.shape[1] == 1 else Z
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """log P(y | x) by log-softmax (log-sigmoid for two classes), never log of a rounded 0."""
+        Z = self.decision_function(X)
+        if Z.ndim == 1:
+            return np.column_stack([-np.logaddexp(0.0, Z), -np.logaddexp(0.0, -Z)])
+        m = Z.max(axis=1, keepdims=True)
+        return Z - (m + np.log(np.exp(Z - m).sum(axis=1, keepdims=True)))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """P(y | x); rows sum to 1."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class of each row."""
+        Z = self.decision_function(X)
+        best = (Z > 0).astype(int) if Z.ndim == 1 else np.argmax(Z, axis=1)
+        return self.classes_[best]
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of ``predict(X)`` against ``y``."""
+        pred = self.predict(X)
+        y = check_y(y, len(pred))
+        w = check_sample_weight(sample_weight, len(pred))
+        return float(np.average((pred == y).astype(float), weights=w))
+
+    def _names(self) -> list[str] | None:
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [str(n) for n in names]
+
+    # ------------------------------------------------------------------ model files
+    def save(self, path: Any) -> None:
+        """Write the model to ``path`` (atomically, no pickle); read it with :func:`nbayes.load`."""
+        from ..io.model_file import save_state
+
+        self._check_fitted()
+        save_state(path, self._state())
+
+    def _state(self) -> dict[str, Any]:
+        from ..naive_bayes._base import _encode_params
+
+        params = self.get_params()
+        init = params.pop("init")
+        params["init"] = init if isinstance(init, str) else "zeros"
+        params, arrays = _encode_params(params)
+        if isinstance(self.class_weight, dict):
+            params["class_weight"] = "dict"
+            arrays["class_weight/labels"] = _label_array(list(self.class_weight))
+            arrays["class_weight/values"] = np.asarray(list(self.class_weight.values()), dtype=float)
+        arrays.update(classes=self.classes_, coef=self.coef_, intercept=self.intercept_)
+        transform = getattr(self, "input_transform_", None)
+        meta: dict[str, Any] = {
+            "n_features_in": int(self.n_features_in_),
+            "feature_names": self._names(),
+            "transform": None,
+        }
+        if transform is not None:
+            meta["transform"], t_arrays = transform.to_state()
+            arrays.update({f"transform/{k}": v for k, v in t_arrays.items()})
+        return {"kind": type(self).__name__, "params": params, "meta": meta, "arrays": arrays}
+
+    @classmethod
+    def _from_state(cls, state: dict[str, Any]) -> "LogisticRegression":
+        from ..naive_bayes._base import _decode_params
+
+        arrays = state["arrays"]
+        params = _decode_params(state["params"], arrays)
+        if params.get("class_weight") == "dict":
+            labels = arrays["class_weight/labels"].tolist()
+            params["class_weight"] = dict(zip(labels, arrays["class_weight/values"].tolist()))
+        model = cls(**params)
+        meta = state["meta"]
+        coef = np.asarray(arrays["coef"], dtype=float)
+        intercept = np.asarray(arrays["intercept"], dtype=float)
+        classes = arrays["classes"]
+        K = len(classes)
+        if coef.ndim != 2 or coef.shape[0] != (1 if K == 2 else K) or intercept.shape != (coef.shape[0],):
+            raise ValueError(f"coefficients of shape {coef.shape} do not fit {K} classes")
+        model.coef_, model.intercept_, model.classes_ = coef, intercept, classes
+        model.n_features_in_ = int(meta["n_features_in"])
+        if meta.get("feature_names") is not None:
+            model.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
+        if meta.get("transform") is not None:
+            from ._transforms import transform_from_state
+
+            t_arrays = {k[len("transform/"):]: v for k, v in arrays.items() if k.startswith("transform/")}
+            model.input_transform_ = transform_from_state(meta["transform"], t_arrays)
+        return model
+
+
+# ---------------------------------------------------------------------------- helpers
+def _solvers():  # imported lazily: SciPy's optimiser is only needed at fit
+    from . import _solvers as s
+
+    return s
+
+
+def _label_array(labels: list[Any]) -> np.ndarray:
+    arr = np.asarray(labels)
+    if arr.dtype.kind not in "biufU":
+        arr = np.empty(len(labels), dtype=object)
+        arr[:] = labels
+    return arr
+
+
+def _adagrad(
+    loss: LogLoss, Xv: Any, codes: np.ndarray, weights: np.ndarray, theta: np.ndarray,
+    state: dict[str, Any], model: LogisticRegression,
+) -> np.ndarray:
+    """One shuffled pass of mini-batch AdaGrad over a chunk (Duchi, Hazan & Singer 2011).
+
+    Each step follows the gradient of the per-row objective  sum_B w_i loss_i / |B| +
+    ||W||^2 / (2 C n_seen), with per-coordinate steps learning_rate / sqrt(sum of squared
+    gradients); the update of chapter 002 eqs. 26 and 29 with adaptive eta.
+    """
+    n = Xv.shape[0]
+    rng = np.random.default_rng(
+        None if model.random_state is None else [int(model.random_state), int(state["step"])]
+    )
+    order = rng.permutation(n)
+    bs = int(model.batch_size)
+    seen = float(state["seen"]) + float(weights.sum())
+    h = state["h"]
+    d, K = loss.design.d, loss.K
+    lr = float(model.learning_rate)
+    with np.errstate(over="ignore", invalid="ignore"):  # non-finite values are caught below
+        for start in range(0, n, bs):
+            rows = np.sort(order[start : start + bs])
+            sub = LogLoss(
+                Design(Xv[rows]), codes[rows], 2 if K == 1 else K, weights[rows], np.inf, loss.fit_intercept
+            )
+            f, g = sub.value_grad(theta)
+            g /= len(rows)
+            g[: d * K] += theta[: d * K] / (float(model.C) * seen)
+            h += g * g
+            theta = theta - lr * g / (np.sqrt(h) + 1e-10)
+            if not (np.isfinite(f) and np.all(np.isfinite(theta))):
+                raise ConvergenceError(
+                    "partial_fit diverged (the coefficients became non-finite); lower "
+                    "learning_rate or standardise X; the model is unchanged"
+                )
+            state["step"] += 1
+    state["seen"] = seen
+    return theta
