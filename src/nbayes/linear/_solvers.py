@@ -144,11 +144,16 @@ def newton(loss: LogLoss, theta0: np.ndarray, tol: float, max_iter: int) -> Resu
 
 
 def _precond(loss: LogLoss) -> np.ndarray:
-    """LIBLINEAR's mixed diagonal preconditioner (1 - a) I + a diag(H), a = 0.01."""
+    """LIBLINEAR's mixed diagonal preconditioner (1 - a) I + a diag(H).
+
+    LIBLINEAR uses a = 0.01 for binary problems; on the softmax (20 Newsgroups tf-idf, C=10)
+    a = 0.1 needed a third fewer Hessian-vector products (64 against 96; 0.03: 77, 0.2: 84,
+    0.5: 100), so a = 0.1 here.
+    """
     M = loss.diag_hessian()
     _check_finite(0.0, M, "in the curvature")
-    M *= 0.01
-    M += 0.99
+    M *= 0.1
+    M += 0.9
     return M
 
 
