@@ -80,3 +80,46 @@ def test_value_range_spots_fractions(rng):
     X = rng.integers(0, 5, (100, 2)).astype(float)
     X[50, 1] = 2.5
     assert run(kc.value_range, X, threads())[2].tolist() == [True, False]
+
+
+def test_linear_kernels_equal_their_numpy_twins(rng):
+    """Small problems run the NumPy twins, large ones the compiled kernels: same numbers."""
+    import scipy.sparse as sp
+
+    from nbayes._kernels import linear as k
+
+    X = sp.random(50, 30, density=0.2, format="csr", random_state=1)
+    B = rng.normal(size=(30, 4))
+    a, b = np.empty((50, 4)), np.empty((50, 4))
+    np.testing.assert_allclose(
+        k.csr_dense(X.indptr, X.indices, X.data, B, a), k.csr_dense_numpy(X.indptr, X.indices, X.data, B, b)
+    )
+    Z = rng.normal(size=(50, 4)) * 30
+    codes = rng.integers(0, 4, 50).astype(np.int64)
+    w = rng.uniform(0, 2, 50)
+    Z1, Z2, P1, P2 = Z.copy(), Z.copy(), np.empty_like(Z), np.empty_like(Z)
+    np.testing.assert_allclose(k.softmax_loss(Z1, codes, w, P1), k.softmax_loss_numpy(Z2, codes, w, P2))
+    np.testing.assert_allclose(Z1, Z2, atol=1e-12)
+    np.testing.assert_allclose(P1, P2, atol=1e-12)
+    R1, R2 = Z.copy(), Z.copy()
+    np.testing.assert_allclose(k.softmax_hess_factor(R1, P1, w), k.softmax_hess_factor_numpy(R2, P1, w))
+    z = rng.normal(size=50) * 40
+    y = (codes % 2).astype(float)
+    z1, z2, d1, d2 = z.copy(), z.copy(), np.empty(50), np.empty(50)
+    np.testing.assert_allclose(k.binary_loss(z1, y, w, d1), k.binary_loss_numpy(z2, y, w, d2))
+    np.testing.assert_allclose(z1, z2, atol=1e-12)
+    np.testing.assert_allclose(d1, d2, atol=1e-12)
+    s, d, M, r = (rng.normal(size=40) for _ in range(4))
+    M = np.abs(M) + 0.5
+    s1, s2 = s.copy(), s.copy()
+    np.testing.assert_allclose(k.axpy_mnorm(s1, 0.3, d, M), k.axpy_mnorm_numpy(s2, 0.3, d, M))
+    np.testing.assert_allclose(s1, s2)
+    r1, r2, q1, q2 = r.copy(), r.copy(), np.empty(40), np.empty(40)
+    np.testing.assert_allclose(k.residual_step(r1, 0.7, d, M, q1), k.residual_step_numpy(r2, 0.7, d, M, q2))
+    np.testing.assert_allclose(q1, q2)
+    np.testing.assert_allclose(k.direction_step(s.copy(), d, 0.2), k.direction_step_numpy(s.copy(), d, 0.2))
+    np.testing.assert_allclose(k.mdots(s, d, M), k.mdots_numpy(s, d, M))
+    np.testing.assert_allclose(k.add_scaled(s.copy(), 0.1, d), k.add_scaled_numpy(s.copy(), 0.1, d))
+    f1, f2 = np.empty(40, np.float32), np.empty(40, np.float32)
+    np.testing.assert_array_equal(k.to_float32(s, f1), k.to_float32_numpy(s, f2))
+    np.testing.assert_allclose(k.add_from32(s.copy(), f1, 0.5, d), k.add_from32_numpy(s.copy(), f1, 0.5, d))

@@ -205,3 +205,69 @@ def add_from32(out, src32, lam, V):  # pragma: no cover - compiled
     for j in prange(out.shape[0]):
         out[j] = src32[j] + lam * V[j]
     return out
+
+
+# ---------------------------------------------------------------------------- small problems
+# A parallel kernel wakes the thread pool on every call: fine for millions of entries, but on a
+# few thousand it is all overhead (and on a busy machine each wake-up can cost milliseconds).
+# Small problems use these NumPy twins instead; tests check both agree.
+def softmax_hess_factor_numpy(R, P, weights):
+    s = np.sum(P * R, axis=1, keepdims=True)
+    R[:] = weights[:, None] * P * (R - s)
+    return R
+
+
+def axpy_mnorm_numpy(s, alpha, d, M):
+    s += alpha * d
+    return float(np.dot(s * M, s))
+
+
+def residual_step_numpy(r, alpha, Hd, M, z):
+    r -= alpha * Hd
+    np.divide(r, M, out=z)
+    return float(np.dot(r, z)), float(np.dot(r, r))
+
+
+def direction_step_numpy(d, z, beta):
+    d *= beta
+    d += z
+    return d
+
+
+def mdots_numpy(s, d, M):
+    Ms = M * s
+    return float(np.dot(Ms, d)), float(np.dot(Ms, s)), float(np.dot(d * M, d))
+
+
+def add_scaled_numpy(out, lam, V):
+    out += lam * V
+    return out
+
+
+def to_float32_numpy(src, dst):
+    dst[:] = src
+    return dst
+
+
+def add_from32_numpy(out, src32, lam, V):
+    np.add(src32, lam * V, out=out)
+    return out
+
+
+#: the compiled kernel -> its NumPy twin
+TWINS = {
+    csr_dense: csr_dense_numpy,
+    softmax_loss: softmax_loss_numpy,
+    softmax_hess_factor: softmax_hess_factor_numpy,
+    binary_loss: binary_loss_numpy,
+    axpy_mnorm: axpy_mnorm_numpy,
+    residual_step: residual_step_numpy,
+    direction_step: direction_step_numpy,
+    mdots: mdots_numpy,
+    add_scaled: add_scaled_numpy,
+    to_float32: to_float32_numpy,
+    add_from32: add_from32_numpy,
+}
+
+#: below this many stored entries (sparse) or cells (dense) the NumPy twins run
+PARALLEL_MIN = 200_000

@@ -18,8 +18,18 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels import run
-from .._kernels.linear import add_from32, add_scaled, to_float32, binary_loss, csr_dense, softmax_hess_factor, softmax_loss
+from .._kernels import run as run_compiled
+from .._kernels.linear import (
+    PARALLEL_MIN,
+    TWINS,
+    add_from32,
+    add_scaled,
+    binary_loss,
+    csr_dense,
+    softmax_hess_factor,
+    softmax_loss,
+    to_float32,
+)
 
 
 class Design:
@@ -39,6 +49,14 @@ class Design:
             self.XT = X.T.tocsr()
         else:
             self.X = np.ascontiguousarray(X, dtype=np.float64)
+        size = self.X.nnz if self.sparse else self.n * self.d
+        self.compiled = size >= PARALLEL_MIN
+
+    def run(self, kernel: Any, *args: Any) -> Any:
+        """The compiled parallel kernel on large data, its NumPy twin on small data."""
+        if self.compiled:
+            return run_compiled(kernel, *args)
+        return TWINS[kernel](*args)
 
     def dot(self, B: np.ndarray) -> np.ndarray:
         """X @ B for B of shape (d, K)."""
@@ -46,7 +64,7 @@ class Design:
             return self.X @ B
         out = np.empty((self.n, B.shape[1]))
         X = self.X
-        return run(csr_dense, X.indptr, X.indices, X.data, np.ascontiguousarray(B), out)
+        return self.run(csr_dense, X.indptr, X.indices, X.data, np.ascontiguousarray(B), out)
 
     def tdot(self, G: np.ndarray, out: np.ndarray) -> np.ndarray:
         """out = X.T @ G for G of shape (n, K); out is (d, K), C-ordered."""
@@ -54,16 +72,16 @@ class Design:
             np.dot(self.X.T, G, out=out)
             return out
         XT = self.XT
-        return run(csr_dense, XT.indptr, XT.indices, XT.data, np.ascontiguousarray(G), out)
+        return self.run(csr_dense, XT.indptr, XT.indices, XT.data, np.ascontiguousarray(G), out)
 
     def hess_products(self, V: np.ndarray) -> np.ndarray:
         """X @ V in single precision, for Hessian-vector products (below)."""
-        V32 = run(to_float32, V.reshape(-1), np.empty(V.size, dtype=np.float32)).reshape(V.shape)
+        V32 = self.run(to_float32, V.reshape(-1), np.empty(V.size, dtype=np.float32)).reshape(V.shape)
         if not self.sparse:
             return self._X32() @ V32
         X = self.X
         out = np.empty((self.n, V.shape[1]), dtype=np.float32)
-        return run(csr_dense, X.indptr, X.indices, self._data32("X"), V32, out)
+        return self.run(csr_dense, X.indptr, X.indices, self._data32("X"), V32, out)
 
     def hess_tdot(self, R: np.ndarray) -> np.ndarray:
         """X.T @ R in single precision (flat float32 result)."""
@@ -72,7 +90,7 @@ class Design:
             return (self._X32().T @ R32).reshape(-1)
         XT = self.XT
         out = np.empty((self.d, R.shape[1]), dtype=np.float32)
-        return run(csr_dense, XT.indptr, XT.indices, self._data32("XT"), R32, out).reshape(-1)
+        return self.run(csr_dense, XT.indptr, XT.indices, self._data32("XT"), R32, out).reshape(-1)
 
     def _data32(self, which: str) -> np.ndarray:
         key = "_data32_" + which
@@ -100,7 +118,7 @@ class Design:
             np.dot(self._sqT, D, out=out)
             return out
         S = self._sqT
-        return run(csr_dense, S.indptr, S.indices, S.data, np.ascontiguousarray(D), out)
+        return self.run(csr_dense, S.indptr, S.indices, S.data, np.ascontiguousarray(D), out)
 
 
 class LogLoss:
@@ -162,7 +180,7 @@ class LogLoss:
         if out is None:
             out = np.empty(self.size)
         self.design.tdot(G, out[: self.nW].reshape(self.design.d, self.K))
-        run(add_scaled, out[: self.nW], self.lam, V.reshape(-1))
+        self.design.run(add_scaled, out[: self.nW], self.lam, V.reshape(-1))
         if self.fit_intercept:
             out[self.nW :] = G.sum(axis=0)
         return out
@@ -174,11 +192,11 @@ class LogLoss:
         if self.K == 1:
             z = np.ascontiguousarray(Z[:, 0])
             curv = np.empty_like(z)
-            loss = run(binary_loss, z, self.y, self.weights, curv)
+            loss = self.design.run(binary_loss, z, self.y, self.weights, curv)
             G = z[:, None]
         else:
             curv = np.empty_like(Z)
-            loss = run(softmax_loss, Z, self.codes, self.weights, curv)
+            loss = self.design.run(softmax_loss, Z, self.codes, self.weights, curv)
             G = Z
         self._curv = curv
         Wf = theta[: self.nW]
@@ -200,10 +218,10 @@ class LogLoss:
         if self.K == 1:
             R *= self._curv[:, None]
         else:
-            run(softmax_hess_factor, R, self._curv, self.weights)
+            self.design.run(softmax_hess_factor, R, self._curv, self.weights)
         if out is None:
             out = np.empty(self.size)
-        run(add_from32, out[: self.nW], self.design.hess_tdot(R), self.lam, V.reshape(-1))
+        self.design.run(add_from32, out[: self.nW], self.design.hess_tdot(R), self.lam, V.reshape(-1))
         if self.fit_intercept:
             out[self.nW :] = R.sum(axis=0)
         return out

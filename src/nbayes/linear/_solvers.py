@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._kernels import run
 from .._kernels.linear import axpy_mnorm, direction_step, mdots, residual_step
 from ..errors import ConvergenceError
 from ._loss import LogLoss
@@ -105,7 +104,7 @@ def newton(loss: LogLoss, theta0: np.ndarray, tol: float, max_iter: int) -> Resu
         f_new, g_new = loss.value_grad(new, out=g_new)
         _check_finite(f_new, g_new, "during a Newton step")
         actred = f - f_new
-        snorm = float(np.sqrt(run(mdots, s, s, M)[0]))
+        snorm = float(np.sqrt(loss.design.run(mdots, s, s, M)[0]))
         if it == 0:
             delta = min(delta, snorm)
         if f_new - f - gs <= 0:
@@ -169,6 +168,7 @@ class _CG:
     ) -> tuple[np.ndarray, np.ndarray, bool]:
         """Returns the step, the residual -g - H s, and whether the step reached the boundary."""
         s, r, z, d, Hd = self.s, self.r, self.z, self.d, self.Hd
+        run_ = loss.design.run
         s[:] = 0.0
         np.negative(g, out=r)
         np.divide(r, M, out=z)
@@ -181,17 +181,17 @@ class _CG:
                 break
             loss.hessp(d, out=Hd)
             alpha = rTz / float(np.dot(d, Hd))
-            sMs = run(axpy_mnorm, s, alpha, d, M)
+            sMs = run_(axpy_mnorm, s, alpha, d, M)
             if sMs > delta * delta:
-                run(axpy_mnorm, s, -alpha, d, M)  # step back and go to the boundary along d
-                std, sts, dtd = run(mdots, s, d, M)
+                run_(axpy_mnorm, s, -alpha, d, M)  # step back and go to the boundary along d
+                std, sts, dtd = run_(mdots, s, d, M)
                 dsq = delta * delta
                 rad = np.sqrt(std * std + dtd * (dsq - sts))
                 alpha = (dsq - sts) / (std + rad) if std >= 0 else (rad - std) / dtd
-                run(axpy_mnorm, s, alpha, d, M)
-                run(residual_step, r, alpha, Hd, M, z)
+                run_(axpy_mnorm, s, alpha, d, M)
+                run_(residual_step, r, alpha, Hd, M, z)
                 return s.copy(), r, True
-            rTz_new, rr = run(residual_step, r, alpha, Hd, M, z)
-            run(direction_step, d, z, rTz_new / rTz)
+            rTz_new, rr = run_(residual_step, r, alpha, Hd, M, z)
+            run_(direction_step, d, z, rTz_new / rTz)
             rTz = rTz_new
         return s.copy(), r, False
