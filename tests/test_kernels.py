@@ -120,6 +120,7 @@ def test_linear_kernels_equal_their_numpy_twins(rng):
     np.testing.assert_allclose(k.direction_step(s.copy(), d, 0.2), k.direction_step_numpy(s.copy(), d, 0.2))
     np.testing.assert_allclose(k.mdots(s, d, M), k.mdots_numpy(s, d, M))
     np.testing.assert_allclose(k.add_scaled(s.copy(), 0.1, d), k.add_scaled_numpy(s.copy(), 0.1, d))
+    np.testing.assert_allclose(k.vdot(s, d), k.vdot_numpy(s, d))
     f1, f2 = np.empty(40, np.float32), np.empty(40, np.float32)
     np.testing.assert_array_equal(k.to_float32(s, f1), k.to_float32_numpy(s, f2))
     np.testing.assert_allclose(k.add_from32(s.copy(), f1, 0.5, d), k.add_from32_numpy(s.copy(), f1, 0.5, d))

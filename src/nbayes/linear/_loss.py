@@ -29,6 +29,7 @@ from .._kernels.linear import (
     softmax_hess_factor,
     softmax_loss,
     to_float32,
+    vdot,
 )
 
 
@@ -200,7 +201,7 @@ class LogLoss:
             G = Z
         self._curv = curv
         Wf = theta[: self.nW]
-        f = loss + 0.5 * self.lam * float(np.dot(Wf, Wf))
+        f = loss + 0.5 * self.lam * self.design.run(vdot, Wf, Wf)
         return f, self._back(G, W, out)
 
     def hessp(self, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._kernels.linear import axpy_mnorm, direction_step, mdots, residual_step
+from .._kernels.linear import axpy_mnorm, direction_step, mdots, residual_step, vdot
 from ..errors import ConvergenceError
 from ._loss import LogLoss
 
@@ -88,7 +88,8 @@ def newton(loss: LogLoss, theta0: np.ndarray, tol: float, max_iter: int) -> Resu
     if gscale is None:
         gscale = max(float(np.max(np.abs(g))), np.finfo(float).tiny)
     M = _precond(loss)
-    delta = float(np.sqrt(np.dot(g, g / M)))
+    run = loss.design.run
+    delta = float(np.sqrt(run(vdot, g, g / M)))
     cg = _CG(loss.size)
     g_new = np.empty_like(g)
     trace = [f]
@@ -98,13 +99,13 @@ def newton(loss: LogLoss, theta0: np.ndarray, tol: float, max_iter: int) -> Resu
     while it < max_iter and gmax > tol * gscale:
         s, r, boundary = cg.solve(loss, g, M, delta)
         new = theta + s
-        gs = float(np.dot(g, s))
-        prered = -0.5 * (gs - float(np.dot(s, r)))
+        gs = run(vdot, g, s)
+        prered = -0.5 * (gs - run(vdot, s, r))
         curv = loss.curvature
         f_new, g_new = loss.value_grad(new, out=g_new)
         _check_finite(f_new, g_new, "during a Newton step")
         actred = f - f_new
-        snorm = float(np.sqrt(loss.design.run(mdots, s, s, M)[0]))
+        snorm = float(np.sqrt(run(mdots, s, s, M)[0]))
         if it == 0:
             delta = min(delta, snorm)
         if f_new - f - gs <= 0:
@@ -173,14 +174,14 @@ class _CG:
         np.negative(g, out=r)
         np.divide(r, M, out=z)
         d[:] = z
-        rTz = float(np.dot(r, z))
-        cgtol = 0.1 * float(np.sqrt(np.dot(g, g)))
-        rr = float(np.dot(r, r))
+        rTz = run_(vdot, r, z)
+        cgtol = 0.1 * float(np.sqrt(run_(vdot, g, g)))
+        rr = run_(vdot, r, r)
         for _ in range(max(50, len(g))):
             if np.sqrt(rr) <= cgtol:
                 break
             loss.hessp(d, out=Hd)
-            alpha = rTz / float(np.dot(d, Hd))
+            alpha = rTz / run_(vdot, d, Hd)
             sMs = run_(axpy_mnorm, s, alpha, d, M)
             if sMs > delta * delta:
                 run_(axpy_mnorm, s, -alpha, d, M)  # step back and go to the boundary along d

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_choice
-from ..errors import InvalidParameterError
+from .._validation import check_choice, check_number, check_sample_weight, check_y, classes_and_codes
+from ..errors import DataError, InvalidParameterError
 from ..naive_bayes._base import BaseNB
 from ..naive_bayes.bernoulli import BernoulliNB, _Binary
 from ..naive_bayes.complement import ComplementNB
@@ -19,7 +19,11 @@ from ..stats.text import TextStats
 from ._settings import TextSettings, _Docs
 from ._vocab import HashedTerms, TermTable, hash_terms, learn_terms
 
-MODELS = {"multinomial": MultinomialNB, "complement": ComplementNB, "bernoulli": BernoulliNB}
+MODELS = {"multinomial": MultinomialNB, "complement": ComplementNB, "bernoulli": BernoulliNB, "nblr": MultinomialNB}
+_NOT_STATS = (
+    "model='nblr' is fitted by logistic regression on all the documents at once: its weights are "
+    "not sums of per-class statistics, so {what} is not exact; fit again on all documents"
+)
 
 
 @dataclass
@@ -43,7 +47,14 @@ class TextClassifier(TextSettings, BaseNB):
     ``(?u)\\b\\w\\w+\\b``. Training counts terms per class in a compiled kernel without building
     a document-term matrix, and prediction adds per-term weights the same way. ``model`` is
     ``"multinomial"``, ``"complement"`` or ``"bernoulli"`` (term presence); ``binary=True``
-    counts each term once per document for the multinomial and complement models. ``min_df``,
+    counts each term once per document for the multinomial and complement models.
+    ``"nblr"`` is Wang & Manning's (2012) NBSVM with a logistic loss: term presence scaled by
+    the Naive Bayes log-count ratio r = log(p / |p|_1) - log(q / |q|_1) (p, q: the class's and
+    the other classes' smoothed document counts), an L2 logistic regression (``C``) on the scaled
+    features, and their interpolation ``w' = (1 - beta) mean|w| + beta w``
+    (``nb_interpolation``, their beta = 0.25), with the intercept refitted by maximum likelihood
+    for ``w'``. More than two classes: one such model per class against the rest, the scores
+    normalised by softmax. ``min_df``,
     ``max_df`` and ``max_features`` (as in scikit-learn's vectorisers) select the terms at
     estimation from statistics that keep every term, so ``partial_fit`` (a vocabulary that
     grows), ``merge`` and ``unlearn`` stay exact.
@@ -76,6 +87,8 @@ class TextClassifier(TextSettings, BaseNB):
         tfidf: bool = False,
         sublinear_tf: bool = False,
         smooth_idf: bool = True,
+        C: float = 1.0,
+        nb_interpolation: float = 0.25,
     ) -> None:
         self.model = model
         self.alpha = alpha
@@ -93,6 +106,8 @@ class TextClassifier(TextSettings, BaseNB):
         self.tfidf = tfidf
         self.sublinear_tf = sublinear_tf
         self.smooth_idf = smooth_idf
+        self.C = C
+        self.nb_interpolation = nb_interpolation
 
     # ------------------------------------------------------------------ boundary
     def _inner(self) -> BaseNB:
@@ -105,10 +120,17 @@ class TextClassifier(TextSettings, BaseNB):
         check_choice("model", self.model, tuple(MODELS))
         self._inner()._check_params()
         self._check_text_params()
-        if self.tfidf and self.model == "bernoulli":
+        if self.tfidf and self.model in ("bernoulli", "nblr"):
             raise InvalidParameterError(
                 "tfidf=True weighs counts: it takes model='multinomial' or 'complement'"
             )
+        check_number("C", self.C, low=0.0, low_open=True)
+        check_number("nb_interpolation", self.nb_interpolation, low=0.0, high=1.0)
+
+    @property
+    def _presence(self) -> bool:
+        """Whether a term counts once per document (binary counts, Bernoulli, NBLR)."""
+        return bool(self.binary) or self.model in ("bernoulli", "nblr")
 
     # ------------------------------------------------------------------ statistics
     def _count(self, docs: _Docs, codes, n_classes, w) -> TextStats:
@@ -137,6 +159,8 @@ class TextClassifier(TextSettings, BaseNB):
         return keep, idf, np.ascontiguousarray((Y.T @ X).toarray())  # C order, as loaded back
 
     def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None):
+        if self.model == "nblr":
+            raise InvalidParameterError(_NOT_STATS.format(what="partial_fit"))
         if self.tfidf and hasattr(self, "classes_"):
             raise InvalidParameterError(
                 "tfidf=True: idf and the L2 norms depend on the whole corpus, so tf-idf statistics "
@@ -145,6 +169,8 @@ class TextClassifier(TextSettings, BaseNB):
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None):
+        if self.model == "nblr":
+            raise InvalidParameterError(_NOT_STATS.format(what="unlearn"))
         if self.tfidf:
             raise InvalidParameterError(
                 "tfidf=True: tf-idf statistics do not subtract exactly (idf depends on every "
@@ -153,11 +179,85 @@ class TextClassifier(TextSettings, BaseNB):
         return super().unlearn(X, y, sample_weight=sample_weight)
 
     def merge(self, other: Any):
+        if self.model == "nblr" or getattr(other, "model", None) == "nblr":
+            from ..errors import MergeError
+
+            raise MergeError(_NOT_STATS.format(what="merge"))
         if self.tfidf or getattr(other, "tfidf", False):
             from ..errors import MergeError
 
             raise MergeError("cannot merge tf-idf models: their idfs and norms come from different corpora")
         return super().merge(other)
+
+    # ------------------------------------------------------------------ NBLR
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "TextClassifier":
+        """Count (and for ``model="nblr"`` also train the logistic models); returns self."""
+        if self.model != "nblr":
+            return super().fit(X, y, sample_weight=sample_weight)
+        self._check_params()
+        docs, names = self._prepare_X(X, fitting=True)
+        n = docs.shape[0]
+        y = check_y(y, n)
+        w = check_sample_weight(sample_weight, n)
+        classes, codes = classes_and_codes(y)
+        if len(classes) < 2:
+            raise DataError(f"y: model='nblr' needs at least 2 classes; the data has only {classes.tolist()}")
+        stats = self._count(docs, codes, len(classes), w)
+        derived = self._estimate(stats, docs.shape[1])  # vocabulary and term table, unassigned
+        table, keep = derived["_table"], derived["_keep"]
+        X01 = self._counts(table, docs, True)
+        if self.n_features is not None:
+            X01 = X01[:, keep]
+        weights, intercept = self._nblr(X01, stats.doc_count[:, keep] if not keep.all() else stats.doc_count, codes, w)
+        self._commit(stats, classes, docs.shape[1], names)
+        self._set_nblr(weights, intercept)
+        return self
+
+    def _nblr(self, X01: sp.csr_matrix, dcount: np.ndarray, codes: np.ndarray, w: np.ndarray | None):
+        """Per class (one model for two classes): r, the logistic fit on x * r, interpolation."""
+        from ..linear import LogisticRegression
+
+        K, V = dcount.shape
+        a = float(self.alpha)
+        targets = [1] if K == 2 else list(range(K))
+        W = np.zeros((V, K))
+        b = np.zeros(K)
+        for c in targets:
+            p = dcount[c] + a
+            q = dcount.sum(axis=0) - dcount[c] + a
+            r = (np.log(p) - np.log(p.sum())) - (np.log(q) - np.log(q.sum()))  # W&M eq. for r
+            Xr = X01 @ sp.diags(r)
+            yc = (codes == c).astype(np.int64)
+            lr = LogisticRegression(C=float(self.C)).fit(Xr, yc, sample_weight=w)
+            coef = lr.coef_[0]
+            beta = float(self.nb_interpolation)
+            bias = float(lr.intercept_[0])
+            if beta < 1.0:
+                coef = (1.0 - beta) * np.mean(np.abs(coef)) + beta * coef
+                bias = _refit_bias(np.asarray(Xr @ coef), yc, w)
+            W[:, c] = r * coef
+            b[c] = bias
+        return W, b
+
+    def _set_nblr(self, weights: np.ndarray, intercept: np.ndarray) -> None:
+        self._weights = np.ascontiguousarray(weights)
+        self._intercept = np.asarray(intercept, dtype=float)
+        self._const = np.zeros(len(intercept))
+        self._fast = True
+
+    def _state(self) -> dict[str, Any]:
+        state = super()._state()
+        if self.model == "nblr":
+            state["arrays"]["nblr/weights"] = self._weights
+            state["arrays"]["nblr/intercept"] = self._intercept
+        return state
+
+    @classmethod
+    def _from_state(cls, state: dict[str, Any]) -> "TextClassifier":
+        model = super()._from_state(state)
+        if model.model == "nblr":
+            model._set_nblr(state["arrays"]["nblr/weights"], state["arrays"]["nblr/intercept"])
+        return model
 
     # ------------------------------------------------------------------ estimation
     def _estimate(self, stats: TextStats, n_features: int) -> dict[str, Any]:
@@ -165,7 +265,7 @@ class TextClassifier(TextSettings, BaseNB):
             keep, idf, fc = stats.weighted
         else:
             keep, idf = self._active(stats), None
-            uses_docs = self.binary or self.model == "bernoulli"
+            uses_docs = self._presence
             fc = stats.doc_count if uses_docs else stats.term_count
             if not keep.all():
                 fc = fc[:, keep]
@@ -216,7 +316,7 @@ class TextClassifier(TextSettings, BaseNB):
 
     # ------------------------------------------------------------------ inference
     def _loglik(self, docs: _Docs) -> np.ndarray:
-        binary = self.binary or self.model == "bernoulli"
+        binary = self._presence
         if self._fast:
             return self._table.score(docs.buf, docs.bounds, docs.table, self._weights, binary) + self._const
         X = self._matrix(docs, binary)  # tf-idf, or -inf weights (alpha = 0): the sparse path
@@ -251,7 +351,7 @@ class TextClassifier(TextSettings, BaseNB):
         order = np.argsort(-joint, kind="stable")
         a, b = order[0], order[1] if len(order) > 1 else order[0]
         tok = self._table.tokens(docs.buf, docs.bounds, docs.table)
-        binary = self.binary or self.model == "bernoulli"
+        binary = self._presence
         flp = self._weights
         contrib = np.zeros(len(tok))
         seen: set[int] = set()
@@ -278,3 +378,22 @@ class TextClassifier(TextSettings, BaseNB):
     @classmethod
     def _stats_from_arrays(cls, arrays, n_features):
         return TextStats.from_arrays(arrays)
+
+
+def _refit_bias(z: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> float:
+    """The maximum-likelihood intercept for fixed scores z: a 1-D convex problem, by Newton."""
+    from scipy.special import expit
+
+    w = np.ones(len(z)) if w is None else w
+    b = 0.0
+    for _ in range(100):
+        p = expit(z + b)
+        g = float(np.sum(w * (p - y)))
+        h = float(np.sum(w * p * (1 - p)))
+        if h <= 0:
+            break
+        step = float(np.clip(g / h, -5.0, 5.0))  # damped: p(1-p) can be tiny far out
+        b -= step
+        if abs(step) < 1e-12 * max(1.0, abs(b)):
+            break
+    return b
