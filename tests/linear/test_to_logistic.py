@@ -27,7 +27,9 @@ def data(seed: int, K: int, n: int = 80, d: int = 5):
 def same(nb, lr, X):
     assert_allclose(lr.predict_proba(X), nb.predict_proba(X), rtol=0, atol=1e-9)
     assert_allclose(lr.predict_log_proba(X), nb.predict_log_proba(X), rtol=1e-9, atol=1e-9)
-    assert lr.predict(X).tolist() == nb.predict(X).tolist()
+    top2 = np.sort(nb.predict_log_proba(X), axis=1)[:, -2:]
+    clear = top2[:, 1] - top2[:, 0] > 1e-9  # exact ties may break either way after rounding
+    assert np.array_equal(lr.predict(X)[clear], nb.predict(X)[clear])
 
 
 @given(seed=st.integers(0, 10_000), K=st.integers(2, 5), alpha=st.floats(0.01, 5.0))
