@@ -36,10 +36,25 @@ ESTIMATORS = [
     nbayes.GaussianNB(),
     nbayes.CategoricalNB(),
     nbayes.NaiveBayes(),
+    # the weighted-equals-repeated checks compare optima: solve to the optimum, not to 1e-4
+    nbayes.LogisticRegression(tol=1e-10),
+    # the checks fit classes with fewer rows than features: a singular covariance is an error
+    # by design (docs/logistic.md), so they run with a ridge
+    nbayes.GaussianBayes(reg_param=0.01),
 ]
 
 
+MARGINALISES = {
+    "check_estimators_nan_inf": (
+        "GaussianBayes refuses NaN at fit but marginalises it exactly at predict (the Gaussian of "
+        "the observed coordinates), so predict on NaN is not an error"
+    ),
+}
+
+
 def expected_failed_checks(estimator):
+    if isinstance(estimator, nbayes.GaussianBayes):
+        return {**NOT_SKLEARN, **NUMERIC_ONLY, **MARGINALISES}
     if isinstance(estimator, nbayes.CategoricalNB | nbayes.NaiveBayes):
         return NOT_SKLEARN  # values of any kind are welcome: object data is not an error
     return {**NOT_SKLEARN, **NUMERIC_ONLY}

@@ -175,7 +175,7 @@ class LogisticRegression(BaseEstimator):
         classes, codes = classes_and_codes(y)
         if len(classes) < 2:
             raise DataError(
-                f"y: logistic regression needs at least 2 classes, but the data has only one: "
+                f"y: logistic regression needs at least 2 classes, but the data has only one class: "
                 f"{show(classes[0])}"
             )
         weights = self._weights(codes, classes, sample_weight, Xv.shape[0])
@@ -196,6 +196,9 @@ class LogisticRegression(BaseEstimator):
         W, b = loss.split(res.theta)
         self._set_coef(W, b, classes, Xv.shape[1], names)
         self.n_iter_ = np.array([res.n_iter])
+        self._n_seen = float(weights.sum())
+        if hasattr(self, "_sgd"):
+            del self._sgd
         self.objective_ = float(res.f)
         self.objective_trace_ = list(res.trace)
         return self
@@ -277,7 +280,11 @@ class LogisticRegression(BaseEstimator):
             state = {"h": np.zeros(loss.size), "seen": 0.0, "step": 0}
         else:
             theta = loss.join(self.coef_.T.copy(), self.intercept_.copy() if self.fit_intercept else np.zeros(0))
-            state = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in self._sgd.items()}
+            if hasattr(self, "_sgd"):
+                state = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in self._sgd.items()}
+            else:  # continuing a model trained by fit: its rows count as seen
+                seen = float(getattr(self, "_n_seen", 0.0))
+                state = {"h": np.zeros(loss.size), "seen": seen, "step": 0}
         theta = _adagrad(loss, Xv, codes, weights, theta, state, self)
         W, b = loss.split(theta)
         self._set_coef(W, b, cls, Xv.shape[1], names if first else self._names())
