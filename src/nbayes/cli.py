@@ -1,21 +1,648 @@
-"""The ``nbayes`` command line. Imports of numpy and the models happen inside commands, so
-``nbayes --help`` starts fast."""
+"""The ``nbayes`` command line. Imports of numpy, the models and rich happen inside commands, so
+``nbayes --help`` starts fast.
+
+Bad input (a missing or unreadable file, a column that does not exist, a corrupted model file)
+ends with one line on stderr naming the file, and exit status 2; no traceback, and no partial
+output file (model files and prediction files are written to a temporary name and renamed).
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
 import click
 
+MODELS = ("auto", "categorical", "bernoulli", "multinomial", "complement", "gaussian", "logistic", "nblr")
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _Group(click.Group):
+    """Turns every expected failure into one line on stderr and exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except KeyboardInterrupt:
+            click.echo("nbayes: interrupted; nothing was written", err=True)
+            sys.exit(130)
+        except Exception as exc:  # noqa: BLE001 - the boundary: one line, no traceback
+            if os.environ.get("NBAYES_DEBUG"):
+                raise
+            click.echo(f"nbayes: error: {_message(exc)}", err=True)
+            sys.exit(2)
+
+
+def _message(exc: BaseException) -> str:
+    from .errors import NBayesError
+
+    if isinstance(exc, NBayesError):
+        return str(exc)
+    if isinstance(exc, FileNotFoundError):
+        return f"{exc.filename}: no such file"
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    return f"{type(exc).__name__}: {exc} (set NBAYES_DEBUG=1 for the traceback)"
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="nbayes")
 def main() -> None:
-    """nbayes: exact, fast, mergeable Naive Bayes classifiers.
+    """nbayes: exact, fast, mergeable Naive Bayes classifiers (and logistic regression).
 
     \b
     Examples:
-      nbayes demo               the worked examples on data shipped with nbayes
-      nbayes demo --json        the same, as JSON
+      nbayes demo                                      worked examples on bundled data
+      nbayes train spam.csv --target label -o spam.nbm
+      nbayes predict spam.nbm new.csv -o predictions.csv --proba
+      nbayes evaluate spam.nbm test.csv --target label
+      nbayes evaluate spam.csv --target label --cv 10  cross-validation from a file alone
+      nbayes explain spam.nbm "WIN a FREE prize now"
+      nbayes info spam.nbm
+      nbayes compare pima.csv --target class -o report/
     """
+
+
+def _emit(data: dict[str, Any]) -> None:
+    click.echo(json.dumps(data, indent=2, default=_json_default))
+
+
+def _json_default(v: Any) -> Any:
+    import numpy as np
+
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return str(v)
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(stderr=False, highlight=False)
+
+
+def _progress(what: str):
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        SpinnerColumn(), TextColumn(what), BarColumn(), TextColumn("{task.completed:,} rows"),
+        TimeElapsedColumn(), transient=True, console=__import__("rich.console").console.Console(stderr=True),
+    )
+
+
+# ---------------------------------------------------------------------------- training
+def _columns_option(f):
+    for name, kind in (("numeric", "gaussian"), ("categorical", "categorical"), ("text", "text"), ("boolean", "bernoulli")):
+        f = click.option(
+            f"--{name}", f"{name}_cols", multiple=True, metavar="COL[,COL]",
+            help=f"Treat these columns as {name} ({kind}).",
+        )(f)
+    return click.option("--ignore", multiple=True, metavar="COL[,COL]", help="Leave these columns out.")(f)
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [v.strip() for item in values for v in item.split(",") if v.strip()]
+
+
+def _overrides(numeric_cols, categorical_cols, text_cols, boolean_cols) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for cols, kind in ((numeric_cols, "gaussian"), (categorical_cols, "categorical"), (text_cols, "text"), (boolean_cols, "bernoulli")):
+        for c in _split(cols):
+            out[c] = kind
+    return out
+
+
+def _make_model(name: str, kinds: dict[str, str], alpha: float | None, C: float | None, path: Any):
+    """The estimator for ``--model`` over the typed columns."""
+    import nbayes
+
+    from .errors import DataError
+
+    texts = [c for c, k in kinds.items() if k == "text"]
+    single_text = len(kinds) == 1 and len(texts) == 1
+    a = {} if alpha is None else {"alpha": alpha}
+    c = {} if C is None else {"C": C}
+    if name == "auto":
+        return nbayes.TextClassifier(**a) if single_text else nbayes.NaiveBayes(column_types=kinds, **a)
+    if name in ("multinomial", "complement", "bernoulli", "nblr") and single_text:
+        return nbayes.TextClassifier(model=name, **a, **(c if name == "nblr" else {}))
+    if name == "nblr":
+        raise DataError(f"{path}: --model nblr takes one text column (found columns {list(kinds)})")
+    if texts:
+        raise DataError(
+            f"{path}: column {texts[0]!r} is text; --model {name} takes one text column alone or "
+            "no text (use --model auto, or --ignore / --categorical the column)"
+        )
+    return {
+        "categorical": lambda: nbayes.CategoricalNB(**a),
+        "bernoulli": lambda: nbayes.BernoulliNB(**a),
+        "multinomial": lambda: nbayes.MultinomialNB(**a),
+        "complement": lambda: nbayes.ComplementNB(**a),
+        "gaussian": lambda: nbayes.GaussianNB(),
+        "logistic": lambda: nbayes.LogisticRegression(**c),
+    }[name]()
+
+
+def _streams(model: Any) -> bool:
+    """Whether ``partial_fit`` over chunks equals ``fit`` for this model."""
+    return type(model).__name__ != "LogisticRegression" and getattr(model, "model", "") != "nblr"
+
+
+def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides, show_progress: bool):
+    """Read DATA in chunks, type its columns on the first, train; returns (model, summary)."""
+    import numpy as np
+    import polars as pl
+
+    from ._cli.data import choose_columns, iter_frames, model_input, split_target
+    from .errors import DataError
+
+    t0 = time.perf_counter()
+    model = kinds = None
+    rows = dropped = 0
+    held: list[Any] = []
+    progress = _progress("reading and training") if show_progress else None
+    task = progress.add_task("train", total=None) if progress else None
+    if progress:
+        progress.start()
+    try:
+        for chunk in iter_frames(data):
+            X, y, lost = split_target(chunk, target, data)
+            dropped += lost
+            if kinds is None:
+                kinds = choose_columns(X, _split(ignore), overrides, data)
+                model = _make_model(model_name, kinds, alpha, C, data)
+            if len(y) == 0:
+                continue
+            rows += len(y)
+            if _streams(model):
+                model.partial_fit(model_input(model, X, kinds, data), y)
+            else:
+                held.append(chunk)
+            if progress:
+                progress.update(task, completed=rows + dropped)
+    finally:
+        if progress:
+            progress.stop()
+    if rows == 0:
+        raise DataError(f"{data}: column {target!r} (the label) is missing in every row; nothing to learn")
+    if not _streams(model):
+        frame = pl.concat(held, how="vertical_relaxed")
+        X, y, _ = split_target(frame, target, data)
+        model.fit(model_input(model, X, kinds, data), y)
+    summary = {
+        "data": str(data),
+        "target": target,
+        "model": type(model).__name__ + (f"({model.model})" if hasattr(model, "model") and type(model).__name__ == "TextClassifier" else ""),
+        "columns": kinds,
+        "rows": rows,
+        "rows_without_label": dropped,
+        "classes": [c.item() if isinstance(c, np.generic) else c for c in model.classes_],
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+    return model, summary
+
+
+def _save(model: Any, path: str, meta: dict[str, Any]) -> None:
+    from .io.model_file import save_state
+
+    state = model._state()
+    state["meta"]["cli"] = meta
+    save_state(path, state)
+
+
+@main.command()
+@click.argument("data", type=click.Path())
+@click.option("--target", required=True, metavar="COL", help="The label column.")
+@click.option("--model", "model_name", type=click.Choice(MODELS), default="auto", show_default=True,
+              help="auto: NaiveBayes over typed columns (TextClassifier for one text column).")
+@click.option("--alpha", type=float, default=None, help="Smoothing of the Naive Bayes models.")
+@click.option("--C", "C", type=float, default=None, help="Inverse L2 penalty (logistic, nblr).")
+@click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the model file.")
+@_columns_option
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
+def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, as_json):
+    """Train a model on DATA (CSV, TSV, Parquet, JSON Lines, or a folder per class) and save it.
+
+    \b
+    Columns are typed from the data: numbers Gaussian, strings categorical, booleans
+    Bernoulli, long varied strings text (a bag of words); --numeric, --categorical, --text,
+    --boolean and --ignore override. Rows without a label are skipped and counted.
+    The file streams in chunks for the Naive Bayes models.
+
+    \b
+    Examples:
+      nbayes train spam.csv --target label -o spam.nbm
+      nbayes train adult.csv --target income --categorical education_num -o adult.nbm
+      nbayes train reviews.jsonl --target label --model nblr -o reviews.nbm
+    """
+    overrides = _overrides(numeric_cols, categorical_cols, text_cols, boolean_cols)
+    model, summary = _train(data, target, model_name, alpha, C, ignore, overrides, not as_json)
+    _save(model, output, {"target": target, "columns": summary["columns"], "rows": summary["rows"]})
+    summary["output"] = str(output)
+    if as_json:
+        _emit(summary)
+        return
+    from rich.table import Table
+
+    con = _console()
+    table = Table(title=f"columns of {data}", show_edge=False)
+    table.add_column("column")
+    table.add_column("treated as")
+    for c, k in summary["columns"].items():
+        table.add_row(str(c), k)
+    con.print(table)
+    con.print(
+        f"trained [bold]{summary['model']}[/] on {summary['rows']:,} rows "
+        f"({summary['rows_without_label']:,} without a label skipped), {len(summary['classes'])} classes, "
+        f"in {summary['seconds']:.2f} s -> [bold]{output}[/]"
+    )
+
+
+# ---------------------------------------------------------------------------- prediction
+def _load(path: str):
+    from .io.load import load_with_state
+
+    model, state = load_with_state(path)
+    cli = state["meta"].get("cli") or {}
+    return model, cli
+
+
+def _columns_of(model: Any, cli: dict[str, Any], frame: Any, target: str | None) -> dict[str, str]:
+    if cli.get("columns"):
+        return dict(cli["columns"])
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        return {str(n): "?" for n in names}
+    cols = [c for c in frame.columns if c != (target or cli.get("target"))]
+    if type(model).__name__ == "TextClassifier":
+        return {("text" if "text" in cols else cols[0]): "text"}
+    return {c: "?" for c in cols}
+
+
+def _predict_frames(model: Any, cli: dict[str, Any], data: str, target: str | None, proba: bool):
+    """Yield (frame of the input rows, predictions, probabilities or None) per chunk."""
+    from ._cli.data import iter_frames, model_input
+
+    cols = None
+    for chunk in iter_frames(data):
+        if cols is None:
+            cols = _columns_of(model, cli, chunk, target)
+        X = model_input(model, chunk, cols, data)
+        P = model.predict_proba(X) if proba else None
+        pred = model.classes_[P.argmax(axis=1)] if P is not None else model.predict(X)
+        if P is not None and type(model).__name__ != "LogisticRegression":
+            pred = model.predict(X)  # the model's own rule (ties, impossible rows)
+        yield chunk, pred, P
+
+
+@main.command()
+@click.argument("model_path", metavar="MODEL", type=click.Path())
+@click.argument("data", type=click.Path())
+@click.option("-o", "--output", type=click.Path(), default=None,
+              help="Write predictions here (.csv, .tsv, .jsonl, .parquet); default stdout as CSV.")
+@click.option("--proba", is_flag=True, help="Add one probability column per class.")
+@click.option("--json", "as_json", is_flag=True, help="Print predictions as JSON on stdout.")
+def predict(model_path, data, output, proba, as_json):
+    """Predict the class of every row of DATA with the model in MODEL.
+
+    \b
+    Examples:
+      nbayes predict spam.nbm new.csv                    CSV on stdout
+      nbayes predict spam.nbm new.csv -o out.parquet --proba
+    """
+    import polars as pl
+
+    model, cli = _load(model_path)
+    parts = []
+    for _, pred, P in _predict_frames(model, cli, data, None, proba):
+        cols = {"prediction": [p.item() if hasattr(p, "item") else p for p in pred]}
+        if P is not None:
+            for j, c in enumerate(model.classes_):
+                cols[f"p_{c}"] = P[:, j]
+        parts.append(pl.DataFrame(cols))
+    out = pl.concat(parts, how="vertical_relaxed")
+    if as_json:
+        click.echo(json.dumps(out.to_dicts(), default=_json_default))
+    elif output is None:
+        click.echo(out.write_csv(), nl=False)
+    else:
+        _write_atomic(out, output)
+        click.echo(f"wrote {out.height:,} predictions to {output}", err=True)
+
+
+def _write_atomic(frame: Any, output: str) -> None:
+    from .errors import DataError
+
+    path = Path(output)
+    name = path.name.lower()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        if name.endswith(".parquet"):
+            frame.write_parquet(tmp)
+        elif name.endswith((".jsonl", ".ndjson")):
+            frame.write_ndjson(tmp)
+        elif name.endswith((".csv", ".tsv")):
+            frame.write_csv(tmp, separator="\t" if name.endswith(".tsv") else ",")
+        else:
+            raise DataError(f"{output}: unknown output kind; use .csv, .tsv, .jsonl or .parquet")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+# ---------------------------------------------------------------------------- evaluation
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="[MODEL] DATA")
+@click.option("--target", required=True, metavar="COL", help="The label column.")
+@click.option("--cv", type=click.IntRange(2, None), default=None,
+              help="K-fold cross-validation of a model trained from DATA alone (no MODEL).")
+@click.option("--model", "model_name", type=click.Choice(MODELS), default="auto", show_default=True,
+              help="With --cv: the model to train.")
+@click.option("--alpha", type=float, default=None)
+@click.option("--C", "C", type=float, default=None)
+@_columns_option
+@click.option("--json", "as_json", is_flag=True, help="Print the measures as JSON on stdout.")
+def evaluate(paths, target, cv, model_name, alpha, C, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, as_json):
+    """Accuracy, macro-F1, log-loss, per-class precision/recall and the confusion matrix.
+
+    \b
+    Examples:
+      nbayes evaluate spam.nbm test.csv --target label
+      nbayes evaluate spam.csv --target label --cv 10
+    """
+    import numpy as np
+
+    from ._cli.data import choose_columns, model_input, read_frame, split_target
+    from ._cli.metrics import evaluate as measure
+    from ._cli.metrics import stratified_folds
+    from .errors import DataError
+
+    if cv is None:
+        if len(paths) != 2:
+            raise click.UsageError("evaluate takes MODEL DATA (or DATA with --cv K)")
+        model_path, data = paths
+        model, cli = _load(model_path)
+        frame = read_frame(data)
+        X, y, dropped = split_target(frame, target, data)
+        cols = _columns_of(model, cli, X, target)
+        Xm = model_input(model, X, cols, data)
+        P = model.predict_proba(Xm)
+        result = measure(y, model.predict(Xm), P, model.classes_)
+        result.update(model=str(model_path), data=str(data), rows_without_label=dropped)
+    else:
+        if len(paths) != 1:
+            raise click.UsageError("with --cv, evaluate takes DATA only (the model is trained per fold)")
+        data = paths[0]
+        frame = read_frame(data)
+        X, y, dropped = split_target(frame, target, data)
+        if len(y) < cv:
+            raise DataError(f"{data}: {len(y)} labelled rows cannot make {cv} folds")
+        kinds = choose_columns(X, _split(ignore), _overrides(numeric_cols, categorical_cols, text_cols, boolean_cols), data)
+        preds = np.empty(len(y), dtype=object)
+        probas: list[Any] = [None] * len(y)
+        classes_all = np.array(sorted(set(y.tolist()), key=str), dtype=object)
+        P_all = np.zeros((len(y), len(classes_all)))
+        for test in stratified_folds(y, cv):
+            train = np.setdiff1d(np.arange(len(y)), test)
+            m = _make_model(model_name, kinds, alpha, C, data)
+            m.fit(model_input(m, X[train], kinds, data), y[train])
+            Xt = model_input(m, X[test], kinds, data)
+            preds[test] = m.predict(Xt)
+            P = m.predict_proba(Xt)
+            pos = {str(c): j for j, c in enumerate(classes_all)}
+            for j, c in enumerate(m.classes_):
+                P_all[test, pos[str(c)]] = P[:, j]
+        del probas
+        result = measure(y, preds, P_all, classes_all)
+        result.update(data=str(data), cv=cv, model=model_name, rows_without_label=dropped)
+    if as_json:
+        _emit(result)
+        return
+    _print_measures(result)
+
+
+def _print_measures(r: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    con = _console()
+    head = f"{r['rows']:,} rows" + (f", {r['cv']}-fold cross-validation" if r.get("cv") else "")
+    con.print(f"[bold]{head}[/]")
+    line = f"accuracy {100 * r['accuracy']:.2f}%   macro-F1 {r['macro_f1']:.4f}"
+    if "log_loss" in r:
+        line += f"   log-loss {r['log_loss']:.4f}"
+    con.print(line)
+    t = Table(show_edge=False)
+    for c in ("class", "precision", "recall", "f1", "support"):
+        t.add_column(c, justify="left" if c == "class" else "right")
+    for label, m in r["per_class"].items():
+        t.add_row(label, f"{m['precision']:.3f}", f"{m['recall']:.3f}", f"{m['f1']:.3f}", f"{m['support']:,}")
+    con.print(t)
+    cm = Table(title="confusion matrix (rows: true, columns: predicted)", show_edge=False)
+    cm.add_column("")
+    for label in r["labels"]:
+        cm.add_column(str(label), justify="right")
+    for label, row in zip(r["labels"], r["confusion_matrix"]):
+        cm.add_row(str(label), *[f"{v:,}" for v in row])
+    con.print(cm)
+
+
+# ---------------------------------------------------------------------------- explanations
+@main.command()
+@click.argument("model_path", metavar="MODEL", type=click.Path())
+@click.argument("text", required=False)
+@click.option("--row", default=None, metavar="JSON", help='A row of a table model, e.g. \'{"age": 40}\'.')
+@click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON on stdout.")
+def explain(model_path, text, row, as_json):
+    """Why the model predicts what it does: each word's or feature's contribution.
+
+    \b
+    Contributions are to the log-odds of the predicted class against the runner-up; with the
+    baseline (prior difference) they add up to that log-odds exactly.
+
+    \b
+    Examples:
+      nbayes explain spam.nbm "WIN a FREE prize now"
+      nbayes explain adult.nbm --row '{"age": 40, "education": "Masters"}'
+    """
+    import numpy as np
+    import polars as pl
+
+    from .errors import DataError
+
+    model, cli = _load(model_path)
+    if type(model).__name__ == "TextClassifier":
+        if text is None:
+            raise DataError(f"{model_path}: a text model explains a TEXT argument")
+        e = model.explain(text)
+        out = {
+            "predicted": e.predicted, "runner_up": e.runner_up, "baseline": e.baseline,
+            "tokens": [{"token": t, "start": s[0], "end": s[1], "contribution": float(c)} for t, s, c in zip(e.tokens, e.spans, e.contributions)],
+        }
+    else:
+        if row is None:
+            raise DataError(f"{model_path}: a table model explains --row JSON (one object: column -> value)")
+        try:
+            values = json.loads(row)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"--row: not JSON ({exc.msg})") from None
+        if not isinstance(values, dict):
+            raise DataError("--row: expected one JSON object, column -> value")
+        cols = _columns_of(model, cli, pl.DataFrame([values]), None)
+        absent = [c for c in cols if values.get(c) is None]
+        if absent and type(model).__name__ not in ("NaiveBayes", "CategoricalNB", "GaussianNB", "BernoulliNB"):
+            raise DataError(
+                f"--row: no value for column {absent[0]!r}; a {type(model).__name__} needs every "
+                f"feature ({', '.join(cols)}); only Naive Bayes leaves missing ones out"
+            )
+        frame = pl.DataFrame([{c: values.get(c) for c in cols}])
+        from ._cli.data import model_input
+
+        X = model_input(model, frame, cols, "--row")
+        names = list(cols)
+        if type(model).__name__ == "LogisticRegression":
+            x = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)[0]
+            Z = np.atleast_1d(model.decision_function(X)[0])
+            if model.coef_.shape[0] == 1:  # binary: the log-odds of classes_[1]
+                a = 1 if Z[0] > 0 else 0
+                sign = 1.0 if a == 1 else -1.0
+                terms, base, b = sign * model.coef_[0] * x, sign * float(model.intercept_[0]), 1 - a
+            else:
+                a, b = (int(i) for i in np.argsort(-Z, kind="stable")[:2])
+                terms = (model.coef_[a] - model.coef_[b]) * x
+                base = float(model.intercept_[a] - model.intercept_[b])
+            pred, runner = model.classes_[a], model.classes_[b]
+        else:
+            ex = model.explain(X)
+            pred, runner, terms, base = ex.log_odds(0)
+            names = ex.feature_names if hasattr(ex, "feature_names") else names
+        out = {
+            "predicted": pred, "runner_up": runner, "baseline": float(base),
+            "features": [{"feature": str(n), "value": values.get(str(n)), "contribution": float(t)} for n, t in zip(names, terms)],
+        }
+    if as_json:
+        _emit(out)
+        return
+    from rich.text import Text
+
+    con = _console()
+    con.print(f"predicted [bold]{out['predicted']}[/] over {out['runner_up']} (baseline {out['baseline']:+.3f})")
+    if "tokens" in out:
+        shown = Text()
+        last = 0
+        for tok in out["tokens"]:
+            shown.append(text[last:tok["start"]])
+            c = tok["contribution"]
+            style = "bold green" if c > 0 else ("bold red" if c < 0 else "")
+            shown.append(text[tok["start"]:tok["end"]], style=style)
+            last = tok["end"]
+        shown.append(text[last:])
+        con.print(shown)
+        for tok in sorted(out["tokens"], key=lambda t: -abs(t["contribution"]))[:10]:
+            con.print(f"  {tok['token']:>20} {tok['contribution']:+.3f}")
+    else:
+        for f in sorted(out["features"], key=lambda f: -abs(f["contribution"])):
+            colour = "green" if f["contribution"] > 0 else "red"
+            con.print(f"  {f['feature']:>24} = {f['value']!s:<16} [{colour}]{f['contribution']:+.3f}[/]")
+
+
+# ---------------------------------------------------------------------------- model files
+@main.command()
+@click.argument("model_path", metavar="MODEL", type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="Print the information as JSON on stdout.")
+def info(model_path, as_json):
+    """Format version, model type, classes, features, training size, checksum state.
+
+    \b
+    Example:
+      nbayes info spam.nbm
+    """
+    model, cli = _load(model_path)
+    from .io.model_file import read_header
+
+    header = read_header(model_path)
+    meta = header.get("meta", {})
+    names = getattr(model, "feature_names_in_", None)
+    out = {
+        "file": str(model_path),
+        "format_version": header.get("format_version"),
+        "written_by": header.get("nbayes_version"),
+        "checksum": "verified (SHA-256)",
+        "model": header.get("kind"),
+        "params": {k: v for k, v in model.get_params().items() if not hasattr(v, "to_logistic")},
+        "classes": [c.item() if hasattr(c, "item") else c for c in model.classes_],
+        "n_features": int(getattr(model, "n_features_in_", 0)),
+        "features": list(cli.get("columns") or ([str(n) for n in names] if names is not None else [])),
+        "training_rows": cli.get("rows", _training_rows(meta)),
+        "target": cli.get("target"),
+    }
+    if as_json:
+        _emit(out)
+        return
+    con = _console()
+    for k, v in out.items():
+        if k == "features" and len(v) > 12:
+            v = v[:12] + [f"... ({len(v)} in all)"]
+        con.print(f"[bold]{k:>15}[/]  {v}")
+
+
+def _training_rows(meta: Any) -> Any:
+    def plain(v: Any) -> Any:
+        return v.get("value") if isinstance(v, dict) and "value" in v else v
+
+    return plain(meta.get("n_samples_seen")) if isinstance(meta, dict) else None
+
+
+# ---------------------------------------------------------------------------- compare
+@main.command()
+@click.argument("data", type=click.Path())
+@click.option("--target", required=True, metavar="COL")
+@click.option("-o", "--output", type=click.Path(), default="nbayes-compare", show_default=True,
+              help="Folder for compare.png, compare.html and compare.json.")
+@click.option("--repeats", type=click.IntRange(1, None), default=10, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--ignore", multiple=True, metavar="COL[,COL]")
+@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON on stdout.")
+def compare(data, target, output, repeats, seed, ignore, as_json):
+    """Ng & Jordan's experiment: Naive Bayes against logistic regression as the training set
+    grows (test error per size, with the crossover), as PNG, HTML and JSON.
+
+    \b
+    Example:
+      nbayes compare pima.csv --target class -o report/
+    """
+    from ._cli.data import read_frame, split_target
+    from .compare import compare as run_compare
+
+    frame = read_frame(data)
+    X, y, _ = split_target(frame, target, data)
+    drop = [c for c in _split(ignore) if c in X.columns]
+    X = X.drop(drop)
+    result = run_compare(X, y, repeats=repeats, random_state=seed)
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "compare.json").write_text(result.to_json())
+    written = [str(out / "compare.json")]
+    try:
+        result.plot(out / "compare.png")
+        written.append(str(out / "compare.png"))
+    except ImportError:
+        pass
+    result.to_html(out / "compare.html")
+    written.append(str(out / "compare.html"))
+    if as_json:
+        _emit({"crossover": result.crossover, "files": written, "table": json.loads(result.to_json())})
+        return
+    con = _console()
+    con.print(result.to_markdown())
+    con.print(f"crossover: {result.crossover}; wrote {', '.join(written)}")
 
 
 @main.command()

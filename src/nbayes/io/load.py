@@ -27,6 +27,11 @@ def load(path: str | os.PathLike[str]) -> Any:
     The file's magic, format version and checksum are verified before anything is built; the
     file holds only JSON and raw numeric arrays, so loading never runs code from it.
     """
+    return load_with_state(path)[0]
+
+
+def load_with_state(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any]]:
+    """The model and the verified state it was built from (header metadata included)."""
     from .model_file import load_state
 
     state = load_state(path)
@@ -35,7 +40,7 @@ def load(path: str | os.PathLike[str]) -> Any:
     if cls is None:
         raise ModelFileError(f"{os.fspath(path)}: unknown model kind {kind!r}")
     try:
-        return cls._from_state(state)
+        return cls._from_state(state), state
     except ModelFileError:
         raise
     except (KeyError, TypeError, ValueError, IndexError) as exc:
