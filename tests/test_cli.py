@@ -27,8 +27,9 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=os.environ.copy())
 
 
-def test_demo_json_reproduces_the_seeds():
-    out = run("demo", "--json")
+def test_demo_json_reproduces_the_seeds(tmp_path):
+    report = tmp_path / "report.html"
+    out = run("demo", "--json", "--report", str(report))
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)
     pt = res["playtennis"]
@@ -39,10 +40,16 @@ def test_demo_json_reproduces_the_seeds():
     assert hv["cv_accuracy"] > 0.85
     assert hv["merge_max_abs_diff"] < 1e-12 and hv["unlearn_max_abs_diff"] < 1e-9
     assert hv["load_identical"] is True
+    sms = res["sms_spam"]
+    assert sms["accuracy"] > 0.95 and sum(map(sum, sms["confusion_matrix"])) == sms["test_rows"]
+    assert [e["prediction"] for e in sms["explained"]] == [e["label"] for e in sms["explained"]]
+    page = report.read_text(encoding="utf-8")
+    assert "<table>" in page and "true \\ predicted" in page and "<span style=" in page
+    assert "data:image/png;base64," in page and "http" not in page.replace("http-equiv", "")
 
 
-def test_demo_text_output():
-    out = run("demo")
+def test_demo_text_output(tmp_path):
+    out = run("demo", "--report", str(tmp_path / "r.html"))
     assert out.returncode == 0, out.stderr
     assert "prediction: No" in out.stdout and "identical = True" in out.stdout
 
