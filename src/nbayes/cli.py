@@ -252,7 +252,8 @@ def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, cate
     from rich.table import Table
 
     con = _console()
-    table = Table(title=f"columns of {data}", show_edge=False)
+    con.print(f"columns of {data}:")
+    table = Table(show_edge=False)
     table.add_column("column")
     table.add_column("treated as")
     for c, k in summary["columns"].items():
@@ -445,7 +446,8 @@ def _print_measures(r: dict[str, Any]) -> None:
     for label, m in r["per_class"].items():
         t.add_row(label, f"{m['precision']:.3f}", f"{m['recall']:.3f}", f"{m['f1']:.3f}", f"{m['support']:,}")
     con.print(t)
-    cm = Table(title="confusion matrix (rows: true, columns: predicted)", show_edge=False)
+    con.print("confusion matrix (rows: true, columns: predicted)")
+    cm = Table(show_edge=False)
     cm.add_column("")
     for label in r["labels"]:
         cm.add_column(str(label), justify="right")
