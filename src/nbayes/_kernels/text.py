@@ -405,41 +405,41 @@ def _block(h, k):  # pragma: no cover - compiled
     return (h * np.uint64(5) + np.uint64(0xE6546B64)) & _M32
 
 
-@njit(cache=True, nogil=True)
-def murmur3(buf, s, e):  # pragma: no cover - compiled
-    """MurmurHash3 (x86, 32 bit, seed 0) of the UTF-8 bytes of code points buf[s:e], as a signed
-    32-bit integer: scikit-learn's ``murmurhash3_32(token)``, the hash of its HashingVectorizer."""
-    h = np.uint64(0)
-    k = np.uint64(0)
-    nb = 0
-    total = 0
-    for p in range(s, e):
-        cp = np.uint64(buf[p])
-        if cp < 0x80:
-            n = 1
-            b0 = cp
-        elif cp < 0x800:
-            n = 2
-            b0 = np.uint64(0xC0) | (cp >> np.uint64(6))
-        elif cp < 0x10000:
-            n = 3
-            b0 = np.uint64(0xE0) | (cp >> np.uint64(12))
+@njit(cache=True, nogil=True, inline="always")
+def _feed(h, k, nb, total, cp):  # pragma: no cover - compiled
+    """Feed the UTF-8 bytes of code point ``cp`` to a running MurmurHash3 (x86, 32 bit):
+    state h (hash), k (pending bytes), nb (how many), total (bytes so far)."""
+    if cp < 0x80:
+        n = 1
+        b0 = cp
+    elif cp < 0x800:
+        n = 2
+        b0 = np.uint64(0xC0) | (cp >> np.uint64(6))
+    elif cp < 0x10000:
+        n = 3
+        b0 = np.uint64(0xE0) | (cp >> np.uint64(12))
+    else:
+        n = 4
+        b0 = np.uint64(0xF0) | (cp >> np.uint64(18))
+    for q in range(n):
+        if q == 0:
+            byte = b0
         else:
-            n = 4
-            b0 = np.uint64(0xF0) | (cp >> np.uint64(18))
-        for q in range(n):
-            if q == 0:
-                byte = b0
-            else:
-                shift = np.uint64(6 * (n - 1 - q))
-                byte = np.uint64(0x80) | ((cp >> shift) & np.uint64(0x3F))
-            k |= byte << np.uint64(8 * nb)
-            nb += 1
-            total += 1
-            if nb == 4:
-                h = _block(h, k)
-                k = np.uint64(0)
-                nb = 0
+            shift = np.uint64(6 * (n - 1 - q))
+            byte = np.uint64(0x80) | ((cp >> shift) & np.uint64(0x3F))
+        k |= byte << np.uint64(8 * nb)
+        nb += 1
+        total += 1
+        if nb == 4:
+            h = _block(h, k)
+            k = np.uint64(0)
+            nb = 0
+    return h, k, nb, total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _finish(h, k, nb, total):  # pragma: no cover - compiled
+    """The hash of the bytes fed so far, as a signed 32-bit integer."""
     if nb > 0:
         k = (k * _C1) & _M32
         k = _rotl32(k, 15)
@@ -454,63 +454,165 @@ def murmur3(buf, s, e):  # pragma: no cover - compiled
     return np.int64(h) - np.int64(1 << 32) if h >= np.uint64(1 << 31) else np.int64(h)
 
 
+@njit(cache=True, nogil=True)
+def murmur3(buf, s, e):  # pragma: no cover - compiled
+    """MurmurHash3 (x86, 32 bit, seed 0) of the UTF-8 bytes of code points buf[s:e], as a signed
+    32-bit integer: scikit-learn's ``murmurhash3_32(token)``, the hash of its HashingVectorizer."""
+    h = np.uint64(0)
+    k = np.uint64(0)
+    nb = 0
+    total = 0
+    for p in range(s, e):
+        h, k, nb, total = _feed(h, k, nb, total, np.uint64(buf[p]))
+    return _finish(h, k, nb, total)
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _bucket(buf, s, e, n_features):  # pragma: no cover - compiled
-    """scikit-learn's column for a token: abs(murmur3) % n_features (abs(-2**31) defined)."""
-    h = murmur3(buf, s, e)
+def _to_bucket(h, n_features):  # pragma: no cover - compiled
+    """scikit-learn's column for a hash: abs(h) % n_features (abs(-2**31) defined as there)."""
     if h == -2147483648:
         return (2147483647 - (n_features - 1)) % n_features
     return abs(h) % n_features
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _bucket(buf, s, e, n_features):  # pragma: no cover - compiled
+    """scikit-learn's column for a token: abs(murmur3) % n_features."""
+    return _to_bucket(murmur3(buf, s, e), n_features)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hashes_at(buf, i, j, ring, states, ntok, lo_n, hi_n, stop_slots, stop_start, stop_length, stop_cps,
+               n_features, found):  # pragma: no cover - compiled
+    """Hashing mode of ``_terms_at``: take token buf[i:j] (unless a stop word) and put the
+    buckets of the n-grams lo_n..hi_n it ends in found[0 : count], longest last.
+
+    An n-gram is hashed as scikit-learn hashes the string "w1 w2 ...": its words' UTF-8 bytes
+    joined by one space. ``states[q]`` is the running hash (h, k, nb, total) of the words from
+    token q (mod hi_n) on, so each word is fed once per n-gram that contains it and no string
+    is built. Returns (ntok, count)."""
+    if len(stop_start) > 0:
+        key1, exact1 = _key(buf, i, j)
+        if _is_stop(buf, i, j, key1, exact1, stop_slots, stop_start, stop_length, stop_cps):
+            return ntok, 0
+    t = ntok  # this token's index among the kept tokens
+    # extend the n-grams that started on the previous hi_n - 1 tokens by " " + this word
+    for s in range(max(0, t - hi_n + 1), t):
+        q = s % hi_n
+        h, k, nb, total = _feed(states[q, 0], states[q, 1], np.int64(states[q, 2]), np.int64(states[q, 3]),
+                                np.uint64(32))
+        for p in range(i, j):
+            h, k, nb, total = _feed(h, k, nb, total, np.uint64(buf[p]))
+        states[q, 0] = h
+        states[q, 1] = k
+        states[q, 2] = np.uint64(nb)
+        states[q, 3] = np.uint64(total)
+    # this word starts a new one (its slot held token t - hi_n, too far back to matter now)
+    q = t % hi_n
+    h = np.uint64(0)
+    k = np.uint64(0)
+    nb = 0
+    total = 0
+    for p in range(i, j):
+        h, k, nb, total = _feed(h, k, nb, total, np.uint64(buf[p]))
+    states[q, 0] = h
+    states[q, 1] = k
+    states[q, 2] = np.uint64(nb)
+    states[q, 3] = np.uint64(total)
+    ring[q, 0] = i
+    ring[q, 1] = j
+    ntok = t + 1
+    count = 0
+    for n in range(lo_n, min(hi_n, ntok) + 1):
+        q = (t - n + 1) % hi_n
+        h = _finish(states[q, 0], states[q, 1], np.int64(states[q, 2]), np.int64(states[q, 3]))
+        found[count] = _to_bucket(h, n_features)
+        count += 1
+    return ntok, count
+
+
 @njit(cache=True, nogil=True)
-def hash_counts(buf, bounds, codes, w, has_w, is_word, n_features, counts, cdf, df, tf, last):  # pragma: no cover
-    """Hashing mode of ``learn_counts``: the term of a token is its bucket; nothing grows.
+def hash_counts(buf, bounds, codes, w, has_w, is_word, lo_n, hi_n, stop_slots, stop_start, stop_length,
+                stop_cps, n_features, counts, cdf, df, tf, last):  # pragma: no cover
+    """Hashing mode of ``learn_counts``: the term of an n-gram is its bucket; nothing grows.
     The tables are laid out class-major, counts[c, t], as the statistics keep them."""
+    simple = hi_n == 1 and len(stop_start) == 0
+    ring = np.zeros((hi_n, 2), dtype=np.int64)
+    states = np.zeros((hi_n, 4), dtype=np.uint64)
+    found = np.empty(hi_n, dtype=np.int64)
     for d in range(len(bounds) - 1):
         e0 = bounds[d + 1]
         c = codes[d]
         wd = w[d] if has_w else 1.0
+        ntok = 0
         i, j = _next_token(buf, bounds[d], e0, is_word)
         while i < e0:
-            t = _bucket(buf, i, j, n_features)
-            counts[c, t] += wd
-            tf[t] += 1.0
-            if last[t] != d:
-                last[t] = d
-                cdf[c, t] += wd
-                df[t] += 1.0
+            if simple:  # single words, no stop list: the common case, kept lean
+                found[0] = _bucket(buf, i, j, n_features)
+                count = 1
+            else:
+                ntok, count = _hashes_at(buf, i, j, ring, states, ntok, lo_n, hi_n, stop_slots, stop_start,
+                                         stop_length, stop_cps, n_features, found)
+            for m in range(count):
+                t = found[m]
+                counts[c, t] += wd
+                tf[t] += 1.0
+                if last[t] != d:
+                    last[t] = d
+                    cdf[c, t] += wd
+                    df[t] += 1.0
             i, j = _next_token(buf, j, e0, is_word)
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def hash_score(buf, bounds, is_word, n_features, weights, binary, T):  # pragma: no cover
+def hash_score(buf, bounds, is_word, lo_n, hi_n, stop_slots, stop_start, stop_length, stop_cps,
+               n_features, weights, binary, T):  # pragma: no cover
     """Hashing mode of ``score``."""
     n_docs = len(bounds) - 1
     K = weights.shape[1]
     out = np.zeros((n_docs, K))
     per = (n_docs + T - 1) // T
+    simple = hi_n == 1 and len(stop_start) == 0
     for th in prange(T):
         last = np.full(n_features, -1, dtype=np.int64)
+        ring = np.zeros((hi_n, 2), dtype=np.int64)
+        states = np.zeros((hi_n, 4), dtype=np.uint64)
+        found = np.empty(hi_n, dtype=np.int64)
         for d in range(th * per, min(n_docs, (th + 1) * per)):
             e0 = bounds[d + 1]
+            ntok = 0
             i, j = _next_token(buf, bounds[d], e0, is_word)
             while i < e0:
-                _accumulate(out, d, _bucket(buf, i, j, n_features), weights, last, binary)
+                if simple:
+                    _accumulate(out, d, _bucket(buf, i, j, n_features), weights, last, binary)
+                else:
+                    ntok, count = _hashes_at(buf, i, j, ring, states, ntok, lo_n, hi_n, stop_slots,
+                                             stop_start, stop_length, stop_cps, n_features, found)
+                    for m in range(count):
+                        _accumulate(out, d, found[m], weights, last, binary)
                 i, j = _next_token(buf, j, e0, is_word)
     return out
 
 
 @njit(cache=True, nogil=True)
-def hash_ids(buf, bounds, is_word, n_features):  # pragma: no cover - compiled
-    """Hashing mode of ``term_ids``: (document, bucket, start, end) of every token."""
+def hash_ids(buf, bounds, is_word, lo_n, hi_n, stop_slots, stop_start, stop_length, stop_cps,
+             n_features):  # pragma: no cover - compiled
+    """Hashing mode of ``term_ids``: (document, bucket, start, end) of every n-gram."""
     out = np.empty((1024, 4), dtype=np.int64)
-    n = 0
+    ring = np.zeros((hi_n, 2), dtype=np.int64)
+    states = np.zeros((hi_n, 4), dtype=np.uint64)
+    found = np.empty(hi_n, dtype=np.int64)
+    n_out = 0
     for d in range(len(bounds) - 1):
         e0 = bounds[d + 1]
+        ntok = 0
         i, j = _next_token(buf, bounds[d], e0, is_word)
         while i < e0:
-            out = _push(out, n, d, _bucket(buf, i, j, n_features), i - bounds[d], j - bounds[d])
-            n += 1
+            ntok, count = _hashes_at(buf, i, j, ring, states, ntok, lo_n, hi_n, stop_slots, stop_start,
+                                     stop_length, stop_cps, n_features, found)
+            for k in range(count):
+                first = ring[(ntok - lo_n - k) % hi_n, 0]
+                out = _push(out, n_out, d, found[k], first - bounds[d], j - bounds[d])
+                n_out += 1
             i, j = _next_token(buf, j, e0, is_word)
-    return out[:n]
+    return out[:n_out]

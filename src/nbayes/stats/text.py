@@ -19,6 +19,11 @@ class TextStats:
 
     Everything a vectoriser's ``min_df`` / ``max_df`` / ``max_features`` needs is kept, so those
     apply at estimation and ``merge``, ``partial_fit`` and ``unlearn`` stay exact.
+
+    ``weighted`` (tf-idf models): (kept terms, idf, per-class sums of the documents' tf-idf
+    vectors over the kept terms). With an idf learned from these documents the sums are not
+    additive; with a frozen idf (every term kept, the idf given) they are, and the arithmetic
+    below adds and subtracts them like the counts (it refuses sums made with different idfs).
     """
 
     terms: np.ndarray
@@ -28,8 +33,10 @@ class TextStats:
     df: np.ndarray
     tf: np.ndarray
     n_docs: float
-    #: the lookup table of exactly these terms, when counting built one (never saved or merged)
+    #: the lookup table of exactly these terms, when counting built one (never saved)
     table: Any = field(default=None, repr=False, compare=False)
+    #: tf-idf models: (keep, idf, sums), see above
+    weighted: Any = field(default=None, repr=False, compare=False)
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "TextStats":
         def grow(a: np.ndarray) -> np.ndarray:
@@ -37,9 +44,13 @@ class TextStats:
             out[pos] = a
             return out
 
+        weighted = None
+        if self.weighted is not None:
+            keep, idf, sums = self.weighted
+            weighted = (keep, idf, grow(sums))
         return TextStats(
             self.terms, grow(self.class_count), grow(self.term_count), grow(self.doc_count),
-            self.df, self.tf, self.n_docs,
+            self.df, self.tf, self.n_docs, self.table, weighted,
         )
 
     def _on(self, terms: np.ndarray) -> "TextStats":
@@ -61,9 +72,13 @@ class TextStats:
     def __add__(self, other: "TextStats") -> "TextStats":
         terms = _union(self.terms, other.terms)
         a, b = self._on(terms), other._on(terms)
+        weighted = _frozen_pair(self, other, terms)
+        if weighted is not None:
+            weighted = (weighted[0], weighted[1], self.weighted[2] + other.weighted[2])
         return TextStats(
             terms, a.class_count + b.class_count, a.term_count + b.term_count,
             a.doc_count + b.doc_count, a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs,
+            _table_of(terms, self, other), weighted,
         )
 
     def subtract(self, other: "TextStats", classes: np.ndarray) -> "TextStats":
@@ -79,14 +94,18 @@ class TextStats:
         def sub(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             return np.maximum(zero_small(x - y, x), 0.0)
 
+        weighted = _frozen_pair(self, other, terms)
+        if weighted is not None:
+            weighted = (weighted[0], weighted[1], sub(self.weighted[2], other.weighted[2]))
         return TextStats(
             terms, sub(a.class_count, b.class_count), sub(a.term_count, b.term_count),
             sub(a.doc_count, b.doc_count), a.df - b.df, a.tf - b.tf, a.n_docs - b.n_docs,
+            _table_of(terms, self, other), weighted,
         )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         extra = {}
-        if getattr(self, "weighted", None) is not None:  # a tf-idf model's (kept terms, idf, sums)
+        if self.weighted is not None:  # a tf-idf model's (kept terms, idf, sums)
             keep, idf, sums = self.weighted
             extra = {"stats/tfidf_keep": keep, "stats/idf": idf, "stats/tfidf_sums": sums}
         return extra | {
@@ -115,6 +134,26 @@ class TextStats:
         if "stats/tfidf_keep" in arrays:
             stats.weighted = (arrays["stats/tfidf_keep"], arrays["stats/idf"], arrays["stats/tfidf_sums"])
         return stats
+
+
+def _frozen_pair(a: "TextStats", b: "TextStats", terms: np.ndarray) -> tuple | None:
+    """(keep, idf) when both statistics hold tf-idf sums made with one frozen idf over the same
+    terms (so the sums add); None when neither holds sums."""
+    if a.weighted is None and b.weighted is None:
+        return None
+    if (a.weighted is None or b.weighted is None or len(terms) != len(a.terms) or len(terms) != len(b.terms)
+            or not a.weighted[0].all() or not np.array_equal(a.weighted[0], b.weighted[0])
+            or not np.array_equal(a.weighted[1], b.weighted[1])):
+        raise ValueError("tf-idf sums add up only under one frozen idf over the same terms")
+    return a.weighted[0], a.weighted[1]
+
+
+def _table_of(terms: np.ndarray, a: "TextStats", b: "TextStats") -> Any:
+    """A lookup table built for exactly ``terms`` by either side, if any (ids = sorted order)."""
+    for side in (a, b):
+        if side.table is not None and len(side.terms) == len(terms):
+            return side.table
+    return None
 
 
 def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -44,14 +44,9 @@ class TextSettings:
                 check_number(name, value, low=0.0, high=1.0)
         check_number("max_features", self.max_features, low=1, integer=True, allow_none=True)
         check_number("n_features", self.n_features, low=1, high=2**31 - 1, integer=True, allow_none=True)
-        how = self._how()
+        self._how()  # checks ngram_range and stop_words
         if self.tfidf and (self.n_features is not None or self.binary):
             raise InvalidParameterError("tfidf=True weighs counts: it takes vocabulary mode, without binary")
-        if self.n_features is not None and (how.hi > 1 or self.stop_words is not None):
-            raise InvalidParameterError(
-                "ngram_range and stop_words work in vocabulary mode; hashing mode (n_features) "
-                "takes single words only in this version"
-            )
 
     def _how(self) -> Tokens:
         """The tokens-to-terms settings, checked: n-gram range and stop words."""

@@ -175,11 +175,13 @@ def _grow(a: np.ndarray, n: int, fill: float = 0) -> np.ndarray:
 
 
 class HashedTerms:
-    """Hashing mode: a token's term is its bucket, murmur3(token) mod ``n_features`` (as
-    scikit-learn's ``HashingVectorizer``); same interface as :class:`TermTable`, no vocabulary."""
+    """Hashing mode: a term's column is its bucket, murmur3(term) mod ``n_features``, the term
+    being a word or a word n-gram "w1 w2" once the stop words are dropped (as scikit-learn's
+    ``HashingVectorizer``); same interface as :class:`TermTable`, no vocabulary."""
 
-    def __init__(self, n_features: int) -> None:
+    def __init__(self, n_features: int, tokens: Tokens | None = None) -> None:
         self.n_features = int(n_features)
+        self.how = tokens if tokens is not None else Tokens()
 
     def __len__(self) -> int:
         return self.n_features
@@ -188,24 +190,25 @@ class HashedTerms:
         from .._kernels.text import hash_score
 
         w = np.ascontiguousarray(weights, dtype=np.float64)
-        return run(hash_score, buf, bounds, table, self.n_features, w, binary, threads())
+        return run(hash_score, buf, bounds, table, *self.how.args(), self.n_features, w, binary, threads())
 
     def tokens(self, buf, bounds, table) -> np.ndarray:
         from .._kernels.text import hash_ids
 
-        return hash_ids(buf, bounds, table, self.n_features)
+        return hash_ids(buf, bounds, table, *self.how.args(), self.n_features)
 
 
-def hash_terms(buf, bounds, table, codes, w, n_classes: int, n_features: int):
+def hash_terms(buf, bounds, table, codes, w, n_classes: int, n_features: int, how: Tokens | None = None):
     """:func:`learn_terms` in hashing mode: the terms are the bucket numbers 0..n_features-1,
     and memory does not grow with the corpus."""
     from .._kernels.text import hash_counts
 
+    how = how if how is not None else Tokens()
     K = n_classes
     counts, cdf = np.zeros((K, n_features)), np.zeros((K, n_features))
     df, tf = np.zeros(n_features), np.zeros(n_features)
     last = np.full(n_features, -1, dtype=np.int64)
     has_w = w is not None
     hash_counts(buf, bounds, np.ascontiguousarray(codes, dtype=np.int64), w if has_w else np.empty(0),
-                has_w, table, n_features, counts, cdf, df, tf, last)
+                has_w, table, *how.args(), n_features, counts, cdf, df, tf, last)
     return np.arange(n_features, dtype=np.int64), counts, cdf, df, tf

@@ -137,7 +137,7 @@ class TextClassifier(TextSettings, BaseNB):
         if self.n_features is None:
             found = learn_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self._how())
         else:
-            found = hash_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self.n_features)
+            found = hash_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self.n_features, self._how())
         terms, counts, dcounts, df, tf, *table = found
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
         stats = TextStats(terms, cc, counts, dcounts, df, tf, float(docs.shape[0]), table[0] if table else None)
@@ -289,7 +289,7 @@ class TextClassifier(TextSettings, BaseNB):
                 full = np.zeros((len(stats.class_count), self.n_features))
                 full[:, keep] = weights
                 weights = full
-            table = HashedTerms(self.n_features)
+            table = HashedTerms(self.n_features, self._how())
         elif stats.table is not None and keep.all():
             table = stats.table  # built while counting: no rebuild from strings
         else:

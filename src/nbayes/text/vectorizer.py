@@ -63,8 +63,10 @@ class Vectorizer(TextSettings, BaseEstimator):
         if self.n_features is None:
             terms, counts, dcounts, df, tf, table = learn_terms(docs.buf, docs.bounds, docs.table, codes, None, 1, self._how())
         else:
-            terms, counts, dcounts, df, tf = hash_terms(docs.buf, docs.bounds, docs.table, codes, None, 1, self.n_features)
-            table = HashedTerms(self.n_features)
+            how = self._how()
+            terms, counts, dcounts, df, tf = hash_terms(docs.buf, docs.bounds, docs.table, codes, None, 1,
+                                                        self.n_features, how)
+            table = HashedTerms(self.n_features, how)
         stats = TextStats(terms, np.array([float(n)]), counts, dcounts, df, tf, float(n))
         keep = self._active(stats)
         if self.n_features is None and not keep.all():
