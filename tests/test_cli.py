@@ -44,7 +44,7 @@ def test_demo_json_reproduces_the_seeds(tmp_path):
     assert sms["accuracy"] > 0.95 and sum(map(sum, sms["confusion_matrix"])) == sms["test_rows"]
     assert [e["prediction"] for e in sms["explained"]] == [e["label"] for e in sms["explained"]]
     page = report.read_text(encoding="utf-8")
-    assert "<table>" in page and "true \\ predicted" in page and "<span style=" in page
+    assert "<table>" in page and "true &#92; predicted" in page and "<span style=" in page
     assert "data:image/png;base64," in page and "http" not in page.replace("http-equiv", "")
 
 

@@ -92,3 +92,56 @@ class BaseEstimator:
             raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit (or partial_fit) first"
             )
+
+
+class Classifier(BaseEstimator):
+    """What every nbayes classifier answers the same way, given ``predict_log_proba``."""
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """P(y = c | x) = exp(predict_log_proba(x)); rows sum to 1."""
+        return np.exp(self.predict_log_proba(X))  # type: ignore[attr-defined]
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
+        from ._validation import check_sample_weight, check_y
+
+        pred = self.predict(X)  # type: ignore[attr-defined]
+        y = check_y(y, len(pred))
+        w = check_sample_weight(sample_weight, len(pred))
+        return float(np.average((pred == y).astype(float), weights=w))
+
+    def _names(self) -> list[str] | None:
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [str(n) for n in names]
+
+
+class Generative(Classifier):
+    """Classifiers with a joint log-probability (``predict_joint_log_proba``): the posterior by
+    log-sum-exp, a row impossible under every class (possible with zero probabilities) answered
+    by the class prior (``_log_prior``, set by the subclass)."""
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """log P(y = c | x), normalised by log-sum-exp. A row impossible under every class
+        (possible with ``alpha=0``) gets the class prior."""
+        from ._kernels import run
+        from ._kernels.normalize import log_normalize
+
+        jll = np.ascontiguousarray(self.predict_joint_log_proba(X), dtype=np.float64)  # type: ignore[attr-defined]
+        return run(log_normalize, jll, self._fallback)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of highest posterior probability for each row."""
+        jll = self.predict_joint_log_proba(X)  # type: ignore[attr-defined]
+        best = np.argmax(jll, axis=1)
+        dead = np.isneginf(jll[np.arange(len(best)), best])
+        if dead.any():
+            best[dead] = int(np.argmax(self._fallback))
+        return self.classes_[best]  # type: ignore[attr-defined]
+
+    @property
+    def _fallback(self) -> np.ndarray:
+        lp = self._log_prior
+        m = np.max(lp)
+        if not np.isfinite(m):
+            return np.full(len(lp), -np.log(len(lp)))
+        return lp - (m + np.log(np.sum(np.exp(lp - m))))

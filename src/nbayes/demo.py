@@ -247,7 +247,7 @@ td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:right}}</style></head>
 <h2>SMS spam: TextClassifier()</h2>
 <p>Trained on {sms['train_rows']:,} messages, tested on {sms['test_rows']:,}: accuracy {sms['accuracy']:.4f},
 macro-F1 {sms['macro_f1']:.4f}, log-loss {sms['log_loss']:.4f}.</p>
-<table><tr><th>true \ predicted</th>{''.join(f'<th>{c}</th>' for c in labels)}</tr>{cm}</table>
+<table><tr><th>true &#92; predicted</th>{''.join(f'<th>{c}</th>' for c in labels)}</tr>{cm}</table>
 <h2>Why: each word's contribution to the log-odds</h2>{''.join(msgs)}
 <h2>Naive Bayes vs logistic regression as the training set grows (house votes 1984)</h2>
 {figure}

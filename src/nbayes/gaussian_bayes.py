@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
-from ._estimator import BaseEstimator
+from ._estimator import Generative
 from ._validation import (
     check_choice,
     check_number,
@@ -28,6 +28,7 @@ from ._validation import (
     show,
 )
 from .errors import DataError, InvalidParameterError
+from .naive_bayes.gaussian import class_priors
 
 __all__ = ["GaussianBayes"]
 
@@ -43,7 +44,7 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 _BLOCK = 1 << 15  # rows per block at prediction (bounds the d x block temporaries)
 
 
-class GaussianBayes(BaseEstimator):
+class GaussianBayes(Generative):
     """Bayes' rule with multivariate Normal class-conditionals, full covariance matrices.
 
     Each class c has a prior pi_c and P(x | y = c) = N(x; mu_c, Sigma_c) (notes 001). The
@@ -210,13 +211,7 @@ class GaussianBayes(BaseEstimator):
         return self
 
     def _priors(self, class_count: np.ndarray) -> np.ndarray:
-        K = len(class_count)
-        if self.priors is not None:
-            p = check_vector_param("priors", self.priors, K)
-            if not np.isclose(p.sum(), 1.0):
-                raise InvalidParameterError(f"parameter 'priors' must sum to 1, got {p.sum()!r}")
-            return p
-        return class_count / class_count.sum()
+        return class_priors(self.priors, class_count)
 
     def _factor(
         self,
@@ -319,10 +314,6 @@ class GaussianBayes(BaseEstimator):
         )
         return Xv
 
-    def _names(self) -> list[str] | None:
-        names = getattr(self, "feature_names_in_", None)
-        return None if names is None else [str(v) for v in names]
-
     def _factor_of(self, c: int) -> np.ndarray:
         return self._chol[0 if self.covariance_.ndim == 2 else c]
 
@@ -368,45 +359,6 @@ class GaussianBayes(BaseEstimator):
         features are marginalised exactly."""
         Xv = self._prepare_X(X)
         return self._loglik(Xv) + self._log_prior
-
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """log P(y = c | x) (seed 002, eq. 2 in log space), normalised by log-sum-exp. A row
-        impossible under every class gets the class prior."""
-        jll = self.predict_joint_log_proba(X)
-        m = jll.max(axis=1, keepdims=True)
-        dead = np.isneginf(m[:, 0])
-        m = np.where(dead[:, None], 0.0, m)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = jll - (m + np.log(np.exp(jll - m).sum(axis=1, keepdims=True)))
-        if dead.any():
-            out[dead] = self._fallback
-        return out
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """P(y = c | x) = exp(predict_log_proba(x)); rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The class of highest posterior probability for each row."""
-        jll = self.predict_joint_log_proba(X)
-        best = np.argmax(jll, axis=1)
-        dead = np.isneginf(jll[np.arange(len(best)), best])
-        if dead.any():
-            best[dead] = int(np.argmax(self._fallback))
-        return self.classes_[best]
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
-        pred = self.predict(X)
-        y = check_y(y, len(pred))
-        w = check_sample_weight(sample_weight, len(pred))
-        return float(np.average((pred == y).astype(float), weights=w))
-
-    @property
-    def _fallback(self) -> np.ndarray:
-        lp = self._log_prior
-        m = np.max(lp)
-        return lp - (m + np.log(np.sum(np.exp(lp - m))))
 
     # ------------------------------------------------------------------ model files
     def save(self, path: Any) -> None:

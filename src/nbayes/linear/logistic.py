@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._estimator import BaseEstimator
+from .._estimator import Classifier
 from .._validation import (
     check_choice,
     check_number,
@@ -32,7 +32,7 @@ from ._loss import Design, LogLoss
 __all__ = ["LogisticRegression"]
 
 
-class LogisticRegression(BaseEstimator):
+class LogisticRegression(Classifier):
     """Binary and multinomial logistic regression with an L2 penalty.
 
     Minimises ``sum_i w_i log-loss_i + ||W||^2 / (2 C)`` (intercept not penalised; for more than
@@ -308,26 +308,11 @@ class LogisticRegression(BaseEstimator):
         m = Z.max(axis=1, keepdims=True)
         return Z - (m + np.log(np.exp(Z - m).sum(axis=1, keepdims=True)))
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """P(y | x); rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
-
     def predict(self, X: Any) -> np.ndarray:
         """The most probable class of each row."""
         Z = self.decision_function(X)
         best = (Z > 0).astype(int) if Z.ndim == 1 else np.argmax(Z, axis=1)
         return self.classes_[best]
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy of ``predict(X)`` against ``y``."""
-        pred = self.predict(X)
-        y = check_y(y, len(pred))
-        w = check_sample_weight(sample_weight, len(pred))
-        return float(np.average((pred == y).astype(float), weights=w))
-
-    def _names(self) -> list[str] | None:
-        names = getattr(self, "feature_names_in_", None)
-        return None if names is None else [str(n) for n in names]
 
     # ------------------------------------------------------------------ model files
     def save(self, path: Any) -> None:

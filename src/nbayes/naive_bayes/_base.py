@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._estimator import BaseEstimator
+from .._estimator import Generative
 from .._validation import (
     check_sample_weight,
     check_vector_param,
@@ -84,7 +84,7 @@ def class_log_prior(
         return np.log(counts) - np.log(total)
 
 
-class BaseNB(BaseEstimator):
+class BaseNB(Generative):
     """Subclasses implement the hooks ``_check_params``, ``_prepare_X``, ``_count``,
     ``_estimate``, ``_loglik``, ``_feature_terms``, ``_feature_scores`` and ``_stats_from_arrays``."""
 
@@ -251,10 +251,6 @@ class BaseNB(BaseEstimator):
         """Weight of training rows per class."""
         return self.stats_.class_count
 
-    def _names(self) -> list[str] | None:
-        names = getattr(self, "feature_names_in_", None)
-        return None if names is None else [str(n) for n in names]
-
     def _display_names(self) -> list[str]:
         return self._names() or [f"x{j}" for j in range(self.n_features_in_)]
 
@@ -266,43 +262,9 @@ class BaseNB(BaseEstimator):
         Xv, _ = self._prepare_X(X, fitting=False)
         return self._jll(Xv)
 
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """log P(y = c | x), normalised by log-sum-exp. A row impossible under every class
-        (possible with ``alpha=0``) gets the class prior."""
-        from .._kernels import run
-        from .._kernels.normalize import log_normalize
-
-        jll = np.ascontiguousarray(self.predict_joint_log_proba(X), dtype=np.float64)
-        return run(log_normalize, jll, self._fallback)
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """P(y = c | x) = exp(predict_log_proba(x)); rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The class of highest posterior probability for each row."""
-        jll = self.predict_joint_log_proba(X)
-        best = np.argmax(jll, axis=1)
-        dead = np.isneginf(jll[np.arange(len(best)), best])
-        if dead.any():
-            best[dead] = int(np.argmax(self._fallback))
-        return self.classes_[best]
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
-        pred = self.predict(X)
-        y = check_y(y, len(pred))
-        w = check_sample_weight(sample_weight, len(pred))
-        hit = (pred == y).astype(float)
-        return float(np.average(hit, weights=w))
-
     @property
-    def _fallback(self) -> np.ndarray:
-        lp = self._intercept
-        m = np.max(lp)
-        if not np.isfinite(m):
-            return np.full(len(lp), -np.log(len(lp)))
-        return lp - (m + np.log(np.sum(np.exp(lp - m))))
+    def _log_prior(self) -> np.ndarray:
+        return self._intercept
 
     # ------------------------------------------------------------------ explanations
     def explain(self, X: Any) -> Explanation:

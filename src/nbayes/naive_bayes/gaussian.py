@@ -123,13 +123,7 @@ class GaussianNB(BaseNB):
         }
 
     def _priors(self, class_count: np.ndarray) -> np.ndarray:
-        K = len(class_count)
-        if self.priors is not None:
-            p = check_vector_param("priors", self.priors, K)
-            if not np.isclose(p.sum(), 1.0):
-                raise InvalidParameterError(f"parameter 'priors' must sum to 1, got {p.sum()!r}")
-            return p
-        return class_count / class_count.sum()
+        return class_priors(self.priors, class_count)
 
     def _linear_form(self):
         """log N(x; mu_c, sigma^2) = x mu_c / sigma^2 - mu_c^2 / (2 sigma^2) + (terms free of c)
@@ -217,3 +211,13 @@ def _raise_inf(X: np.ndarray, row: int) -> None:
         f"X: row {row}, column {j} holds {show(X[row, j])}; expected a finite number or NaN for a "
         "missing value"
     )
+
+
+def class_priors(priors: Any, class_count: np.ndarray) -> np.ndarray:
+    """The given ``priors`` (checked: one per class, summing to 1) or the class frequencies."""
+    if priors is not None:
+        p = check_vector_param("priors", priors, len(class_count))
+        if not np.isclose(p.sum(), 1.0):
+            raise InvalidParameterError(f"parameter 'priors' must sum to 1, got {p.sum()!r}")
+        return p
+    return class_count / class_count.sum()
