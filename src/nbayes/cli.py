@@ -89,12 +89,34 @@ def _console():
 
 
 def _progress(what: str):
+    from rich.console import Console
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     return Progress(
         SpinnerColumn(), TextColumn(what), BarColumn(), TextColumn("{task.completed:,} rows"),
-        TimeElapsedColumn(), transient=True, console=__import__("rich.console").console.Console(stderr=True),
+        TimeElapsedColumn(), transient=True, console=Console(stderr=True),
     )
+
+
+def _frames(data: str, what: str, show: bool = True):
+    """The chunks of DATA, with a progress line on a terminal (stderr) while they come."""
+    from ._cli.data import iter_frames
+
+    if not (show and sys.stderr.isatty()):
+        yield from iter_frames(data)
+        return
+    with _progress(what) as progress:
+        task = progress.add_task(what, total=None)
+        for chunk in iter_frames(data):
+            yield chunk
+            progress.update(task, advance=chunk.height)
+
+
+def _read_all(data: str, what: str, show: bool = True):
+    import polars as pl
+
+    frames = list(_frames(data, what, show))
+    return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
 
 
 # ---------------------------------------------------------------------------- training
@@ -160,36 +182,26 @@ def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides,
     import numpy as np
     import polars as pl
 
-    from ._cli.data import choose_columns, iter_frames, model_input, split_target
+    from ._cli.data import choose_columns, model_input, split_target
     from .errors import DataError
 
     t0 = time.perf_counter()
     model = kinds = None
     rows = dropped = 0
     held: list[Any] = []
-    progress = _progress("reading and training") if show_progress else None
-    task = progress.add_task("train", total=None) if progress else None
-    if progress:
-        progress.start()
-    try:
-        for chunk in iter_frames(data):
-            X, y, lost = split_target(chunk, target, data)
-            dropped += lost
-            if kinds is None:
-                kinds = choose_columns(X, _split(ignore), overrides, data)
-                model = _make_model(model_name, kinds, alpha, C, data)
-            if len(y) == 0:
-                continue
-            rows += len(y)
-            if _streams(model):
-                model.partial_fit(model_input(model, X, kinds, data), y)
-            else:
-                held.append(chunk)
-            if progress:
-                progress.update(task, completed=rows + dropped)
-    finally:
-        if progress:
-            progress.stop()
+    for chunk in _frames(data, "reading and training", show_progress):
+        X, y, lost = split_target(chunk, target, data)
+        dropped += lost
+        if kinds is None:
+            kinds = choose_columns(X, _split(ignore), overrides, data)
+            model = _make_model(model_name, kinds, alpha, C, data)
+        if len(y) == 0:
+            continue
+        rows += len(y)
+        if _streams(model):
+            model.partial_fit(model_input(model, X, kinds, data), y)
+        else:
+            held.append(chunk)
     if rows == 0:
         raise DataError(f"{data}: column {target!r} (the label) is missing in every row; nothing to learn")
     if not _streams(model):
@@ -289,10 +301,10 @@ def _columns_of(model: Any, cli: dict[str, Any], frame: Any, target: str | None)
 
 def _predict_frames(model: Any, cli: dict[str, Any], data: str, target: str | None, proba: bool):
     """Yield (frame of the input rows, predictions, probabilities or None) per chunk."""
-    from ._cli.data import iter_frames, model_input
+    from ._cli.data import model_input
 
     cols = None
-    for chunk in iter_frames(data):
+    for chunk in _frames(data, "predicting"):
         if cols is None:
             cols = _columns_of(model, cli, chunk, target)
         X = model_input(model, chunk, cols, data)
@@ -381,7 +393,7 @@ def evaluate(paths, target, cv, model_name, alpha, C, ignore, numeric_cols, cate
     """
     import numpy as np
 
-    from ._cli.data import choose_columns, model_input, read_frame, split_target
+    from ._cli.data import choose_columns, model_input, split_target
     from ._cli.metrics import evaluate as measure
     from ._cli.metrics import stratified_folds
     from .errors import DataError
@@ -391,7 +403,7 @@ def evaluate(paths, target, cv, model_name, alpha, C, ignore, numeric_cols, cate
             raise click.UsageError("evaluate takes MODEL DATA (or DATA with --cv K)")
         model_path, data = paths
         model, cli = _load(model_path)
-        frame = read_frame(data)
+        frame = _read_all(data, "reading", not as_json)
         X, y, dropped = split_target(frame, target, data)
         cols = _columns_of(model, cli, X, target)
         Xm = model_input(model, X, cols, data)
@@ -402,13 +414,12 @@ def evaluate(paths, target, cv, model_name, alpha, C, ignore, numeric_cols, cate
         if len(paths) != 1:
             raise click.UsageError("with --cv, evaluate takes DATA only (the model is trained per fold)")
         data = paths[0]
-        frame = read_frame(data)
+        frame = _read_all(data, "reading", not as_json)
         X, y, dropped = split_target(frame, target, data)
         if len(y) < cv:
             raise DataError(f"{data}: {len(y)} labelled rows cannot make {cv} folds")
         kinds = choose_columns(X, _split(ignore), _overrides(numeric_cols, categorical_cols, text_cols, boolean_cols), data)
         preds = np.empty(len(y), dtype=object)
-        probas: list[Any] = [None] * len(y)
         classes_all = np.array(sorted(set(y.tolist()), key=str), dtype=object)
         P_all = np.zeros((len(y), len(classes_all)))
         for test in stratified_folds(y, cv):
@@ -421,7 +432,6 @@ def evaluate(paths, target, cv, model_name, alpha, C, ignore, numeric_cols, cate
             pos = {str(c): j for j, c in enumerate(classes_all)}
             for j, c in enumerate(m.classes_):
                 P_all[test, pos[str(c)]] = P[:, j]
-        del probas
         result = measure(y, preds, P_all, classes_all)
         result.update(data=str(data), cv=cv, model=model_name, rows_without_label=dropped)
     if as_json:
