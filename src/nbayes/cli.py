@@ -64,6 +64,7 @@ def main() -> None:
       nbayes evaluate spam.csv --target label --cv 10  cross-validation from a file alone
       nbayes explain spam.nbm "WIN a FREE prize now"
       nbayes info spam.nbm
+      nbayes serve spam.nbm --port 8000                HTTP API and a web page that shows why
       nbayes compare pima.csv --target class -o report/
     """
 
@@ -221,6 +222,56 @@ def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides,
     return model, summary
 
 
+def _train_dask(address: str, data: str, target: str, model_name: str, alpha, C, ignore, overrides):
+    """The same training on a Dask cluster: partitions counted by the workers, merged in a tree."""
+    import numpy as np
+
+    from ._cli.data import choose_columns
+    from .errors import DataError
+
+    try:
+        import dask.dataframe as dd
+        from distributed import Client
+
+        from . import dask as nbd
+    except ImportError:
+        raise DataError("--dask needs Dask: pip install 'nbayes[dask]'") from None
+    t0 = time.perf_counter()
+    name = str(data).lower()
+    with Client(address, timeout="20s"):
+        if name.endswith(".parquet") or Path(data).is_dir():
+            ddf = dd.read_parquet(data)
+        elif ".jsonl" in name or ".ndjson" in name or name.endswith((".json", ".json.gz")):
+            ddf = dd.read_json(data, lines=True, blocksize=None if name.endswith(".gz") else 2**26)
+        else:
+            ddf = dd.read_csv(data, sep="\t" if ".tsv" in name else ",", blocksize=None if name.endswith(".gz") else 2**26)
+        if target not in ddf.columns:
+            raise DataError(f"{data}: no column {target!r} (the --target); columns are {list(ddf.columns)}")
+        import polars as pl
+
+        head = pl.from_pandas(ddf.head(1000, npartitions=-1))
+        kinds = choose_columns(head.drop(target), _split(ignore), overrides, data)
+        model = _make_model(model_name, kinds, alpha, C, data)
+        ddf = ddf[list(kinds) + [target]].dropna(subset=[target])
+        if type(model).__name__ == "LogisticRegression":
+            model = nbd.fit_logistic(model, ddf, target=target)
+        elif getattr(model, "model", None) == "nblr":
+            raise DataError("--dask: model 'nblr' needs all documents at once; train it without --dask")
+        else:
+            if type(model).__name__ == "NaiveBayes":
+                model.set_params(column_types=kinds)
+            text = next(iter(kinds)) if type(model).__name__ == "TextClassifier" else None
+            model = nbd.fit(model, ddf, target=target, text=text)
+        rows = int(ddf.shape[0].compute())
+    summary = {
+        "data": str(data), "target": target, "model": type(model).__name__, "columns": kinds,
+        "rows": rows, "rows_without_label": None, "dask": address,
+        "classes": [c.item() if isinstance(c, np.generic) else c for c in model.classes_],
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+    return model, summary
+
+
 def _save(model: Any, path: str, meta: dict[str, Any]) -> None:
     from .io.model_file import save_state
 
@@ -238,8 +289,10 @@ def _save(model: Any, path: str, meta: dict[str, Any]) -> None:
 @click.option("--C", "C", type=float, default=None, help="Inverse L2 penalty (logistic, nblr).")
 @click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the model file.")
 @_columns_option
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
+              help="Train on an existing Dask cluster (its scheduler address); needs nbayes[dask].")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
-def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, as_json):
+def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, dask_address, as_json):
     """Train a model on DATA (CSV, TSV, Parquet, JSON Lines, or a folder per class) and save it.
 
     \b
@@ -255,7 +308,10 @@ def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, cate
       nbayes train reviews.jsonl --target label --model nblr -o reviews.nbm
     """
     overrides = _overrides(numeric_cols, categorical_cols, text_cols, boolean_cols)
-    model, summary = _train(data, target, model_name, alpha, C, ignore, overrides, not as_json)
+    if dask_address:
+        model, summary = _train_dask(dask_address, data, target, model_name, alpha, C, ignore, overrides)
+    else:
+        model, summary = _train(data, target, model_name, alpha, C, ignore, overrides, not as_json)
     _save(model, output, {"target": target, "columns": summary["columns"], "rows": summary["rows"]})
     summary["output"] = str(output)
     if as_json:
@@ -273,7 +329,8 @@ def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, cate
     con.print(table)
     con.print(
         f"trained [bold]{summary['model']}[/] on {summary['rows']:,} rows "
-        f"({summary['rows_without_label']:,} without a label skipped), {len(summary['classes'])} classes, "
+        + (f"({summary['rows_without_label']:,} without a label skipped), " if summary["rows_without_label"] is not None else f"on Dask at {summary.get('dask')}, ")
+        + f"{len(summary['classes'])} classes, "
         f"in {summary['seconds']:.2f} s -> [bold]{output}[/]"
     )
 
@@ -610,6 +667,69 @@ def _training_rows(meta: Any) -> Any:
         return v.get("value") if isinstance(v, dict) and "value" in v else v
 
     return plain(meta.get("n_samples_seen")) if isinstance(meta, dict) else None
+
+
+# ---------------------------------------------------------------------------- serving
+@main.command()
+@click.argument("model_path", metavar="MODEL", type=click.Path())
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(1, None), default=1, show_default=True,
+              help="Worker processes, each with its own copy of the model.")
+@click.option("--max-body", type=click.IntRange(1, None), default=1_000_000, show_default=True,
+              help="Largest request body in bytes (413 beyond).")
+@click.option("--max-batch", type=click.IntRange(1, None), default=1000, show_default=True,
+              help="Most texts or rows in one request (413 beyond).")
+@click.option("--max-text", type=click.IntRange(1, None), default=100_000, show_default=True,
+              help="Most characters in one text (413 beyond).")
+@click.option("--access-log/--no-access-log", default=False, show_default=True, help="Log every request.")
+def serve(model_path, host, port, workers, max_body, max_batch, max_text, access_log):
+    """Serve MODEL over HTTP: a JSON API and a web page that shows why (needs nbayes[serve]).
+
+    \b
+    POST /v1/predict   {"text": ...} / {"texts": [...]}, or {"row": {...}} / {"rows": [...]}
+    POST /v1/explain   one text or row: each word's or feature's contribution
+    GET  /v1/model     metadata (as nbayes info --json);  GET /healthz;  GET /openapi.json
+    GET  /             the web page
+    The model file is loaded again when it changes on disk, or on SIGHUP (with --workers N,
+    SIGHUP to the parent restarts the workers one by one); a new file that does not load leaves
+    the old model serving and is reported by /healthz.
+
+    \b
+    Example:
+      nbayes serve spam.nbm --port 8000 --workers 2
+    """
+    try:
+        import uvicorn
+        from uvicorn.config import LOGGING_CONFIG
+
+        from .serve.app import create_app
+    except ImportError as exc:
+        click.echo(f"nbayes: error: serve needs the web stack ({exc.name} is missing): pip install 'nbayes[serve]'", err=True)
+        sys.exit(2)
+    import copy
+
+    options = {"max_body": max_body, "max_batch": max_batch, "max_text": max_text}
+    log_config = copy.deepcopy(LOGGING_CONFIG)
+    log_config["loggers"]["nbayes.serve"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    common = dict(host=host, port=port, log_config=log_config, access_log=access_log, timeout_graceful_shutdown=5)
+    if workers == 1:
+        app = create_app(model_path, **options)  # a bad model file ends here: one line, exit 2
+        loaded = app.state.holder.current
+        target: Any = app
+    else:
+        from .serve._model import load_model
+
+        loaded = load_model(model_path)  # check the file once before the workers start
+        os.environ["NBAYES_SERVE_MODEL"] = os.path.abspath(model_path)
+        os.environ["NBAYES_SERVE_LIMITS"] = json.dumps(options)
+        target = "nbayes.serve.app:app_from_env"
+        common.update(factory=True, workers=workers)
+    click.echo(
+        f"nbayes serve: {model_path} ({type(loaded.model).__name__}, {len(loaded.classes)} classes) "
+        f"on http://{host}:{port}/ with {workers} worker{'s' if workers > 1 else ''}", err=True,
+    )
+    uvicorn.run(target, **common)
 
 
 # ---------------------------------------------------------------------------- compare
