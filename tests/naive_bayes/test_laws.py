@@ -398,3 +398,35 @@ def test_unbiased_variance_of_a_one_row_cell_is_the_floor(rng):
     model = nbayes.GaussianNB(ddof=1).fit(X, y)
     assert_allclose(model.var_[1], model.epsilon_, rtol=1e-12)
     assert_allclose(model.var_[0], X[:20].var(axis=0, ddof=1) + model.epsilon_, rtol=1e-12)
+
+
+def test_fit_and_partial_fit_take_a_stream_of_chunks(rng):
+    """Iterators of (X, y[, w]) chunks: the same model as one fit; all chunks or none."""
+    import pytest
+
+    from nbayes.errors import DataError
+
+    X = rng.poisson(2.0, (90, 5)).astype(float)
+    y = rng.integers(0, 3, 90)
+    w = rng.uniform(0.5, 2.0, 90)
+    whole = nbayes.MultinomialNB().fit(X, y, sample_weight=w)
+    parts = [(X[i : i + 25], y[i : i + 25], w[i : i + 25]) for i in range(0, 90, 25)]
+    streamed = nbayes.MultinomialNB().fit(iter(parts))
+    np.testing.assert_allclose(streamed.predict_proba(X), whole.predict_proba(X), rtol=1e-12)
+    grown = nbayes.MultinomialNB().fit(X[:10], y[:10], sample_weight=w[:10])
+    grown.partial_fit(iter([(X[10:50], y[10:50], w[10:50]), (X[50:], y[50:], w[50:])]))
+    first = nbayes.MultinomialNB().fit(X[:10], y[:10], sample_weight=w[:10])
+    np.testing.assert_allclose(
+        grown.predict_proba(X), first.partial_fit(X[10:], y[10:], sample_weight=w[10:]).predict_proba(X), rtol=1e-12
+    )
+    before = grown.predict_proba(X)
+    bad = iter([(X[:5], y[:5]), (X[:5, :3], y[:5])])
+    with pytest.raises(DataError, match="chunk 1 of the stream"):
+        grown.partial_fit(bad)
+    np.testing.assert_array_equal(grown.predict_proba(X), before)
+    with pytest.raises(DataError, match="empty"):
+        nbayes.MultinomialNB().fit(iter([]))
+    texts = ["cheap pills", "lunch at noon", "cheap offer", "noon meeting"] * 5
+    labels = ["spam", "ham", "spam", "ham"] * 5
+    t = nbayes.TextClassifier().fit(iter([(texts[:7], labels[:7]), (texts[7:], labels[7:])]))
+    np.testing.assert_allclose(t.predict_proba(texts), nbayes.TextClassifier().fit(texts, labels).predict_proba(texts))

@@ -257,11 +257,10 @@ def test_ngram_settings_are_checked():
         nbayes.TextClassifier(ngram_range=(2, 1)).fit(DOCS, LABELS)
     with pytest.raises(nbayes.errors.InvalidParameterError, match="stop_words"):
         nbayes.TextClassifier(stop_words="french").fit(DOCS, LABELS)
-    with pytest.raises(nbayes.errors.InvalidParameterError, match="hashing mode"):
-        nbayes.TextClassifier(n_features=16, ngram_range=(1, 2)).fit(DOCS, LABELS)
-    clf = nbayes.TextClassifier(ngram_range=(1, 2)).fit(DOCS, LABELS)
-    e = clf.explain("cheap pills now")
-    assert e.tokens == ["cheap", "pills", "cheap pills", "now", "pills now"]
+    for n_features in (None, 16):  # vocabulary and hashing mode
+        clf = nbayes.TextClassifier(ngram_range=(1, 2), n_features=n_features).fit(DOCS, LABELS)
+        e = clf.explain("cheap pills now")
+        assert e.tokens == ["cheap", "pills", "cheap pills", "now", "pills now"]
 
 
 @pytest.mark.parametrize("sublinear", [False, True])

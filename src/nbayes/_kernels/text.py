@@ -10,6 +10,9 @@ Terms live in an open-addressing table, ``slots[2 i]`` a key and ``slots[2 i + 1
 length): equal keys are equal terms. A longer token's key is a 64-bit FNV-1a hash with the top
 bit clear, and a matching key is confirmed against the term's code points ``cps[start[t]:+len]``,
 so no collision can ever merge two terms.
+
+Hashing mode keeps no table: a term's column is scikit-learn's MurmurHash3 bucket of its UTF-8
+bytes, an n-gram hashed as "w1 w2" from running hash states, without building the string.
 """
 
 from __future__ import annotations

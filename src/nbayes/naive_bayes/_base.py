@@ -25,7 +25,7 @@ from .._validation import (
     sorted_unique,
     union_labels,
 )
-from ..errors import DataError, MergeError, UnlearnError
+from ..errors import DataError, MergeError, NBayesError, UnlearnError
 
 __all__ = ["BaseNB", "Explanation", "class_log_prior"]
 
@@ -123,8 +123,15 @@ class BaseNB(Generative):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ training
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "BaseNB":
-        """Fit on (X, y): count the statistics, then estimate the parameters. Returns self."""
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> "BaseNB":
+        """Fit on (X, y): count the statistics, then estimate the parameters. Returns self.
+
+        ``X`` may also be an iterator of chunks ``(X_i, y_i)`` or ``(X_i, y_i, w_i)`` (with
+        ``y=None``): each is counted as it comes, so data larger than memory streams; the result
+        equals ``fit`` on all rows at once, and a failure on any chunk leaves the model as it
+        was."""
+        if y is None and is_chunk_stream(X):
+            return stream_into(self, X, fresh=True)
         self._check_params()
         Xv, names = self._prepare_X(X, fitting=True)
         n = _n_rows(Xv)
@@ -136,11 +143,14 @@ class BaseNB(Generative):
         return self
 
     def partial_fit(
-        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+        self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None
     ) -> "BaseNB":
         """Add a chunk of data to the statistics; ``partial_fit`` over chunks equals ``fit``
         on all of them. ``classes`` may declare classes not (yet) in ``y``; new labels in later
-        chunks are added to ``classes_`` unless this call's ``classes`` excludes them."""
+        chunks are added to ``classes_`` unless this call's ``classes`` excludes them. ``X`` may
+        be an iterator of chunks ``(X_i, y_i[, w_i])`` (with ``y=None``), all added or none."""
+        if y is None and is_chunk_stream(X):
+            return stream_into(self, X, fresh=False, classes=classes)
         first = not hasattr(self, "classes_")
         self._check_params()
         Xv, names = self._prepare_X(X, fitting=first)
@@ -373,6 +383,37 @@ class BaseNB(Generative):
 
 
 # ---------------------------------------------------------------------------- helpers
+def is_chunk_stream(X: Any) -> bool:
+    """An iterator or generator (not a list, array or frame): a stream of (X_i, y_i) chunks."""
+    from collections.abc import Iterator
+
+    return isinstance(X, Iterator)
+
+
+def stream_into(model: Any, chunks: Any, *, fresh: bool, classes: Any = None) -> Any:
+    """partial_fit every chunk on a working copy, then take its state: all chunks or none."""
+    import copy
+
+    work = type(model)(**model.get_params()) if fresh or not hasattr(model, "classes_") else copy.deepcopy(model)
+    n = 0
+    for n, chunk in enumerate(chunks, start=1):
+        if not isinstance(chunk, tuple) or len(chunk) not in (2, 3):
+            raise DataError(
+                f"chunk {n - 1} of the stream is a {type(chunk).__name__}; expected a tuple "
+                "(X, y) or (X, y, sample_weight)"
+            )
+        try:
+            work.partial_fit(chunk[0], chunk[1], classes=classes if n == 1 else None,
+                             sample_weight=chunk[2] if len(chunk) == 3 else None)
+        except NBayesError as exc:
+            raise type(exc)(f"chunk {n - 1} of the stream: {exc}") from None
+    if n == 0:
+        raise DataError("the stream of chunks is empty; nothing to learn")
+    model.__dict__.clear()
+    model.__dict__.update(work.__dict__)
+    return model
+
+
 def _n_rows(Xv: Any) -> int:
     return int(Xv.shape[0])
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +14,7 @@ from .._validation import check_number
 from ..errors import DataError, InvalidParameterError
 from ..stats.text import TextStats
 from ._buffer import to_buffer
-from ._vocab import Tokens
+from ._vocab import Tokens, _objects
 from .stop_words import ENGLISH_STOP_WORDS
 
 
@@ -32,8 +33,9 @@ class _Docs:
 
 class TextSettings:
     """Tokens (lowercase, n-grams, stop words), term selection (min_df, max_df, max_features,
-    hashing) and tf-idf weights, as scikit-learn's vectorisers define them. Expects the
-    attributes of those names on the instance."""
+    hashing) and tf-idf weights, learned or frozen (``idf``, a mapping term -> weight), as
+    scikit-learn's vectorisers define them. Expects the attributes of those names on the
+    instance (``idf`` optional)."""
 
     def _check_text_params(self) -> None:
         for name in ("min_df", "max_df"):
@@ -47,6 +49,14 @@ class TextSettings:
         self._how()  # checks ngram_range and stop_words
         if self.tfidf and (self.n_features is not None or self.binary):
             raise InvalidParameterError("tfidf=True weighs counts: it takes vocabulary mode, without binary")
+        if self._frozen_idf() is not None:
+            if not self.tfidf:
+                raise InvalidParameterError("idf=... is the frozen idf of a tf-idf model: it takes tfidf=True")
+            if (self.min_df, self.max_df, self.max_features) != (1, 1.0, None):
+                raise InvalidParameterError(
+                    "idf=... freezes the vocabulary (its terms) with the weights; min_df, max_df and "
+                    "max_features select terms when an idf is learned: leave them at their defaults"
+                )
 
     def _how(self) -> Tokens:
         """The tokens-to-terms settings, checked: n-gram range and stop words."""
@@ -75,6 +85,42 @@ class TextSettings:
     def _prepare_X(self, X: Any, fitting: bool):
         buf, bounds, table = to_buffer(X, lowercase=self.lowercase)
         return _Docs(buf, bounds, table), None
+
+    def _frozen_idf(self) -> tuple[np.ndarray, np.ndarray, Any] | None:
+        """The frozen idf ``idf`` (a mapping term -> weight), checked, as (terms sorted, weights,
+        their lookup table or None); None when the idf is learned (``idf=None``)."""
+        idf = getattr(self, "idf", None)
+        if idf is None:
+            return None
+        if not isinstance(idf, Mapping) or len(idf) == 0:
+            raise InvalidParameterError(
+                f"parameter 'idf' must be None or a non-empty mapping term -> idf weight (such as a "
+                f"fitted tf-idf model's idf_), got {type(idf).__name__}"
+            )
+        fitted = getattr(self, "_idf", None)
+        terms = getattr(self, "_terms", None)
+        if fitted is not None and terms is not None and len(terms) == len(idf):
+            # the idf this model was fitted with, as arrays: confirm without sorting again
+            try:
+                same = np.array_equal(np.array([idf[t] for t in terms.tolist()], dtype=np.float64), fitted)
+            except (KeyError, TypeError, ValueError):
+                same = False
+            if same:
+                table = getattr(self, "_table", None)
+                if getattr(getattr(table, "how", None), "key", None) != self._how().key:
+                    table = None  # built for other n-grams or stop words: build it again
+                return terms, fitted, table
+        keys = list(idf)
+        if not all(isinstance(t, str) for t in keys):
+            bad = next(t for t in keys if not isinstance(t, str))
+            raise InvalidParameterError(f"parameter 'idf': terms must be str, got {bad!r}")
+        keys.sort()
+        raw = [idf[t] for t in keys]
+        numeric = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw)
+        values = np.array(raw, dtype=np.float64) if numeric else np.array([np.nan])
+        if not np.all(np.isfinite(values)) or np.any(values < 0):
+            raise InvalidParameterError("parameter 'idf': weights must be finite numbers >= 0")
+        return _objects(keys), values, None
 
     def _idf(self, stats: TextStats, keep: np.ndarray) -> np.ndarray:
         """scikit-learn's idf over the kept terms: ln((1 + n) / (1 + df)) + 1 (smooth_idf) or

@@ -19,6 +19,7 @@ class Tokens:
 
     def __init__(self, ngram_range: tuple[int, int] = (1, 1), stop_words: Any = None) -> None:
         self.lo, self.hi = int(ngram_range[0]), int(ngram_range[1])
+        self.key = (self.lo, self.hi, tuple(sorted(stop_words)) if stop_words else None)
         stop = TermTable(sorted(stop_words)) if stop_words else None
         empty_i, empty_u = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint32)
         self.stop = (

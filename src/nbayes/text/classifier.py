@@ -59,6 +59,12 @@ class TextClassifier(TextSettings, BaseNB):
     estimation from statistics that keep every term, so ``partial_fit`` (a vocabulary that
     grows), ``merge`` and ``unlearn`` stay exact.
 
+    ``tfidf=True`` sums the documents' tf-idf vectors per class (``TfidfVectorizer``'s rows). By
+    default the idf is learned from the documents given to ``fit``, so that model is made in one
+    ``fit``. ``idf=`` a mapping term -> weight (such as a fitted tf-idf model's ``idf_``)
+    freezes the vocabulary and the weights: each document's vector then depends on that
+    document alone, and ``partial_fit``, ``merge`` and ``unlearn`` are exact again.
+
     >>> clf = TextClassifier(alpha=0.5).fit(
     ...     ["cheap pills now", "meeting at noon", "cheap cheap offer", "lunch meeting"],
     ...     ["spam", "ham", "spam", "ham"])
@@ -87,6 +93,7 @@ class TextClassifier(TextSettings, BaseNB):
         tfidf: bool = False,
         sublinear_tf: bool = False,
         smooth_idf: bool = True,
+        idf: Any = None,
         C: float = 1.0,
         nb_interpolation: float = 0.25,
     ) -> None:
@@ -106,6 +113,7 @@ class TextClassifier(TextSettings, BaseNB):
         self.tfidf = tfidf
         self.sublinear_tf = sublinear_tf
         self.smooth_idf = smooth_idf
+        self.idf = idf
         self.C = C
         self.nb_interpolation = nb_interpolation
 
@@ -134,6 +142,9 @@ class TextClassifier(TextSettings, BaseNB):
 
     # ------------------------------------------------------------------ statistics
     def _count(self, docs: _Docs, codes, n_classes, w) -> TextStats:
+        frozen = self._frozen_idf() if self.tfidf else None
+        if frozen is not None:
+            return self._count_frozen(docs, codes, n_classes, w, frozen)
         if self.n_features is None:
             found = learn_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self._how())
         else:
@@ -158,39 +169,118 @@ class TextClassifier(TextSettings, BaseNB):
         Y = class_indicator(codes, n_classes, w)
         return keep, idf, np.ascontiguousarray((Y.T @ X).toarray())  # C order, as loaded back
 
-    def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None):
+    def _count_frozen(self, docs: _Docs, codes, n_classes, w, frozen) -> TextStats:
+        """Statistics under a frozen idf, over its terms only: the counts, and the per-class sums
+        of each document's tf-idf vector (tf or 1 + ln tf, times the frozen idf, unit L2 norm
+        over these terms), which depend on nothing but the document, so they add up."""
+        from ..naive_bayes._discrete import class_indicator, per_class_sum
+
+        terms, idf, table = frozen
+        if table is None:
+            table = TermTable(terms, self._how())
+        X = self._counts(table, docs, False)
+        X01 = X.copy()
+        X01.data[:] = 1.0
+        Y = class_indicator(codes, n_classes, w)
+        cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
+        sums = per_class_sum(Y, self._weigh(X, idf))
+        return TextStats(
+            terms, cc, per_class_sum(Y, X), per_class_sum(Y, X01), np.asarray(X01.sum(axis=0)).ravel(),
+            np.asarray(X.sum(axis=0)).ravel(), float(docs.shape[0]), table, (np.ones(len(terms), dtype=bool), idf, sums),
+        )
+
+    def _check_streamable(self, what: str) -> None:
+        """tf-idf statistics add up only under a frozen idf, the one this model was fitted with."""
+        if not self.tfidf or not hasattr(self, "classes_"):
+            return
+        frozen = self._frozen_idf()
+        if frozen is None:
+            raise InvalidParameterError(
+                f"tfidf=True with a learned idf: idf and the L2 norms depend on the whole corpus, so "
+                f"tf-idf statistics do not add up and {what} is not exact; fit again on all documents, "
+                "or freeze the idf (TextClassifier(tfidf=True, idf=fitted.idf_)) to stream"
+            )
+        if not self._frozen_stats(frozen):
+            raise InvalidParameterError(
+                f"{what}: this model's tf-idf statistics were made with another idf than "
+                "the frozen idf=... it now has; fit again with it"
+            )
+
+    def _frozen_stats(self, frozen) -> bool:
+        """Whether the fitted statistics are tf-idf sums under exactly this frozen idf."""
+        terms, idf, _ = frozen
+        weighted = self.stats_.weighted
+        return (
+            weighted is not None and bool(weighted[0].all()) and len(self.stats_.terms) == len(terms)
+            and np.array_equal(weighted[1], idf) and np.array_equal(self.stats_.terms, terms)
+        )
+
+    def partial_fit(self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None):
         if self.model == "nblr":
             raise InvalidParameterError(_NOT_STATS.format(what="partial_fit"))
-        if self.tfidf and hasattr(self, "classes_"):
-            raise InvalidParameterError(
-                "tfidf=True: idf and the L2 norms depend on the whole corpus, so tf-idf statistics "
-                "do not add up; fit again on all documents instead of partial_fit"
-            )
+        self._check_streamable("partial_fit")
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None):
         if self.model == "nblr":
             raise InvalidParameterError(_NOT_STATS.format(what="unlearn"))
-        if self.tfidf:
-            raise InvalidParameterError(
-                "tfidf=True: tf-idf statistics do not subtract exactly (idf depends on every "
-                "document); fit again without the documents to forget"
-            )
+        self._check_fitted()
+        self._check_streamable("unlearn")
         return super().unlearn(X, y, sample_weight=sample_weight)
 
     def merge(self, other: Any):
+        from ..errors import MergeError
+
         if self.model == "nblr" or getattr(other, "model", None) == "nblr":
-            from ..errors import MergeError
-
             raise MergeError(_NOT_STATS.format(what="merge"))
-        if self.tfidf or getattr(other, "tfidf", False):
-            from ..errors import MergeError
-
-            raise MergeError("cannot merge tf-idf models: their idfs and norms come from different corpora")
+        if isinstance(other, TextClassifier) and (self.tfidf or other.tfidf):
+            self._check_fitted()
+            other._check_fitted()
+            for m in (self, other):
+                frozen = m._frozen_idf() if m.tfidf else None
+                if frozen is None or not m._frozen_stats(frozen):
+                    raise MergeError(
+                        "cannot merge tf-idf models with learned idfs: their idfs and norms come from "
+                        "different corpora; freeze one idf (idf=...) for both to merge"
+                    )
+            if not (self.tfidf and other.tfidf and np.array_equal(self._terms, other._terms)
+                    and np.array_equal(self._idf, other._idf)):
+                raise MergeError("cannot merge tf-idf models with different frozen idfs")
+            if bool(self.sublinear_tf) != bool(other.sublinear_tf):
+                raise MergeError("cannot merge: parameter 'sublinear_tf' differs and it shapes the tf-idf sums")
         return super().merge(other)
 
+    @property
+    def idf_(self) -> dict[str, float]:
+        """tf-idf models: term -> idf weight over the vocabulary (learned by ``fit``, or the
+        frozen ``idf``). Pass it as ``idf=`` to a new model to stream with this idf.
+
+        >>> first = TextClassifier(tfidf=True).fit(["cheap pills", "noon meeting"], ["spam", "ham"])
+        >>> clf = TextClassifier(tfidf=True, idf=first.idf_)
+        >>> clf.partial_fit(["cheap offer"], ["spam"], classes=["ham", "spam"])
+        TextClassifier(idf=<idf of 4 terms>, tfidf=True)
+        >>> clf.partial_fit(["lunch meeting"], ["ham"]).predict(["cheap pills"]).tolist()
+        ['spam']
+        """
+        self._check_fitted()
+        if not self.tfidf:
+            raise AttributeError("idf_ exists for tf-idf models (tfidf=True) only")
+        return dict(zip(self._terms.tolist(), self._idf.tolist()))
+
+    def __repr__(self) -> str:
+        if getattr(self, "idf", None) is None:
+            return super().__repr__()
+        import copy
+
+        shown = copy.copy(self)  # the mapping can hold 100,000 terms: name its size only
+        try:
+            shown.idf = _Shown(f"<idf of {len(self.idf)} terms>")
+        except TypeError:
+            return super().__repr__()
+        return super(TextClassifier, shown).__repr__()
+
     # ------------------------------------------------------------------ NBLR
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "TextClassifier":
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> "TextClassifier":
         """Count (and for ``model="nblr"`` also train the logistic models); returns self."""
         if self.model != "nblr":
             return super().fit(X, y, sample_weight=sample_weight)
@@ -247,6 +337,12 @@ class TextClassifier(TextSettings, BaseNB):
 
     def _state(self) -> dict[str, Any]:
         state = super()._state()
+        if self.idf is not None and self.tfidf:
+            frozen = self._frozen_idf()
+            if frozen is not None and self._frozen_stats(frozen):
+                # the statistics hold the frozen terms and weights already (stats/terms, stats/idf)
+                state["params"]["idf"] = None
+                state["meta"]["idf"] = "frozen"
         if self.model == "nblr":
             state["arrays"]["nblr/weights"] = self._weights
             state["arrays"]["nblr/intercept"] = self._intercept
@@ -255,6 +351,8 @@ class TextClassifier(TextSettings, BaseNB):
     @classmethod
     def _from_state(cls, state: dict[str, Any]) -> "TextClassifier":
         model = super()._from_state(state)
+        if state["meta"].get("idf") == "frozen":
+            model.idf = model.idf_
         if model.model == "nblr":
             model._set_nblr(state["arrays"]["nblr/weights"], state["arrays"]["nblr/intercept"])
         return model
@@ -378,6 +476,14 @@ class TextClassifier(TextSettings, BaseNB):
     @classmethod
     def _stats_from_arrays(cls, arrays, n_features):
         return TextStats.from_arrays(arrays)
+
+
+class _Shown:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
 
 
 def _refit_bias(z: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> float:
