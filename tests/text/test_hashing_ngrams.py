@@ -102,3 +102,25 @@ def test_explain_in_hashing_mode_names_the_ngrams():
     assert e.tokens == ["cheap", "cheap", "cheap, cheap", "pills", "cheap pills", "cheap, cheap pills"]
     joint = clf.predict_joint_log_proba(["The cheap, cheap pills!"])[0]
     assert_allclose(e.contributions.sum() + e.baseline, joint.max() - joint.min(), rtol=1e-12)
+
+
+def test_hashing_partial_fit_accumulates_in_place_and_estimates_on_use():
+    """Chunks count straight into the statistics; the parameters follow on first use, equal
+    to one fit on all documents."""
+    import numpy as np
+
+    import nbayes
+
+    texts = ["cheap pills now", "lunch at noon", "cheap offer today", "noon meeting room"] * 30
+    labels = ["spam", "ham", "spam", "ham"] * 30
+    whole = nbayes.TextClassifier(n_features=2**12, ngram_range=(1, 2)).fit(texts, labels)
+    model = nbayes.TextClassifier(n_features=2**12, ngram_range=(1, 2)).partial_fit(texts[:8], labels[:8])
+    counts = model.stats_.term_count
+    for i in range(8, len(texts), 16):
+        model.partial_fit(texts[i : i + 16], labels[i : i + 16])
+    assert model.stats_.term_count is counts  # no new K x n_features table per chunk
+    assert "feature_log_prob_" not in model.__dict__  # not estimated until used
+    np.testing.assert_allclose(model.predict_proba(texts), whole.predict_proba(texts), rtol=1e-12)
+    np.testing.assert_allclose(model.feature_log_prob_, whole.feature_log_prob_, rtol=1e-12)
+    grown = model.partial_fit(["a brand new class here"], ["other"])  # a new class: the general path
+    assert grown.classes_.tolist() == ["ham", "other", "spam"]

@@ -119,22 +119,27 @@ def _label_array(values: list[Any], kind: str) -> np.ndarray:
     return out
 
 
-def _serialise(state: dict[str, Any]) -> bytes:
+def _serialise(state: dict[str, Any]) -> list[Any]:
+    """The file's parts in order (prefix + header bytes, then each array's raw bytes and its
+    padding), without copying the arrays: a model of hundreds of MB is written, and hashed, piece
+    by piece."""
     for key in ("kind", "params", "meta", "arrays"):
         if key not in state:
             raise DataError(f"model state lacks {key!r}")
     table: dict[str, Any] = {}
-    blobs: list[bytes] = []
+    blobs: list[Any] = []
     offset = 0
     for name, arr in state["arrays"].items():
         arr = np.asarray(arr)
         if arr.dtype.kind in "biuf":
-            data = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
+            raw = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+            data = memoryview(raw.reshape(-1).view(np.uint8)) if raw.size else memoryview(b"")
             dt = arr.dtype.newbyteorder("<").str if arr.dtype.itemsize > 1 else arr.dtype.str
-            table[name] = {"dtype": dt, "shape": list(arr.shape), "offset": offset, "nbytes": len(data)}
-            pad = (-len(data)) % 8
-            blobs.append(data + b"\0" * pad)
-            offset += len(data) + pad
+            table[name] = {"dtype": dt, "shape": list(arr.shape), "offset": offset, "nbytes": data.nbytes}
+            pad = (-data.nbytes) % 8
+            blobs.append(data)
+            blobs.append(b"\0" * pad)
+            offset += data.nbytes + pad
         elif arr.dtype.kind in "UO" and arr.ndim == 1:
             kind = "str" if arr.dtype.kind == "U" else "object"
             table[name] = {"labels": kind, "values": [_scalar(v, f"array {name!r}") for v in arr.tolist()]}
@@ -155,22 +160,25 @@ def _serialise(state: dict[str, Any]) -> bytes:
         "arrays": table,
     }
     head = json.dumps(header, allow_nan=False, separators=(",", ":")).encode("utf-8")
-    body = _PREFIX.pack(MAGIC, FORMAT_VERSION, len(head)) + head + b"".join(blobs)
-    return body + hashlib.sha256(body).digest()
+    return [_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head)) + head, *blobs]
 
 
 # ----------------------------------------------------------------------------- files
 def save_state(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
     """Write ``state`` to ``path`` atomically: a crash mid-save leaves the old file intact."""
-    data = _serialise(state)  # a serialisation error writes nothing
+    parts = _serialise(state)  # a serialisation error writes nothing
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ModelFileError(f"{path}: cannot save, folder {folder!r} does not exist")
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".nbayes-", suffix=".tmp")
     try:
+        digest = hashlib.sha256()
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            for part in parts:
+                digest.update(part)
+                f.write(part)
+            f.write(digest.digest())
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

@@ -181,7 +181,7 @@ class BaseNB(Generative):
         else:
             pos, _ = encode_labels(self.classes_, all_classes)
             stats = self.stats_.embed(pos, len(all_classes)) + new
-        self._commit(stats, all_classes, _n_cols(Xv), names if first else self._names())
+        self._commit(stats, all_classes, _n_cols(Xv), names if first else self._names(), defer=self._defers)
         return self
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> "BaseNB":
@@ -241,19 +241,47 @@ class BaseNB(Generative):
         """An unfitted model with this one's hyperparameters, to receive merged statistics."""
         return type(self)(**self.get_params())
 
-    def _commit(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
+    def _commit(
+        self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None, defer: bool = False
+    ) -> None:
         if float(np.sum(stats.class_count)) <= 0:
             raise DataError("sample_weight: the weights sum to zero; the model would have no data")
-        derived = self._estimate(stats, n_features)  # may raise: nothing assigned yet
+        derived = None if defer else self._estimate(stats, n_features)  # may raise: nothing assigned yet
         self.stats_ = stats
         self.classes_ = classes
         self.n_features_in_ = n_features
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        else:
+            self.__dict__.pop("feature_names_in_", None)
+        if derived is None:
+            self._defer_estimation()
+        else:
+            self._set_derived(derived)
+
+    def _set_derived(self, derived: dict[str, Any]) -> None:
         for key, value in derived.items():
             setattr(self, key, value)
+        self.__dict__["_derived_keys"] = frozenset(derived)
+        self.__dict__["_pending"] = False
+
+    def _defer_estimation(self) -> None:
+        """The statistics changed in place: the parameters are estimated again on the next use
+        of any of them (a stream of small ``partial_fit`` chunks then costs O(chunk) each, not
+        O(vocabulary))."""
+        for key in self.__dict__.get("_derived_keys", ()):
+            self.__dict__.pop(key, None)
+        self.__dict__["_pending"] = True
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        if d.get("_pending") and not name.startswith("__") and name not in _NOT_DERIVED:
+            self._set_derived(self._estimate(d["stats_"], d["n_features_in_"]))
+            if name in d:
+                return d[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    _defers = False  #: partial_fit leaves estimation to the first use (TextClassifier hashing)
 
     # ------------------------------------------------------------------ fitted attributes
     @property
@@ -380,6 +408,11 @@ class BaseNB(Generative):
         stats = cls._stats_from_arrays(arrays, n_features)
         model._commit(stats, arrays["classes"], n_features, meta.get("feature_names"))
         return model
+
+
+#: attributes that are set (or not) at commit, never by estimation: probing them must not
+#: trigger a deferred estimation
+_NOT_DERIVED = frozenset({"feature_names_in_", "column_kinds_", "_pending_kinds", "_derived_keys"})
 
 
 # ---------------------------------------------------------------------------- helpers

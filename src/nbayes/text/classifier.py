@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from .._validation import check_choice, check_number, check_sample_weight, check_y, classes_and_codes
 from ..errors import DataError, InvalidParameterError
-from ..naive_bayes._base import BaseNB
+from ..naive_bayes._base import BaseNB, _same_labels
 from ..naive_bayes.bernoulli import BernoulliNB, _Binary
 from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, _log_ratio_scores
@@ -219,7 +219,51 @@ class TextClassifier(TextSettings, BaseNB):
         if self.model == "nblr":
             raise InvalidParameterError(_NOT_STATS.format(what="partial_fit"))
         self._check_streamable("partial_fit")
+        if y is not None and self._accumulates(classes):
+            if not isinstance(X, list | tuple | np.ndarray):
+                X = list(X)  # read a one-shot iterable once, whichever path takes it
+            if self._accumulate(X, y, sample_weight):
+                return self
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    @property
+    def _defers(self) -> bool:  # type: ignore[override]
+        return self.n_features is not None and not self.tfidf
+
+    def _accumulates(self, classes: Any) -> bool:
+        """Hashing mode, counts, fitted, the same classes: add the chunk's counts in place."""
+        return (
+            self.n_features is not None
+            and not self.tfidf
+            and hasattr(self, "stats_")
+            and (classes is None or _same_labels(np.asarray(list(classes), dtype=object), self.classes_))
+        )
+
+    def _accumulate(self, X: Any, y: Any, sample_weight: Any) -> bool:
+        """Count the chunk straight into the model's statistics (no per-chunk K x n_features
+        tables, no re-estimation until the parameters are next used). False when the chunk
+        brings a class the model has not seen (the general path handles it)."""
+        from .._kernels.text import hash_counts
+        from .._validation import encode_labels
+
+        self._check_params()
+        docs, _ = self._prepare_X(X, fitting=False)
+        n = docs.shape[0]
+        y = check_y(y, n)
+        w = check_sample_weight(sample_weight, n)
+        codes, unknown = encode_labels(y, self.classes_)
+        if unknown.any():
+            return False
+        s = self.stats_
+        has_w = w is not None
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        hash_counts(docs.buf, docs.bounds, codes, w if has_w else np.empty(0), has_w, docs.table,
+                    *self._how().args(), int(self.n_features), s.term_count, s.doc_count, s.df, s.tf,
+                    np.full(int(self.n_features), -1, dtype=np.int64))
+        s.class_count += np.bincount(codes, weights=w, minlength=len(self.classes_))
+        s.n_docs += n
+        self._defer_estimation()
+        return True
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None):
         if self.model == "nblr":
