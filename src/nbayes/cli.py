@@ -645,7 +645,7 @@ def info(model_path, as_json):
         "written_by": header.get("nbayes_version"),
         "checksum": "verified (SHA-256)",
         "model": header.get("kind"),
-        "params": {k: v for k, v in model.get_params().items() if not hasattr(v, "to_logistic")},
+        "params": {k: _short(v) for k, v in model.get_params().items() if not hasattr(v, "to_logistic")},
         "classes": [c.item() if hasattr(c, "item") else c for c in model.classes_],
         "n_features": int(getattr(model, "n_features_in_", 0)),
         "features": list(cli.get("columns") or ([str(n) for n in names] if names is not None else [])),
@@ -660,6 +660,14 @@ def info(model_path, as_json):
         if k == "features" and len(v) > 12:
             v = v[:12] + [f"... ({len(v)} in all)"]
         con.print(f"[bold]{k:>15}[/]  {v}")
+
+
+def _short(value: Any) -> Any:
+    """A hyperparameter as shown by ``info``: a long mapping or list (a frozen idf of 100,000
+    terms) by its size."""
+    if isinstance(value, dict | list | tuple) and len(value) > 20:
+        return f"<{type(value).__name__} of {len(value):,} entries>"
+    return value
 
 
 def _training_rows(meta: Any) -> Any:
