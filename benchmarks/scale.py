@@ -117,7 +117,7 @@ def dask_fit(path: Path, workers: int, n_features: int):
     import nbayes.dask as nbd
 
     with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit="4GiB") as cluster:
+                                  dashboard_address=None, memory_limit="8GiB") as cluster:
         with distributed.Client(cluster):
             bag = db.read_text(str(path), blocksize=256 * 2**20).map(json.loads).map(lambda r: (r["text"], r["label"]))
             t0 = time.perf_counter()

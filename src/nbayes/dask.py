@@ -55,7 +55,11 @@ def _count(params: dict[str, Any], kind: type, part: Any, target: str | None, te
     if len(y) == 0:
         return None
     w = None if weight is None else part[weight].to_numpy(dtype=float)
-    return model.partial_fit(X, y, sample_weight=w)
+    step = 20_000  # a partition of hundreds of MB is counted in slices: memory stays flat
+    for i in range(0, len(y), step):
+        Xi = X.iloc[i : i + step] if hasattr(X, "iloc") else X[i : i + step]
+        model.partial_fit(Xi, y[i : i + step], sample_weight=None if w is None else w[i : i + step])
+    return model
 
 
 def _merge(a: Any, b: Any) -> Any:
