@@ -78,8 +78,9 @@ path = sys.argv[1]
 model = nbayes.GaussianNB()
 t0 = time.perf_counter(); rows = 0
 X = None
-for batch in pq.ParquetFile(path).iter_batches(batch_size=1_000_000):
-    names = [c for c in batch.schema.names if c != "y"]
+pf = pq.ParquetFile(path, pre_buffer=False)  # read row group by row group: memory stays flat
+for batch in (pf.read_row_group(i) for i in range(pf.num_row_groups)):
+    names = [c for c in batch.column_names if c != "y"]
     if X is None or X.shape[0] != batch.num_rows:
         X = np.empty((batch.num_rows, len(names)))  # C order, reused: no per-batch copies
     for j, c in enumerate(names):

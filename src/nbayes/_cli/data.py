@@ -121,11 +121,12 @@ def _parquet(p: Path, chunk_rows: int) -> Iterator[Any]:
     import pyarrow.parquet as pq
 
     try:
-        f = pq.ParquetFile(p)
+        f = pq.ParquetFile(p, pre_buffer=False)  # one row group at a time: memory stays flat
         any_rows = False
-        for batch in f.iter_batches(batch_size=chunk_rows):
-            any_rows = any_rows or batch.num_rows > 0
-            yield pl.from_arrow(pa.Table.from_batches([batch]))
+        for group in range(f.num_row_groups):
+            for batch in f.iter_batches(batch_size=chunk_rows, row_groups=[group]):
+                any_rows = any_rows or batch.num_rows > 0
+                yield pl.from_arrow(pa.Table.from_batches([batch]))
         if not any_rows:
             raise _fail(p, "has no rows")
     except (pa.ArrowInvalid, OSError) as exc:
