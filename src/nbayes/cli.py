@@ -722,7 +722,7 @@ def serve(model_path, host, port, workers, max_body, max_batch, max_text, access
     log_config["loggers"]["nbayes.serve"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     common = dict(host=host, port=port, log_config=log_config, access_log=access_log, timeout_graceful_shutdown=5)
     if workers == 1:
-        app = create_app(model_path, **options)  # a bad model file ends here: one line, exit 2
+        app = create_app(model_path, **options, freeze_gc=True)  # a bad model file ends here: one line, exit 2
         loaded = app.state.holder.current
         target: Any = app
     else:

@@ -1,0 +1,523 @@
+"""The served model: loading (and reloading) a model file, turning JSON into the model's input,
+and predictions and explanations back into JSON. Nothing here imports the web framework.
+
+Every problem with a request raises :class:`Problem` (an HTTP status and a message); the app
+turns it into a JSON error. Input is checked here, field by field, before the model sees it, so
+messages name the field, the row and what was expected.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import math
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger("nbayes.serve")
+
+#: models that leave a missing feature out of the product (the others need every feature)
+MARGINALISE = ("NaiveBayes", "CategoricalNB", "GaussianNB", "BernoulliNB")
+#: the kinds of a table feature, as the web page and the OpenAPI schema name them
+KIND_NAMES = {"gaussian": "number", "categorical": "category", "bernoulli": "boolean", "text": "text"}
+#: at most this many categories of a feature are listed in the metadata (the page's choices)
+MAX_CATEGORIES = 1000
+
+
+class Problem(Exception):
+    """A request the service cannot answer: an HTTP status and a message for the client."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_body: int = 1_000_000
+    max_batch: int = 1000
+    max_text: int = 100_000
+
+
+# ---------------------------------------------------------------------------- plain values
+def plain(v: Any) -> Any:
+    """A JSON-ready Python value: numpy scalars unwrapped; inf and NaN as the strings
+    ``"Infinity"``, ``"-Infinity"`` and ``"NaN"`` (JavaScript's ``Number()`` reads them),
+    since JSON has no such numbers."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
+    return v
+
+
+def plain_floats(a: np.ndarray) -> list[Any]:
+    values = a.tolist()
+    if np.isfinite(a).all():
+        return values
+    return [plain(v) for v in values]
+
+
+def _json_safe(v: Any, depth: int = 0) -> Any:
+    """Model parameters for the metadata: containers walked, large mappings summarised."""
+    if isinstance(v, dict):
+        if len(v) > 50:
+            return f"<mapping of {len(v)} entries>"
+        return {str(k): _json_safe(x, depth + 1) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_json_safe(x, depth + 1) for x in v[:1000]]
+    if isinstance(v, np.ndarray):
+        return _json_safe(v.tolist(), depth + 1) if v.size <= 1000 else f"<array of shape {v.shape}>"
+    v = plain(v)
+    if v is None or isinstance(v, bool | int | float | str):
+        return v
+    return str(v)
+
+
+# ---------------------------------------------------------------------------- the loaded model
+@dataclass
+class Loaded:
+    """One loaded model file and what the service derives from it once."""
+
+    path: str
+    model: Any
+    cli: dict[str, Any]
+    state_meta: dict[str, Any]
+    header: dict[str, Any]
+    signature: tuple[int, int, int] | None
+    loaded_at: float
+    kind: str = ""  # "text" or "table"
+    classes: list[Any] = field(default_factory=list)
+    class_keys: list[str] = field(default_factory=list)
+    features: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        m = self.model
+        self.kind = "text" if type(m).__name__ == "TextClassifier" else "table"
+        self.classes = [plain(c) for c in m.classes_.tolist()]
+        self.class_keys = [str(c) for c in self.classes]
+        if self.kind == "table":
+            self.features = table_features(m, self.cli)
+        self._names = [f["name"] for f in self.features]
+        self._index = {n: j for j, n in enumerate(self._names)}
+        self._generative = _is_generative(m)
+        self._fallback = np.ascontiguousarray(m._fallback) if self._generative else None  # the prior, once
+        if self._generative:
+            from .._kernels import run
+            from .._kernels.normalize import log_normalize
+
+            self._normalize = lambda jll: run(log_normalize, jll, self._fallback)  # predict_log_proba's
+
+    # ------------------------------------------------------------------ metadata
+    def info(self) -> dict[str, Any]:
+        """What ``nbayes info --json`` prints, plus the input the service takes."""
+        m = self.model
+        names = getattr(m, "feature_names_in_", None)
+        out = {
+            "file": self.path,
+            "format_version": self.header.get("format_version"),
+            "written_by": self.header.get("nbayes_version"),
+            "checksum": "verified (SHA-256)",
+            "model": self.header.get("kind"),
+            "params": {k: _json_safe(v) for k, v in m.get_params().items() if not hasattr(v, "to_logistic")},
+            "classes": self.classes,
+            "n_features": int(getattr(m, "n_features_in_", 0)),
+            "features": list(self.cli.get("columns") or ([str(n) for n in names] if names is not None else [])),
+            "training_rows": _json_safe(self.cli.get("rows", _training_rows(self.state_meta))),
+            "target": self.cli.get("target"),
+            "input": self.kind,
+            "loaded_at": _iso(self.loaded_at),
+        }
+        if self.kind == "table":
+            out["feature_schema"] = self.features
+        return out
+
+    # ------------------------------------------------------------------ requests
+    def texts(self, body: dict[str, Any], limits: Limits, *, batch: bool) -> tuple[list[str], bool]:
+        """The documents of a text request and whether it was a single one."""
+        _only(body, ("text", "texts") if batch else ("text",), self, batch)
+        if "text" in body:
+            return [_text("text", body["text"], limits)], True
+        items = body["texts"]
+        if not isinstance(items, list):
+            raise Problem(422, f"'texts' must be an array of strings, got {_what(items)}")
+        _batch_size("texts", len(items), limits)
+        return [_text(f"texts[{i}]", t, limits) for i, t in enumerate(items)], False
+
+    def rows(self, body: dict[str, Any], limits: Limits, *, batch: bool) -> tuple[list[list[Any]], bool]:
+        """The rows of a table request (values in feature order) and whether it was one row."""
+        _only(body, ("row", "rows") if batch else ("row",), self, batch)
+        if "row" in body:
+            return [self._row("row", body["row"], limits)], True
+        items = body["rows"]
+        if not isinstance(items, list):
+            raise Problem(422, f"'rows' must be an array of objects (feature -> value), got {_what(items)}")
+        _batch_size("rows", len(items), limits)
+        return [self._row(f"rows[{i}]", r, limits) for i, r in enumerate(items)], False
+
+    def _row(self, where: str, row: Any, limits: Limits) -> list[Any]:
+        d = len(self.features)
+        if isinstance(row, list):
+            if len(row) != d:
+                raise Problem(422, f"{where}: an array row needs {d} values, in feature order {self._names}; got {len(row)}")
+            values = list(row)
+        elif isinstance(row, dict):
+            unknown = [k for k in row if k not in self._index]
+            if unknown:
+                raise Problem(422, f"{where}: unknown feature {unknown[0]!r}; the model's features are {self._names}")
+            values = [row.get(n) for n in self._names]
+        else:
+            raise Problem(422, f"{where} must be an object (feature -> value), got {_what(row)}")
+        for f, v in zip(self.features, values):
+            _check_value(f"{where}.{f['name']}", f, v, limits)
+        if type(self.model).__name__ not in MARGINALISE:
+            absent = [f["name"] for f, v in zip(self.features, values) if v is None]
+            if absent:
+                raise Problem(
+                    422,
+                    f"{where}: no value for feature {absent[0]!r}; a {type(self.model).__name__} needs "
+                    "every feature (only Naive Bayes models leave missing ones out)",
+                )
+        return values
+
+    def matrix(self, rows: list[list[Any]]) -> Any:
+        """The model's input for checked rows."""
+        if type(self.model).__name__ in ("NaiveBayes", "CategoricalNB"):
+            X = np.empty((len(rows), len(self.features)), dtype=object)
+            for i, r in enumerate(rows):
+                X[i, :] = r
+            return X
+        return np.array(
+            [[np.nan if v is None else float(v) for v in r] for r in rows], dtype=np.float64
+        ).reshape(len(rows), len(self.features))
+
+    # ------------------------------------------------------------------ answers
+    def predict(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(indices of the predicted classes, probabilities) with one pass over the input."""
+        m = self.model
+        if self._generative:
+            jll = np.ascontiguousarray(m.predict_joint_log_proba(X), dtype=np.float64)
+            P = np.exp(self._normalize(jll))
+            best = np.argmax(jll, axis=1)
+            top = jll[np.arange(len(best)), best]
+            if np.isneginf(top).any():  # impossible under every class: the prior's choice, as predict does
+                best[np.isneginf(top)] = int(np.argmax(self._fallback))
+            return best, P
+        P = m.predict_proba(X)
+        pos = {c: j for j, c in enumerate(m.classes_.tolist())}
+        return np.array([pos[c] for c in m.predict(X).tolist()], dtype=np.int64), P
+
+    def prediction(self, k: int, p: np.ndarray) -> dict[str, Any]:
+        return {"label": self.classes[k], "probabilities": dict(zip(self.class_keys, plain_floats(p)))}
+
+    def explain_text(self, text: str) -> dict[str, Any]:
+        m = self.model
+        e = m.explain(text)
+        spans = _original_spans(text, e.spans) if getattr(m, "lowercase", True) else e.spans
+        contrib = np.asarray(e.contributions, dtype=np.float64)
+        jll = m.predict_joint_log_proba([text])[0]
+        a, b = self.classes.index(plain(e.predicted)), self.classes.index(plain(e.runner_up))
+        return {
+            "label": plain(e.predicted),
+            "runner_up": plain(e.runner_up),
+            "log_odds": plain(_difference(jll[a], jll[b])),
+            "baseline": plain(float(e.baseline)),
+            "tokens": [
+                {"token": t, "start": int(s), "end": int(end), "contribution": plain(float(c))}
+                for t, (s, end), c in zip(e.tokens, spans, contrib.tolist())
+            ],
+        }
+
+    def explain_row(self, values: list[Any]) -> dict[str, Any]:
+        m = self.model
+        X = self.matrix([values])
+        names = list(self._names)
+        if type(m).__name__ == "LogisticRegression":
+            x = np.asarray(X, dtype=float)[0]
+            Z = np.atleast_1d(m.decision_function(X)[0])
+            if m.coef_.shape[0] == 1:  # binary: the log-odds of classes_[1]
+                a = 1 if Z[0] > 0 else 0
+                sign = 1.0 if a == 1 else -1.0
+                terms, base, b = sign * m.coef_[0] * x, sign * float(m.intercept_[0]), 1 - a
+                log_odds = sign * float(Z[0])
+            else:
+                a, b = (int(i) for i in np.argsort(-Z, kind="stable")[:2])
+                terms = (m.coef_[a] - m.coef_[b]) * x
+                base = float(m.intercept_[a] - m.intercept_[b])
+                log_odds = float(Z[a] - Z[b])
+            pred, runner = m.classes_[a], m.classes_[b]
+        elif hasattr(m, "explain"):
+            ex = m.explain(X)
+            pred, runner, terms, base = ex.log_odds(0)
+            joint = ex.joint()[0]
+            a, b = self.classes.index(plain(pred)), self.classes.index(plain(runner))
+            log_odds = _difference(joint[a], joint[b])
+            names = list(getattr(ex, "feature_names", names))
+        else:
+            raise Problem(422, f"a {type(m).__name__} has no additive explanation; /v1/predict answers it")
+        return {
+            "label": plain(pred),
+            "runner_up": plain(runner),
+            "log_odds": plain(log_odds),
+            "baseline": plain(float(base)),
+            "features": [
+                {"feature": str(n), "value": v, "contribution": plain(float(t))}
+                for n, v, t in zip(names, values, np.asarray(terms, dtype=float).tolist())
+            ],
+        }
+
+
+def load_model(path: str, signature: tuple[int, int, int] | None = None) -> Loaded:
+    """Read, verify and build the model in ``path`` (a :class:`ModelFileError` if it is bad)."""
+    from ..io.load import load_with_state
+
+    model, state = load_with_state(path)
+    header = {"format_version": state.get("format_version"), "nbayes_version": state.get("nbayes_version"), "kind": state.get("kind")}
+    meta = state.get("meta") or {}
+    return Loaded(os.fspath(path), model, dict(meta.get("cli") or {}), meta, header, signature, time.time())
+
+
+def file_signature(path: str) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class ModelHolder:
+    """The model being served, swapped whole when the file changes (or on demand). A file that
+    fails to load (missing, truncated, corrupted) keeps the previous model serving; the failure
+    is logged once per version of the file and reported by :attr:`status`."""
+
+    def __init__(self, path: str, freeze_gc: bool = False) -> None:
+        self.path = os.fspath(path)
+        self.freeze_gc = freeze_gc
+        sig = _signature_or_none(self.path)
+        self.current: Loaded = load_model(self.path, sig)  # a bad file at start is an error
+        if freeze_gc:
+            _settle()
+        self.error: dict[str, Any] | None = None
+        self.reloads = 0
+        self.failures = 0
+        self._failed: tuple[int, int, int] | None = None
+        self._lock = threading.Lock()
+
+    def changed(self) -> bool:
+        """Whether the file on disk differs from the one served (and from the last bad one)."""
+        try:
+            sig = file_signature(self.path)
+        except OSError:
+            return self._failed != (0, 0, 0)
+        return sig != self.current.signature and sig != self._failed
+
+    def reload(self, force: bool = False) -> bool:
+        """Load the file again if it changed (always with ``force``); True if a new model now
+        serves. Thread-safe; loads outside the event loop when called from a thread."""
+        with self._lock:
+            try:
+                sig = file_signature(self.path)
+            except OSError as exc:
+                self._fail((0, 0, 0), f"{self.path}: cannot read ({exc.strerror or exc})")
+                return False
+            if not force and (sig == self.current.signature or sig == self._failed):
+                return False
+            from ..errors import NBayesError
+
+            try:
+                new = load_model(self.path, sig)
+            except (NBayesError, OSError, MemoryError) as exc:
+                self._fail(sig, str(exc))
+                return False
+            except Exception as exc:  # noqa: BLE001 - a bad file must never stop the service
+                self._fail(sig, f"{type(exc).__name__}: {exc}")
+                return False
+            self.current = new
+            self.error = None
+            self._failed = None
+            self.reloads += 1
+            log.info("nbayes serve: reloaded %s (%s, %d classes)", self.path, type(new.model).__name__, len(new.classes))
+            del new
+            if self.freeze_gc:
+                _settle()
+            return True
+
+    def _fail(self, sig: tuple[int, int, int], message: str) -> None:
+        if sig != self._failed or self.error is None:
+            log.error("nbayes serve: the new model file cannot be loaded; still serving the previous model: %s", message)
+            self.failures += 1
+        self._failed = sig
+        self.error = {"message": message, "at": _iso(time.time())}
+
+    def status(self) -> dict[str, Any]:
+        cur = self.current
+        return {
+            "status": "ok" if self.error is None else "stale",
+            "model": {
+                "file": cur.path,
+                "kind": type(cur.model).__name__,
+                "classes": len(cur.classes),
+                "loaded_at": _iso(cur.loaded_at),
+            },
+            "reloads": self.reloads,
+            "reload_failures": self.failures,
+            "reload_error": self.error,
+        }
+
+
+def _settle() -> None:
+    """Collect once, then move every object alive now (the model: its vocabulary is ~10^5
+    strings) out of the collector's sight. A full collection over them takes about 50 ms for
+    the 20 Newsgroups model: without this, one would land in some request's latency now and
+    then. Frozen objects are still freed when their last reference goes (the model replaced)."""
+    gc.collect()
+    gc.freeze()
+
+
+def _signature_or_none(path: str) -> tuple[int, int, int] | None:
+    try:
+        return file_signature(path)
+    except OSError:
+        return None
+
+
+# ---------------------------------------------------------------------------- checks
+def _what(v: Any) -> str:
+    if v is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array", dict: "an object"}.get(
+        type(v), type(v).__name__
+    )
+
+
+def _only(body: dict[str, Any], allowed: tuple[str, ...], loaded: Loaded, batch: bool) -> None:
+    other = ("row", "rows") if loaded.kind == "text" else ("text", "texts")
+    wrong = [k for k in body if k in other]
+    if wrong:
+        if loaded.kind == "text":
+            want = "{\"text\": \"...\"}" + (" or {\"texts\": [...]}" if batch else "")
+            raise Problem(422, f"this is a text model ({type(loaded.model).__name__}): send {want}, not {wrong[0]!r}")
+        want = "{\"row\": {feature: value}}" + (" or {\"rows\": [...]}" if batch else "")
+        raise Problem(
+            422,
+            f"this is a table model ({type(loaded.model).__name__}, features {loaded._names}): send {want}, not {wrong[0]!r}",
+        )
+    if not batch and allowed[0] + "s" in body:
+        raise Problem(422, f"/v1/explain explains one item: send {allowed[0]!r}, not {allowed[0] + 's'!r} (use /v1/predict for batches)")
+    unknown = [k for k in body if k not in allowed]
+    if unknown:
+        raise Problem(422, f"unknown field {unknown[0]!r}; expected {' or '.join(repr(a) for a in allowed)}")
+    given = [k for k in allowed if k in body]
+    if len(given) != 1:
+        raise Problem(422, f"send exactly one of {' or '.join(repr(a) for a in allowed)}")
+
+
+def _batch_size(name: str, n: int, limits: Limits) -> None:
+    if n > limits.max_batch:
+        raise Problem(413, f"'{name}' holds {n} items; the limit is {limits.max_batch} per request")
+
+
+def _text(where: str, t: Any, limits: Limits) -> str:
+    if not isinstance(t, str):
+        raise Problem(422, f"'{where}' must be a string, got {_what(t)}")
+    if len(t) > limits.max_text:
+        raise Problem(413, f"'{where}' is {len(t):,} characters long; the limit is {limits.max_text:,}")
+    return t
+
+
+def _check_value(where: str, f: dict[str, Any], v: Any, limits: Limits) -> None:
+    if v is None:
+        return
+    kind = f["kind"]
+    if kind == "number":
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            raise Problem(422, f"{where} must be a number (or null), got {_what(v)}")
+    elif kind == "boolean":
+        if not (isinstance(v, bool) or (isinstance(v, int | float) and v in (0, 1))):
+            raise Problem(422, f"{where} must be true, false, 0 or 1 (or null), got {_what(v)} {v!r}"[:300])
+    elif kind == "text":
+        if not isinstance(v, str):
+            raise Problem(422, f"{where} must be a string (or null), got {_what(v)}")
+        if len(v) > limits.max_text:
+            raise Problem(413, f"{where} is {len(v):,} characters long; the limit is {limits.max_text:,}")
+    else:  # a category: any JSON scalar
+        if not isinstance(v, str | int | float | bool):
+            raise Problem(422, f"{where} must be a string, number or boolean (or null), got {_what(v)}")
+        if isinstance(v, str) and len(v) > limits.max_text:
+            raise Problem(413, f"{where} is {len(v):,} characters long; the limit is {limits.max_text:,}")
+
+
+# ---------------------------------------------------------------------------- features
+def table_features(model: Any, cli: dict[str, Any]) -> list[dict[str, Any]]:
+    """[{"name", "kind" (number, category, boolean, text), "categories"?}] in the model's order."""
+    name = type(model).__name__
+    display = model._display_names() if hasattr(model, "_display_names") else None
+    if display is None:
+        names = getattr(model, "feature_names_in_", None)
+        n = int(getattr(model, "n_features_in_", 0))
+        display = [str(x) for x in names] if names is not None else [f"x{j}" for j in range(n)]
+    if name == "NaiveBayes":
+        kinds = [KIND_NAMES.get(k, "category") for k in model.column_kinds_]
+    elif name == "CategoricalNB":
+        kinds = ["category"] * len(display)
+    else:
+        kinds = ["number"] * len(display)
+    cols = cli.get("columns") or {}
+    if list(cols) == display and name == "NaiveBayes":
+        kinds = [KIND_NAMES.get(cols[c], k) for c, k in zip(display, kinds)]
+    out = [{"name": n, "kind": k} for n, k in zip(display, kinds)]
+    cats = _categories(model)
+    for f, values in zip([f for f in out if f["kind"] == "category"], cats):
+        values = [plain(v) for v in values.tolist()]
+        if len(values) <= MAX_CATEGORIES:
+            f["categories"] = values
+    return out
+
+
+def _categories(model: Any) -> list[np.ndarray]:
+    if type(model).__name__ == "NaiveBayes":
+        comp = getattr(model, "components_", {}).get("categorical")
+        return list(getattr(comp, "categories_", []) or []) if comp is not None else []
+    if type(model).__name__ == "CategoricalNB":
+        return list(getattr(model, "categories_", []))
+    return []
+
+
+def _is_generative(model: Any) -> bool:
+    from .._estimator import Generative
+
+    return isinstance(model, Generative) and hasattr(model, "predict_joint_log_proba")
+
+
+def _training_rows(meta: Any) -> Any:
+    def unwrap(v: Any) -> Any:
+        return v.get("value") if isinstance(v, dict) and "value" in v else v
+
+    return unwrap(meta.get("n_samples_seen")) if isinstance(meta, dict) else None
+
+
+def _difference(a: float, b: float) -> float:
+    """a - b, and 0 for the same infinite value (-inf - -inf: both classes impossible alike)."""
+    return 0.0 if a == b else float(a) - float(b)
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+def _original_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans into ``text`` for spans into ``text.lower()``. Lower-casing can lengthen a string
+    ('İ' becomes two code points), and the tokeniser works on the lower-cased text."""
+    if len(text.lower()) == len(text):
+        return [(int(s), int(e)) for s, e in spans]
+    ends = np.cumsum([len(c.lower()) for c in text])  # lowered end of each original character
+    starts = ends - np.array([len(c.lower()) for c in text])
+    out = []
+    for s, e in spans:
+        i = int(np.searchsorted(ends, s, side="right"))  # the character whose lowered form holds s
+        j = int(np.searchsorted(starts, e, side="left"))  # first character starting at or after e
+        out.append((i, max(j, i + 1)))
+    return out

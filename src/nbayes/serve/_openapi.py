@@ -1,0 +1,149 @@
+"""The OpenAPI 3.1 schema of the service, written for the model being served: a table model's
+row lists its features with their JSON types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._model import Limits, Loaded
+
+_SCALAR = {"type": ["string", "number", "boolean", "null"]}
+_TYPES = {
+    "number": {"type": ["number", "null"]},
+    "boolean": {"oneOf": [{"type": ["boolean", "null"]}, {"enum": [0, 1]}]},
+    "text": {"type": ["string", "null"]},
+    "category": _SCALAR,
+}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+
+def schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
+    from .. import __version__
+
+    text = loaded.kind == "text"
+    classes = loaded.class_keys
+    probs = {
+        "type": "object",
+        "description": "P(class | input) per class label (labels as strings); they sum to 1",
+        "properties": {c: {"type": "number", "minimum": 0, "maximum": 1} for c in classes},
+        "required": classes,
+        "additionalProperties": False,
+    }
+    label = {"description": "the predicted class label", "enum": loaded.classes}
+    contribution = {
+        "oneOf": [{"type": "number"}, {"enum": ["Infinity", "-Infinity"]}],
+        "description": "to the log-odds of the predicted class against the runner-up (inf with unsmoothed models)",
+    }
+    if text:
+        one = {
+            "type": "object", "required": ["text"], "additionalProperties": False,
+            "properties": {"text": {"type": "string", "maxLength": limits.max_text}},
+        }
+        many = {
+            "type": "object", "required": ["texts"], "additionalProperties": False,
+            "properties": {"texts": {"type": "array", "maxItems": limits.max_batch,
+                                     "items": {"type": "string", "maxLength": limits.max_text}}},
+        }
+        item = {
+            "type": "object", "required": ["token", "start", "end", "contribution"],
+            "properties": {
+                "token": {"type": "string", "description": "the term as the model sees it (lower-cased)"},
+                "start": {"type": "integer", "description": "character offset in the text sent"},
+                "end": {"type": "integer", "description": "end offset (exclusive)"},
+                "contribution": contribution,
+            },
+        }
+        parts = {"tokens": {"type": "array", "items": item}}
+    else:
+        props = {}
+        for f in loaded.features:
+            p = dict(_TYPES.get(f["kind"], _SCALAR))
+            p["description"] = f"{f['kind']} feature (null or absent: missing)"
+            if f.get("categories") is not None:
+                p["examples"] = f["categories"][:20]
+            props[f["name"]] = p
+        row = {
+            "oneOf": [
+                {"type": "object", "properties": props, "additionalProperties": False},
+                {"type": "array", "minItems": len(props), "maxItems": len(props), "description": "values in feature order"},
+            ]
+        }
+        one = {"type": "object", "required": ["row"], "additionalProperties": False, "properties": {"row": row}}
+        many = {
+            "type": "object", "required": ["rows"], "additionalProperties": False,
+            "properties": {"rows": {"type": "array", "maxItems": limits.max_batch, "items": row}},
+        }
+        item = {
+            "type": "object", "required": ["feature", "value", "contribution"],
+            "properties": {"feature": {"type": "string"}, "value": _SCALAR, "contribution": contribution},
+        }
+        parts = {"features": {"type": "array", "items": item}}
+    prediction = {"type": "object", "required": ["label", "probabilities"],
+                  "properties": {"label": label, "probabilities": probs}}
+    explanation = {
+        "type": "object",
+        "required": ["label", "runner_up", "log_odds", "baseline", *parts],
+        "properties": {
+            "label": label,
+            "runner_up": {"enum": loaded.classes},
+            "log_odds": {"type": "number", "description": "log P(x, label) - log P(x, runner_up) = baseline + sum of contributions"},
+            "baseline": {"type": "number", "description": "the prior difference (and Bernoulli's absent-feature total)"},
+            **parts,
+        },
+    }
+    errors = {
+        "400": _error("the body is not JSON (or empty)"),
+        "413": _error(f"over a limit: {limits.max_body:,} body bytes, {limits.max_batch:,} items, {limits.max_text:,} characters per text"),
+        "422": _error("JSON of the wrong shape or types, or input for the other kind of model"),
+    }
+    json_of = lambda s: {"application/json": {"schema": s}}  # noqa: E731
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "nbayes serve",
+            "version": __version__,
+            "description": f"Predictions and exact explanations of the {type(loaded.model).__name__} in {loaded.path} "
+                           f"({'text' if text else 'table'} input; classes {loaded.classes}).",
+        },
+        "paths": {
+            "/v1/predict": {"post": {
+                "summary": "Labels and probabilities for one item or a batch",
+                "requestBody": {"required": True, "content": json_of({"oneOf": [{"$ref": "#/components/schemas/One"}, {"$ref": "#/components/schemas/Batch"}]})},
+                "responses": {
+                    "200": {"description": "one prediction (for text/row) or {predictions: [...]} (for texts/rows)",
+                            "content": json_of({"oneOf": [{"$ref": "#/components/schemas/Prediction"}, {
+                                "type": "object", "required": ["predictions"],
+                                "properties": {"predictions": {"type": "array", "items": {"$ref": "#/components/schemas/Prediction"}}}}]})},
+                    **errors,
+                },
+            }},
+            "/v1/explain": {"post": {
+                "summary": "Each token's or feature's contribution to the log-odds of the prediction against the runner-up",
+                "requestBody": {"required": True, "content": json_of({"$ref": "#/components/schemas/One"})},
+                "responses": {"200": {"description": "the explanation", "content": json_of({"$ref": "#/components/schemas/Explanation"})}, **errors},
+            }},
+            "/v1/model": {"get": {
+                "summary": "The model's metadata (as `nbayes info --json`), its input and the limits",
+                "responses": {"200": {"description": "metadata", "content": json_of({"type": "object"})}},
+            }},
+            "/healthz": {"get": {
+                "summary": "Liveness, the model served and the last reload error (status 'stale': the file on disk did not load)",
+                "responses": {"200": {"description": "health", "content": json_of({
+                    "type": "object", "required": ["status", "model", "reload_error"],
+                    "properties": {"status": {"enum": ["ok", "stale"]}, "model": {"type": "object"},
+                                   "reloads": {"type": "integer"}, "reload_error": {"type": ["object", "null"]}}})}},
+            }},
+            "/": {"get": {"summary": "The web page", "responses": {"200": {"description": "HTML", "content": {"text/html": {}}}}}},
+        },
+        "components": {"schemas": {
+            "One": one,
+            "Batch": many,
+            "Prediction": prediction,
+            "Explanation": explanation,
+            "Error": {"type": "object", "required": ["error", "status"],
+                      "properties": {"error": {"type": "string"}, "status": {"type": "integer"}}},
+        }},
+    }
