@@ -502,7 +502,8 @@ def thread_server(files):
     import uvicorn
 
     port = free_port()
-    config = uvicorn.Config(create_app(str(files / "table.nbm")), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(create_app(str(files / "table.nbm")), host="127.0.0.1", port=port, log_level="warning",
+                            timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
     t = threading.Thread(target=server.run, daemon=True)
     t.start()
@@ -542,7 +543,7 @@ def browser():
 
 
 def open_page(browser, url):
-    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()  # closed with its context
     seen: list[str] = []
     problems: list[str] = []
     page.on("request", lambda r: seen.append(r.url))
@@ -574,7 +575,7 @@ def test_page_shows_probabilities_and_highlighted_words(browser, cli_server, tmp
         assert all(u.startswith(url) for u in seen), seen  # no external requests
         assert not problems, problems
     finally:
-        page.close()
+        page.context.close()  # and its connections: the servers stop without waiting for them
 
 
 def test_page_form_for_a_table_model(browser, thread_server, tmp_path):
@@ -593,4 +594,4 @@ def test_page_form_for_a_table_model(browser, thread_server, tmp_path):
         page.screenshot(path=str(tmp_path / "serve-table.png"), full_page=True)
         assert all(u.startswith(thread_server) for u in seen) and not problems, (seen, problems)
     finally:
-        page.close()
+        page.context.close()  # and its connections: the servers stop without waiting for them

@@ -633,11 +633,13 @@ def info(model_path, as_json):
     Example:
       nbayes info spam.nbm
     """
-    model, cli = _load(model_path)
-    from .io.model_file import read_header
+    from .io.load import load_with_state
 
-    header = read_header(model_path)
-    meta = header.get("meta", {})
+    model, state = load_with_state(model_path)
+    cli = state["meta"].get("cli") or {}
+    meta = state["meta"]
+    header = {"format_version": state.get("format_version"), "nbayes_version": state.get("nbayes_version"),
+              "kind": state.get("kind")}
     names = getattr(model, "feature_names_in_", None)
     out = {
         "file": str(model_path),
@@ -671,10 +673,8 @@ def _short(value: Any) -> Any:
 
 
 def _training_rows(meta: Any) -> Any:
-    def plain(v: Any) -> Any:
-        return v.get("value") if isinstance(v, dict) and "value" in v else v
-
-    return plain(meta.get("n_samples_seen")) if isinstance(meta, dict) else None
+    rows = meta.get("n_samples_seen") if isinstance(meta, dict) else None
+    return int(rows) if isinstance(rows, int | float) and float(rows).is_integer() else rows
 
 
 # ---------------------------------------------------------------------------- serving
