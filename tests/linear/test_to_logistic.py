@@ -109,3 +109,12 @@ def test_twin_refits_to_the_discriminative_optimum():
     a = nbayes.LogisticRegression(init=nb, tol=1e-10).fit(counts, y)
     b = nbayes.LogisticRegression(tol=1e-10).fit(counts, y)
     assert_allclose(a.coef_, b.coef_, atol=1e-6)
+
+
+def test_mixed_model_says_what_is_not_built():
+    _, y, _, real, cats = data(4, 2)
+    import pandas as pd
+
+    frame = pd.DataFrame({"r": real[:, 0], "c": cats[:, 0]})
+    with pytest.raises(InvalidParameterError, match="not built for the mixed NaiveBayes"):
+        nbayes.NaiveBayes().fit(frame, y).to_logistic()

@@ -267,6 +267,14 @@ class NaiveBayes(BaseNB):
         return {"components_": components, "class_log_prior_": prior, "_intercept": prior}
 
     # ------------------------------------------------------------------ inference
+    def _linear_form(self):
+        raise InvalidParameterError(
+            "to_logistic is not built for the mixed NaiveBayes yet (its categorical, Bernoulli "
+            "and shared-variance Gaussian parts are linear, a class-dependent variance or a text "
+            "part's counts need their own maps); convert a single-type model instead "
+            "(CategoricalNB, BernoulliNB, MultinomialNB, GaussianNB(variance='feature'))"
+        )
+
     def _loglik(self, Xv: _Parts) -> np.ndarray:
         out = np.zeros((Xv.shape[0], len(self._intercept)))
         for kind, comp in self.components_.items():
