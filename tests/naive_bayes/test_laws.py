@@ -430,3 +430,35 @@ def test_fit_and_partial_fit_take_a_stream_of_chunks(rng):
     labels = ["spam", "ham", "spam", "ham"] * 5
     t = nbayes.TextClassifier().fit(iter([(texts[:7], labels[:7]), (texts[7:], labels[7:])]))
     np.testing.assert_allclose(t.predict_proba(texts), nbayes.TextClassifier().fit(texts, labels).predict_proba(texts))
+
+
+def test_with_prior_is_bayes_rule_with_the_new_prior(rng):
+    """p'(c|x) is proportional to p(c|x) * pi'_c / pi_c, exactly; the original is unchanged."""
+    import pytest
+
+    from nbayes.errors import InvalidParameterError
+
+    y = rng.integers(0, 3, 120)
+    counts = rng.poisson(2.0, (120, 4)).astype(float) + y[:, None]
+    real = rng.normal(size=(120, 3)) + y[:, None]
+    cats = np.array(rng.choice(["a", "b", "c"], (120, 2)), dtype=object)
+    texts = [" ".join(rng.choice(["cheap", "pills", "noon", "lunch", "meeting"], 4)) for _ in range(120)]
+    frame = pd.DataFrame({"r": real[:, 0], "c": cats[:, 0]})
+    new_prior = np.array([0.7, 0.2, 0.1])
+    for model, X in (
+        (nbayes.MultinomialNB(), counts), (nbayes.BernoulliNB(binarize=2.0), counts),
+        (nbayes.GaussianNB(), real), (nbayes.CategoricalNB(), cats), (nbayes.NaiveBayes(), frame),
+        (nbayes.TextClassifier(), texts),
+    ):
+        model.fit(X, y)
+        before = model.predict_proba(X)
+        moved = model.with_prior(new_prior)
+        old_prior = np.exp(model.class_log_prior_) if hasattr(model, "class_log_prior_") else model.class_prior_
+        expected = before * new_prior / old_prior
+        expected /= expected.sum(axis=1, keepdims=True)
+        assert_allclose(moved.predict_proba(X), expected, rtol=1e-10, atol=1e-12)
+        assert_allclose(model.predict_proba(X), before)  # the original keeps its prior
+    with pytest.raises(InvalidParameterError, match="does not use a class prior"):
+        nbayes.ComplementNB().fit(counts, y).with_prior(new_prior)
+    with pytest.raises(InvalidParameterError):
+        nbayes.MultinomialNB().fit(counts, y).with_prior([0.5, 0.5])

@@ -331,6 +331,28 @@ class BaseNB(Generative):
             out[label] = [(names[j], float(scores[c, j])) for j in order]
         return out
 
+    # ------------------------------------------------------------------ deployment prior
+    def with_prior(self, class_prior: Any) -> "BaseNB":
+        """A copy that predicts under another class balance (spam rates drift): the same
+        statistics, the log prior replaced, so P(y | x) is Bayes' rule with ``class_prior``
+        exactly. The statistics are shared, not copied; the original is unchanged, and the copy
+        keeps the prior if it learns more (it is its ``class_prior`` / ``priors`` setting)."""
+        from ..errors import InvalidParameterError
+
+        self._check_fitted()
+        if type(self).__name__ == "ComplementNB" or getattr(self, "model", None) in ("complement", "nblr"):
+            raise InvalidParameterError(
+                "with_prior: this model's decision does not use a class prior (complement NB "
+                "follows scikit-learn in leaving it out; nblr's intercepts are fitted), so a new "
+                "prior cannot be applied exactly"
+            )
+        name = "priors" if "priors" in self._param_names() else "class_prior"
+        new = type(self)(**{**self.get_params(), name: class_prior})
+        if "column_kinds_" in self.__dict__:
+            new.column_kinds_ = self.column_kinds_
+        new._commit(self.stats_, self.classes_, self.n_features_in_, self._names())
+        return new
+
     # ------------------------------------------------------------------ the logistic twin
     def to_logistic(self) -> Any:
         """The :class:`nbayes.LogisticRegression` with this model's exact probabilities.
