@@ -300,3 +300,13 @@ def test_twenty_newsgroups_tfidf_complement(shared_data):
     ours = clf.predict(Xte)
     assert np.mean(ours == ref.predict(tv.transform(Xte))) > 0.9995
     assert abs(np.mean(ours == yte) - 0.839) < 2e-3
+
+
+def test_explain_spans_index_the_text_as_given():
+    """'İ' lower-cases to two code points: spans still point into the original text."""
+    import nbayes
+
+    clf = nbayes.TextClassifier().fit(["İstanbul cheap offer", "lunch at noon"], ["spam", "ham"])
+    text = "İİ İstanbul cheap"
+    e = clf.explain(text)
+    assert [text[s:t].lower() for s, t in e.spans] == e.tokens

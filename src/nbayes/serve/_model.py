@@ -219,7 +219,6 @@ class Loaded:
     def explain_text(self, text: str) -> dict[str, Any]:
         m = self.model
         e = m.explain(text)
-        spans = _original_spans(text, e.spans) if getattr(m, "lowercase", True) else e.spans
         contrib = np.asarray(e.contributions, dtype=np.float64)
         jll = m.predict_joint_log_proba([text])[0]
         a, b = self.classes.index(plain(e.predicted)), self.classes.index(plain(e.runner_up))
@@ -230,7 +229,7 @@ class Loaded:
             "baseline": plain(float(e.baseline)),
             "tokens": [
                 {"token": t, "start": int(s), "end": int(end), "contribution": plain(float(c))}
-                for t, (s, end), c in zip(e.tokens, spans, contrib.tolist())
+                for t, (s, end), c in zip(e.tokens, e.spans, contrib.tolist())
             ],
         }
 
@@ -506,18 +505,3 @@ def _difference(a: float, b: float) -> float:
 
 def _iso(t: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
-
-
-def _original_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Spans into ``text`` for spans into ``text.lower()``. Lower-casing can lengthen a string
-    ('İ' becomes two code points), and the tokeniser works on the lower-cased text."""
-    if len(text.lower()) == len(text):
-        return [(int(s), int(e)) for s, e in spans]
-    ends = np.cumsum([len(c.lower()) for c in text])  # lowered end of each original character
-    starts = ends - np.array([len(c.lower()) for c in text])
-    out = []
-    for s, e in spans:
-        i = int(np.searchsorted(ends, s, side="right"))  # the character whose lowered form holds s
-        j = int(np.searchsorted(starts, e, side="left"))  # first character starting at or after e
-        out.append((i, max(j, i + 1)))
-    return out

@@ -30,7 +30,8 @@ _NOT_STATS = (
 class TokenExplanation:
     """Each token of one document, in order, with its contribution to the log-odds of the
     predicted class against the runner-up; ``sum(contributions) + baseline`` is the
-    difference of their joint log-probabilities."""
+    difference of their joint log-probabilities. ``tokens`` are lower-cased (as counted);
+    ``spans`` index the text as given, also where lower-casing changes its length."""
 
     predicted: Any
     runner_up: Any
@@ -507,9 +508,11 @@ class TextClassifier(TextSettings, BaseNB):
         raw = lowered.astype(np.uint32).tobytes().decode("utf-32-le", errors="surrogatepass")
         tokens = [raw[s:e] for s, e in tok[:, 2:4].tolist()]
         baseline = float(self._intercept[a] - self._intercept[b] + self._const[a] - self._const[b])
-        return TokenExplanation(
-            self.classes_[a], self.classes_[b], tokens, [tuple(x) for x in tok[:, 2:4].tolist()], contrib, baseline
-        )
+        spans = [(int(s), int(e)) for s, e in tok[:, 2:4].tolist()]
+        if self.lowercase:  # spans into the text as given, not its lower-cased form
+            original = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else str(text)
+            spans = _original_spans(original, spans)
+        return TokenExplanation(self.classes_[a], self.classes_[b], tokens, spans, contrib, baseline)
 
     def _feature_scores(self):
         names = self._terms.tolist()
@@ -547,3 +550,18 @@ def _refit_bias(z: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> float:
         if abs(step) < 1e-12 * max(1.0, abs(b)):
             break
     return b
+
+
+def _original_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans into ``text`` for spans into ``text.lower()``. Lower-casing can lengthen a string
+    ('İ' becomes two code points), and the tokeniser works on the lower-cased text."""
+    if len(text.lower()) == len(text):
+        return [(int(s), int(e)) for s, e in spans]
+    ends = np.cumsum([len(c.lower()) for c in text])  # lowered end of each original character
+    starts = ends - np.array([len(c.lower()) for c in text])
+    out = []
+    for s, e in spans:
+        i = int(np.searchsorted(ends, s, side="right"))  # the character whose lowered form holds s
+        j = int(np.searchsorted(starts, e, side="left"))  # first character starting at or after e
+        out.append((i, max(j, i + 1)))
+    return out
