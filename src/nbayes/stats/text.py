@@ -158,6 +158,8 @@ def _table_of(terms: np.ndarray, a: "TextStats", b: "TextStats") -> Any:
 
 def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Sorted union of two sorted term arrays (object arrays of str)."""
+    if a is b:
+        return a
     if len(a) == len(b) and np.array_equal(a, b):
         return a
     out = np.empty(0, dtype=object)

@@ -1,0 +1,430 @@
+"""Fold models from statistics: the data is prepared (validated, tokenised) once, each held-out
+fold is counted once, and a fold's training model is the total statistics minus that fold's,
+estimated with whatever estimation-time hyperparameters a candidate asks for. Nothing is read
+or counted again per candidate.
+
+Three engines, chosen by :func:`folds_for`:
+- :class:`StatsFolds`, every Naive Bayes model on statistics (``BaseNB``);
+- :class:`TextFolds`, ``TextClassifier``: one document-term count matrix, fold statistics by
+  sparse products, and estimation and scoring without building lookup tables;
+- :class:`RefitFolds`, models whose fit is not a sum over rows (logistic regression, NBLR,
+  ``GaussianBayes``, tf-idf with a frozen idf): fit per fold, as scikit-learn does.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_sample_weight, check_y, classes_and_codes, encode_labels
+from ..errors import DataError, InvalidParameterError
+
+#: TextClassifier settings that shape the counted terms: a new value is a new count
+TEXT_COUNT_PARAMS = ("lowercase", "n_features", "ngram_range", "stop_words")
+
+
+def folds_for(model: Any, X: Any, y: Any, splits: list, sample_weight: Any = None, params: dict | None = None):
+    """The engine for ``model`` (with ``params`` set) over ``splits``."""
+    from ..naive_bayes._base import BaseNB
+    from ..text.classifier import TextClassifier
+
+    params = dict(params or {})
+    if isinstance(model, TextClassifier):
+        merged = {**model.get_params(), **params}
+        if merged["model"] != "nblr" and merged.get("idf") is None:
+            return TextFolds(model, X, y, splits, sample_weight, params)
+        return RefitFolds(model, X, y, splits, sample_weight, params)
+    if isinstance(model, BaseNB):
+        return StatsFolds(model, X, y, splits, sample_weight, params)
+    if not hasattr(model, "fit") or not hasattr(model, "get_params"):
+        raise InvalidParameterError(
+            f"model must be an nbayes classifier (with fit and get_params), got {type(model).__name__}"
+        )
+    return RefitFolds(model, X, y, splits, sample_weight, params)
+
+
+def shaping_params(model: Any) -> tuple[str, ...]:
+    """The hyperparameters whose values change the counted statistics (a search counts once per
+    distinct value of these, and re-estimates for everything else)."""
+    from ..naive_bayes._base import BaseNB
+    from ..text.classifier import TextClassifier
+
+    if isinstance(model, TextClassifier):
+        return TEXT_COUNT_PARAMS + ("idf",)
+    if isinstance(model, BaseNB):
+        return tuple(model._stats_params) + tuple(p for p in ("column_types",) if p in model.get_params())
+    return tuple(model.get_params())  # refitted per fold anyway
+
+
+class _Folds:
+    """What every engine shares: labels, weights, splits, fold classes, timing."""
+
+    def __init__(self, model: Any, X: Any, y: Any, splits: list, sample_weight: Any, params: dict) -> None:
+        self.base = model
+        self.params = params
+        self.X = X
+        self.splits = splits
+        self.n = _n_rows(X)
+        self.y = check_y(y, self.n)
+        self.w = check_sample_weight(sample_weight, self.n)
+        self.classes, self.codes = classes_and_codes(self.y)
+        self.K = len(self.classes)
+        self.n_samples_seen = self.n
+
+    def new_model(self, params: dict) -> Any:
+        """An unfitted model with the base's settings, the engine's and then ``params``."""
+        model = type(self.base)(**{**self.base.get_params(), **self.params, **params})
+        return model
+
+    def fold_classes(self, i: int) -> np.ndarray:
+        """Which of the classes have training weight in split i (a fold model knows only those)."""
+        train = self.splits[i][0]
+        present = np.zeros(self.K, dtype=bool)
+        present[np.unique(self.codes[train])] = True
+        return present
+
+    def log_proba(self, params: dict, i: int) -> tuple[np.ndarray, float, float]:
+        """Split i's held-out log-probabilities (columns: all classes; a class the fold never
+        trained on is -inf), the time to build the fold model and the time to predict."""
+        raise NotImplementedError
+
+    def model(self, params: dict, i: int | None) -> Any:
+        """The fitted fold model of split i (None: the model of all rows)."""
+        raise NotImplementedError
+
+
+def _spread(lp: np.ndarray, present: np.ndarray) -> np.ndarray:
+    if present.all():
+        return lp
+    out = np.full((lp.shape[0], len(present)), -np.inf)
+    out[:, present] = lp
+    return out
+
+
+def normalize(jll: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    from .._kernels import run
+    from .._kernels.normalize import log_normalize
+
+    return run(log_normalize, np.ascontiguousarray(jll, dtype=np.float64), fallback)
+
+
+# ---------------------------------------------------------------------------- statistics
+class StatsFolds(_Folds):
+    """Naive Bayes on statistics: prepare all rows once; count each held-out fold once; a
+    fold's training statistics are the total minus the fold's (or, for splits whose training
+    rows are not the complement of the held-out ones, counted from those rows)."""
+
+    def __init__(self, model, X, y, splits, sample_weight, params) -> None:
+        super().__init__(model, X, y, splits, sample_weight, params)
+        self.template = self.new_model({})
+        self.template._check_params()
+        self.Xv, self.names = self.template._prepare_X(X, fitting=True)
+        self.kinds = self.template.__dict__.pop("_pending_kinds", None)
+        if self.kinds is not None:
+            self.template.column_kinds_ = self.kinds
+        self.d = int(self.Xv.shape[1])
+        self._counts: dict[bytes, Any] = {}
+        self._total = None
+        self._test_inputs: dict[int, Any] = {}
+
+    # -- counting
+    def count(self, rows: np.ndarray, codes: np.ndarray | None = None, K: int | None = None) -> Any:
+        key = rows.tobytes() if codes is None else None
+        if key is not None and key in self._counts:
+            return self._counts[key]
+        part = take(self.Xv, rows)
+        c = self.codes[rows] if codes is None else codes
+        w = None if self.w is None else self.w[rows]
+        stats = self.template._count(part, np.ascontiguousarray(c), self.K if K is None else K, w)
+        if key is not None:
+            self._counts[key] = stats
+        return stats
+
+    @property
+    def total(self) -> Any:
+        if self._total is None:
+            tests = _distinct_tests(self.splits)
+            if _is_partition(tests, self.n):  # the held-out folds tile the rows: total = their sum
+                total = None
+                for t in tests:
+                    s = self.count(t)
+                    total = s if total is None else total + s
+                self._total = total
+            else:
+                self._total = self.count(np.arange(self.n))
+        return self._total
+
+    def train_stats(self, i: int) -> tuple[Any, np.ndarray]:
+        cache = self.__dict__.setdefault("_train", {})
+        if i not in cache:  # every candidate of a search reuses it
+            cache[i] = self._train_stats(i)
+        return cache[i]
+
+    def _train_stats(self, i: int) -> tuple[Any, np.ndarray]:
+        train, test = self.splits[i]
+        present = self.fold_classes(i)
+        if present.all() and _complement(train, test, self.n):
+            stats = self.total.subtract(self.count(test), self.classes)
+            return stats, present
+        if present.all():
+            return self.count(train), present
+        remap = np.cumsum(present) - 1  # the fold's classes only, as a fit on its rows has
+        return self.count(train, remap[self.codes[train]], int(present.sum())), present
+
+    # -- models
+    def model(self, params: dict, i: int | None) -> Any:
+        if i is None:
+            stats, classes = self.total, self.classes
+        else:
+            stats, present = self.train_stats(i)
+            classes = self.classes[present]
+        m = self.new_model(params)
+        m._check_params()
+        if self.kinds is not None:
+            m.column_kinds_ = self.kinds
+        m._commit(stats, classes, self.d, self.names)
+        return m
+
+    def test_input(self, i: int) -> Any:
+        if i not in self._test_inputs:
+            self._test_inputs[i] = take(self.Xv, self.splits[i][1])
+        return self._test_inputs[i]
+
+    def log_proba(self, params: dict, i: int):
+        t0 = time.perf_counter()
+        m = self.model(params, i)
+        t1 = time.perf_counter()
+        lp = normalize(m._jll(self.test_input(i)), m._fallback)
+        return _spread(lp, self.fold_classes(i)), t1 - t0, time.perf_counter() - t1
+
+
+# ---------------------------------------------------------------------------- text
+class TextFolds(_Folds):
+    """TextClassifier: tokenise once into a document-term count matrix over every term; fold
+    statistics are sparse products of it; estimation keeps the terms a vectoriser fitted on the
+    fold's training documents keeps (df > 0 there, min_df, max_df, max_features), with the
+    fold's idf for tf-idf, and scores the held-out rows by a sparse product."""
+
+    def __init__(self, model, X, y, splits, sample_weight, params) -> None:
+        from ..stats.text import TextStats
+        from ..text._vocab import HashedTerms, TermTable
+
+        super().__init__(model, X, y, splits, sample_weight, params)
+        counter = self.new_model({"tfidf": False, "model": "multinomial", "min_df": 1, "max_df": 1.0,
+                                  "max_features": None, "binary": False})
+        counter._check_params()
+        docs, _ = counter._prepare_X(X, fitting=True)
+        if docs.shape[0] != self.n:
+            raise DataError(f"X has {docs.shape[0]} documents for {self.n} labels")
+        self.counter = counter
+        if counter.n_features is None:
+            stats = counter._count(docs, self.codes, self.K, self.w)
+            table = stats.table if stats.table is not None else TermTable(stats.terms, counter._how())
+            self.terms = stats.terms
+        else:
+            table = HashedTerms(counter.n_features, counter._how())
+            self.terms = np.arange(counter.n_features)
+        self.table = table
+        self.counts = counter._counts(table, docs, False).tocsr()
+        self.counts.sort_indices()
+        ones = self.counts.copy()
+        ones.data[:] = 1.0
+        self.ones = ones
+        self._TextStats = TextStats
+        self._fold: dict[bytes, Any] = {}
+        self._total = None
+        self._weighted: dict[tuple, Any] = {}
+
+    def count(self, rows: np.ndarray, codes: np.ndarray | None = None, K: int | None = None) -> Any:
+        from ..naive_bayes._discrete import class_indicator, per_class_sum
+
+        key = rows.tobytes() if codes is None else None
+        if key is not None and key in self._fold:
+            return self._fold[key]
+        K = self.K if K is None else K
+        c = self.codes[rows] if codes is None else codes
+        w = None if self.w is None else self.w[rows]
+        Xc, X1 = self.counts[rows], self.ones[rows]
+        Y = class_indicator(np.asarray(c), K, w)
+        stats = self._TextStats(
+            self.terms, np.bincount(c, weights=w, minlength=K).astype(np.float64),
+            per_class_sum(Y, Xc), per_class_sum(Y, X1), np.asarray(X1.sum(axis=0)).ravel(),
+            np.asarray(Xc.sum(axis=0)).ravel(), float(len(rows)),
+        )
+        if key is not None:
+            self._fold[key] = stats
+        return stats
+
+    total = StatsFolds.total
+    train_stats = StatsFolds.train_stats
+    _train_stats = StatsFolds._train_stats
+
+    def _rows(self, i: int | None) -> np.ndarray:
+        return np.arange(self.n) if i is None else self.splits[i][0]
+
+    def _estimated(self, params: dict, i: int | None):
+        """(inner count model with its parameters, kept terms, idf or None, classes present)."""
+        from ..naive_bayes._discrete import class_indicator, per_class_sum
+        from ..stats import CountStats
+
+        m = self.new_model(params)
+        m._check_params()
+        if i is None:
+            stats, present = self.total, np.ones(self.K, bool)
+        else:
+            stats, present = self.train_stats(i)
+        keep = m._active(stats)
+        idf = None
+        if m.tfidf:
+            key = (i, keep.tobytes(), bool(m.smooth_idf), bool(m.sublinear_tf))
+            if key not in self._weighted:
+                idf = m._idf(stats, keep)
+                rows = self._rows(i)
+                remap = np.cumsum(present) - 1
+                Y = class_indicator(remap[self.codes[rows]], int(present.sum()), None if self.w is None else self.w[rows])
+                self._weighted[key] = (idf, per_class_sum(Y, m._weigh(self.counts[rows][:, keep], idf)))
+            idf, fc = self._weighted[key]
+        else:
+            fc = stats.doc_count if m._presence else stats.term_count
+            fc = fc[:, keep]
+        inner = m._inner()
+        counts = CountStats(stats.class_count, fc)
+        derived = inner._estimate(counts, int(keep.sum()))
+        inner.stats_ = counts
+        inner.n_features_in_ = int(keep.sum())
+        inner._set_derived(derived)
+        return m, inner, keep, idf, present
+
+    def model(self, params: dict, i: int | None) -> Any:
+        m = self.new_model(params)
+        m._check_params()
+        if i is None:
+            stats, classes = self.total, self.classes
+        else:
+            stats, present = self.train_stats(i)
+            classes = self.classes[present]
+        if m.tfidf:
+            _, _, keep, idf, _ = self._estimated(params, i)
+            key = (i, keep.tobytes(), bool(m.smooth_idf), bool(m.sublinear_tf))
+            stats = self._TextStats(stats.terms, stats.class_count, stats.term_count, stats.doc_count,
+                                    stats.df, stats.tf, stats.n_docs, None, (keep, idf, self._weighted[key][1]))
+        m._commit(stats, classes, 1, None)
+        return m
+
+    def log_proba(self, params: dict, i: int):
+        from ..naive_bayes.bernoulli import _Binary
+
+        t0 = time.perf_counter()
+        m, inner, keep, idf, present = self._estimated(params, i)
+        t1 = time.perf_counter()
+        test = self.splits[i][1]
+        binary = m._presence
+        X = (self.ones if binary else self.counts)[test][:, keep]
+        if idf is not None:
+            X = m._weigh(X, idf)
+        jll = inner._jll(_Binary(X, None) if m.model == "bernoulli" else X)
+        lp = normalize(jll, inner._fallback)
+        return _spread(lp, present), t1 - t0, time.perf_counter() - t1
+
+
+# ---------------------------------------------------------------------------- refit
+class RefitFolds(_Folds):
+    """Fit on each split's training rows and predict its held-out rows, as scikit-learn does:
+    for models whose fit is not a sum of per-row statistics."""
+
+    def model(self, params: dict, i: int | None) -> Any:
+        m = self.new_model(params)
+        rows = np.arange(self.n) if i is None else self.splits[i][0]
+        w = None if self.w is None else self.w[rows]
+        kwargs = {} if w is None else {"sample_weight": w}
+        return m.fit(take_rows(self.X, rows), self.y[rows], **kwargs)
+
+    def log_proba(self, params: dict, i: int):
+        t0 = time.perf_counter()
+        m = self.model(params, i)
+        t1 = time.perf_counter()
+        lp = np.asarray(m.predict_log_proba(take_rows(self.X, self.splits[i][1])), dtype=np.float64)
+        pos, _ = encode_labels(m.classes_, self.classes)
+        out = np.full((lp.shape[0], self.K), -np.inf)
+        out[:, pos] = lp
+        return out, t1 - t0, time.perf_counter() - t1
+
+
+# ---------------------------------------------------------------------------- rows
+def take(Xv: Any, rows: np.ndarray) -> Any:
+    """The prepared input (any model's ``_prepare_X`` result) restricted to ``rows``."""
+    from ..naive_bayes._columns import Table
+    from ..naive_bayes.bernoulli import _Binary
+    from ..naive_bayes.mixed import _Parts
+    from ..text._settings import _Docs
+
+    if isinstance(Xv, np.ndarray) or sp.issparse(Xv):
+        return Xv[rows]
+    if isinstance(Xv, _Binary):
+        return _Binary(take(Xv.X, rows), None if Xv.missing is None else take(Xv.missing, rows))
+    if isinstance(Xv, Table):
+        return Table(
+            None if Xv.matrix is None else Xv.matrix[rows],
+            None if Xv.columns is None else [c[rows] for c in Xv.columns],
+            (len(rows), Xv.shape[1]),
+        )
+    if isinstance(Xv, _Parts):
+        return _Parts({k: take(v, rows) for k, v in Xv.parts.items()}, (len(rows), Xv.shape[1]))
+    if isinstance(Xv, list):
+        return [take(v, rows) for v in Xv]
+    if isinstance(Xv, _Docs):
+        starts, ends = Xv.bounds[rows], Xv.bounds[rows + 1]
+        lengths = ends - starts
+        bounds = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        index = np.repeat(starts - bounds[:-1], lengths) + np.arange(bounds[-1])
+        return _Docs(Xv.buf[index], bounds, Xv.table)
+    raise TypeError(f"cannot take rows of {type(Xv).__name__}")  # pragma: no cover - internal
+
+
+def take_rows(X: Any, rows: np.ndarray) -> Any:
+    """Rows of the data as given (numpy, SciPy sparse, pandas, polars, pyarrow, lists)."""
+    mod = type(X).__module__.split(".")[0]
+    if mod == "pandas":
+        return X.iloc[rows]
+    if mod == "polars":
+        return X[rows]
+    if mod == "pyarrow":
+        return X.take(rows)
+    if isinstance(X, np.ndarray) or sp.issparse(X):
+        return X[rows]
+    if isinstance(X, list | tuple):
+        return [X[i] for i in rows.tolist()]
+    return np.asarray(X)[rows]
+
+
+def _n_rows(X: Any) -> int:
+    from ._split import _n_rows as n
+
+    return n(X)
+
+
+def _distinct_tests(splits: list) -> list[np.ndarray]:
+    seen: dict[bytes, np.ndarray] = {}
+    for _, test in splits:
+        key = np.sort(test).tobytes()
+        seen.setdefault(key, test)
+    return list(seen.values())
+
+
+def _is_partition(tests: list[np.ndarray], n: int) -> bool:
+    hits = np.zeros(n, dtype=np.int64)
+    for t in tests:
+        np.add.at(hits, t, 1)
+    return bool(np.all(hits == 1))
+
+
+def _complement(train: np.ndarray, test: np.ndarray, n: int) -> bool:
+    if len(train) + len(test) != n:
+        return False
+    mark = np.zeros(n, dtype=np.int8)
+    mark[train] += 1
+    mark[test] += 1
+    return bool(np.all(mark == 1))

@@ -1,0 +1,227 @@
+"""SearchCV: a grid search whose candidates differ only at estimation share one count."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .._estimator import BaseEstimator
+from ..errors import InvalidParameterError, NotFittedError
+from ._folds import folds_for, shaping_params, take_rows
+from ._scoring import SCORERS, check_scoring
+from ._split import check_cv
+
+
+def parameter_grid(param_grid: Any) -> list[dict[str, Any]]:
+    """The candidates of a grid (a dict name -> values, or a list of such dicts), in
+    scikit-learn's ``ParameterGrid`` order (names sorted, the last varying fastest)."""
+    grids = [param_grid] if isinstance(param_grid, Mapping) else param_grid
+    if not isinstance(grids, list | tuple) or not grids:
+        raise InvalidParameterError("param_grid must be a dict name -> list of values, or a non-empty list of such dicts")
+    out = []
+    for g in grids:
+        if not isinstance(g, Mapping):
+            raise InvalidParameterError(f"param_grid: expected dicts, got {type(g).__name__}")
+        items = sorted(g.items())
+        for name, values in items:
+            if isinstance(values, str) or not hasattr(values, "__iter__"):
+                raise InvalidParameterError(
+                    f"param_grid: the values of {name!r} must be a list, got {values!r}"
+                )
+            if len(list(values)) == 0:
+                raise InvalidParameterError(f"param_grid: {name!r} has no values to try")
+        if not items:
+            out.append({})
+            continue
+        keys = [k for k, _ in items]
+        for combo in itertools.product(*[list(v) for _, v in items]):
+            out.append(dict(zip(keys, combo)))
+    return out
+
+
+class SearchCV(BaseEstimator):
+    """Exhaustive search over ``param_grid`` by cross-validation, with scikit-learn's
+    ``GridSearchCV`` results (``cv_results_``, ``best_params_``, ``best_score_``,
+    ``best_index_``, ``best_estimator_``) and equal scores for the same folds.
+
+    For Naive Bayes models and ``TextClassifier`` the folds are counted once per distinct value
+    of the settings that shape the statistics (a tokeniser setting, n-grams, ``binarize``), and
+    every other hyperparameter (``alpha``, ``m``/``p``, ``fit_prior``, ``class_prior``,
+    ``var_smoothing``, ``ddof``, ``variance``, ``norm``, ``model``, ``binary``, ``min_df``,
+    ``max_df``, ``max_features``, ``tfidf``, ``sublinear_tf``) is applied by estimating again
+    from the fold statistics: no recount. ``refit=True`` makes ``best_estimator_`` from the
+    total statistics (no pass over the data either). Other models are fitted per fold and
+    candidate, as scikit-learn does.
+
+    >>> import nbayes
+    >>> from nbayes.model_selection import SearchCV
+    >>> X = [[3, 0], [2, 1], [4, 0], [0, 3], [1, 2], [0, 4]]
+    >>> search = SearchCV(nbayes.MultinomialNB(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, list("aaabbb"))
+    >>> search.best_params_, search.best_score_
+    ({'alpha': 0.1}, 1.0)
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        param_grid: Any,
+        *,
+        scoring: Any = None,
+        cv: Any = 5,
+        refit: Any = True,
+        return_train_score: bool = False,
+    ) -> None:
+        self.model = model
+        self.param_grid = param_grid
+        self.scoring = scoring
+        self.cv = cv
+        self.refit = refit
+        self.return_train_score = return_train_score
+
+    def fit(self, X: Any, y: Any = None, *, groups: Any = None, sample_weight: Any = None) -> "SearchCV":
+        """Score every candidate on every split; with ``refit``, fit ``best_estimator_``."""
+        candidates = parameter_grid(self.param_grid)
+        valid = self.model.get_params()
+        for cand in candidates:
+            for name in cand:
+                if name not in valid:
+                    raise InvalidParameterError(
+                        f"param_grid: {type(self.model).__name__} has no hyperparameter {name!r}; "
+                        f"its hyperparameters are {', '.join(sorted(valid))}"
+                    )
+        for cand in candidates:  # a bad value fails here, before any counting
+            type(self.model)(**{**valid, **cand})._check_params() if hasattr(self.model, "_check_params") else None
+        scorers = check_scoring(self.scoring)
+        multi = list(scorers) != ["score"]
+        if multi and self.refit is not False and self.refit not in scorers:
+            raise InvalidParameterError(
+                f"refit must name the scorer that picks the best candidate (one of {', '.join(scorers)}), "
+                "or be False, when scoring has several scorers"
+            )
+        splits = check_cv(self.cv, X, y, groups)
+        shaping = shaping_params(self.model)
+        by_count: dict[str, list[int]] = {}
+        for c, cand in enumerate(candidates):
+            key = repr(sorted((k, repr(v)) for k, v in cand.items() if k in shaping))
+            by_count.setdefault(key, []).append(c)
+        S, C = len(splits), len(candidates)
+        test = {k: np.full((C, S), np.nan) for k in scorers}
+        train = {k: np.full((C, S), np.nan) for k in scorers}
+        fit_time, score_time = np.zeros((C, S)), np.zeros((C, S))
+        engines = {}
+        for key, members in by_count.items():
+            first = candidates[members[0]]
+            engine = folds_for(self.model, X, y, splits, sample_weight,
+                               {k: v for k, v in first.items() if k in shaping})
+            for c in members:
+                for i, (tr, te) in enumerate(splits):
+                    lp, t_fit, t_pred = engine.log_proba(candidates[c], i)
+                    t0 = time.perf_counter()
+                    fold_model = None
+                    for name, scorer in scorers.items():
+                        if isinstance(scorer, str):
+                            test[name][c, i] = SCORERS[scorer](engine.codes[te], lp)
+                        else:
+                            fold_model = fold_model or engine.model(candidates[c], i)
+                            test[name][c, i] = scorer(fold_model, take_rows(X, te), engine.y[te])
+                        if self.return_train_score:
+                            fold_model = fold_model or engine.model(candidates[c], i)
+                            train[name][c, i] = _train_score(scorer, fold_model, X, tr, engine)
+                    fit_time[c, i], score_time[c, i] = t_fit, t_pred + time.perf_counter() - t0
+            engines[key] = (engine, members)
+        self.cv_results_ = _results(candidates, test, train if self.return_train_score else None,
+                                    fit_time, score_time, multi)
+        self.n_splits_ = S
+        self.multimetric_ = multi
+        self.scorer_ = scorers if multi else scorers["score"]
+        if self.refit is not False:
+            rank = self.cv_results_[f"rank_test_{self.refit}" if multi else "rank_test_score"]
+            self.best_index_ = int(np.argmin(rank))
+            self.best_params_ = candidates[self.best_index_]
+            mean = self.cv_results_[f"mean_test_{self.refit}" if multi else "mean_test_score"]
+            self.best_score_ = float(mean[self.best_index_])
+            t0 = time.perf_counter()
+            for engine, members in engines.values():
+                if self.best_index_ in members:
+                    self.best_estimator_ = engine.model(self.best_params_, None)
+            self.refit_time_ = time.perf_counter() - t0
+            self.classes_ = self.best_estimator_.classes_
+        return self
+
+    # ------------------------------------------------------------------ the refitted model
+    def _best(self) -> Any:
+        if not hasattr(self, "best_estimator_"):
+            raise NotFittedError(
+                "this SearchCV has no best_estimator_: call fit first (with refit=True or a scorer name)"
+            )
+        return self.best_estimator_
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self._best().predict(X)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        return self._best().predict_proba(X)
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        return self._best().predict_log_proba(X)
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        return self._best().score(X, y, sample_weight=sample_weight)
+
+    def table(self, k: int | None = None) -> list[dict[str, Any]]:
+        """The candidates best first, as rows {params..., mean, std, rank} (``nbayes tune``)."""
+        if not hasattr(self, "cv_results_"):
+            raise NotFittedError("call fit first")
+        res = self.cv_results_
+        suffix = self.refit if self.multimetric_ and self.refit else "score"
+        order = np.argsort(res[f"rank_test_{suffix}"], kind="stable")
+        rows = []
+        for c in order[: k or len(order)]:
+            rows.append({**res["params"][c], "mean": float(res[f"mean_test_{suffix}"][c]),
+                         "std": float(res[f"std_test_{suffix}"][c]), "rank": int(res[f"rank_test_{suffix}"][c])})
+        return rows
+
+
+def _train_score(scorer: Any, model: Any, X: Any, rows: np.ndarray, engine: Any) -> float:
+    from ._validate import _fold_log_proba
+
+    if isinstance(scorer, str):
+        return SCORERS[scorer](engine.codes[rows], _fold_log_proba(model, take_rows(X, rows), engine))
+    return float(scorer(model, take_rows(X, rows), engine.y[rows]))
+
+
+def _results(candidates, test, train, fit_time, score_time, multi) -> dict[str, Any]:
+    from scipy.stats import rankdata
+
+    C, S = fit_time.shape
+    res: dict[str, Any] = {
+        "mean_fit_time": fit_time.mean(axis=1), "std_fit_time": fit_time.std(axis=1),
+        "mean_score_time": score_time.mean(axis=1), "std_score_time": score_time.std(axis=1),
+    }
+    names = sorted({k for c in candidates for k in c})
+    for name in names:
+        col = np.ma.MaskedArray(np.empty(C, dtype=object), mask=True)
+        for c, cand in enumerate(candidates):
+            if name in cand:
+                col[c] = cand[name]
+        res[f"param_{name}"] = col
+    res["params"] = candidates
+    for key, table in test.items():
+        suffix = key if multi else "score"
+        for i in range(S):
+            res[f"split{i}_test_{suffix}"] = table[:, i]
+        mean = table.mean(axis=1)
+        res[f"mean_test_{suffix}"] = mean
+        res[f"std_test_{suffix}"] = table.std(axis=1)
+        finite = np.where(np.isnan(mean), -np.inf, mean)
+        res[f"rank_test_{suffix}"] = rankdata(-finite, method="min").astype(np.int32)
+        if train is not None:
+            for i in range(S):
+                res[f"split{i}_train_{suffix}"] = train[key][:, i]
+            res[f"mean_train_{suffix}"] = train[key].mean(axis=1)
+            res[f"std_train_{suffix}"] = train[key].std(axis=1)
+    return res

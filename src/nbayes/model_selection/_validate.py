@@ -1,0 +1,178 @@
+"""cross_validate, cross_val_score and cross_val_predict from fold statistics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import DataError, InvalidParameterError
+from ._folds import folds_for, take_rows
+from ._scoring import SCORERS, check_scoring
+from ._split import check_cv
+
+METHODS = ("predict", "predict_proba", "predict_log_proba")
+
+
+def cross_validate(
+    model: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    groups: Any = None,
+    scoring: Any = None,
+    cv: Any = 5,
+    sample_weight: Any = None,
+    return_train_score: bool = False,
+    return_estimator: bool = False,
+    return_indices: bool = False,
+) -> dict[str, Any]:
+    """Scores of ``model`` on each held-out fold, as ``sklearn.model_selection.cross_validate``
+    returns them (same keys, same folds for the same ``cv``, equal scores).
+
+    For Naive Bayes models and ``TextClassifier`` the data is read and prepared once, each
+    held-out fold is counted once, and each fold's model is the total statistics minus that
+    fold's, exactly the model a fit on the fold's training rows gives; other models are fitted
+    per fold. ``cv``: an int (stratified K-fold without shuffling, scikit-learn's default),
+    ``"loo"``, any scikit-learn splitter (grouped ones take ``groups``) or (train, test) index
+    pairs. ``sample_weight`` weighs the training rows (as scikit-learn's ``params=`` does for
+    ``fit``); scores are unweighted, as scikit-learn's. ``scoring``: None (accuracy), a name
+    (accuracy, balanced_accuracy, neg_log_loss, neg_brier_score, roc_auc, roc_auc_ovr,
+    f1/precision/recall_macro/micro/weighted), a callable ``f(estimator, X, y)``, or a list /
+    dict of them (keys ``test_<name>``).
+
+    >>> import nbayes
+    >>> from nbayes.model_selection import cross_validate
+    >>> X = [[3, 0], [2, 1], [4, 0], [0, 3], [1, 2], [0, 4]]
+    >>> cross_validate(nbayes.MultinomialNB(), X, list("aaabbb"), cv=3)["test_score"].tolist()
+    [1.0, 1.0, 1.0]
+    """
+    splits = check_cv(cv, X, y, groups)
+    scorers = check_scoring(scoring)
+    fast_loo = _loo_engine(model, X, y, splits, sample_weight, cv)
+    engine = fast_loo or folds_for(model, X, y, splits, sample_weight)
+    out: dict[str, list] = {"fit_time": [], "score_time": []}
+    estimators, train_scores = [], {k: [] for k in scorers}
+    test_scores: dict[str, list] = {k: [] for k in scorers}
+    for i, (train, test) in enumerate(splits):
+        lp, t_fit, t_pred = engine.log_proba({}, i)
+        fold_model = None
+        yt = engine.codes[test]
+        for name, scorer in scorers.items():
+            if isinstance(scorer, str):
+                test_scores[name].append(SCORERS[scorer](yt, lp))
+            else:
+                fold_model = fold_model or engine.model({}, i)
+                test_scores[name].append(float(scorer(fold_model, take_rows(X, test), engine.y[test])))
+        if return_train_score:
+            fold_model = fold_model or engine.model({}, i)
+            lp_train = _fold_log_proba(fold_model, take_rows(X, train), engine)
+            for name, scorer in scorers.items():
+                if isinstance(scorer, str):
+                    train_scores[name].append(SCORERS[scorer](engine.codes[train], lp_train))
+                else:
+                    train_scores[name].append(float(scorer(fold_model, take_rows(X, train), engine.y[train])))
+        if return_estimator:
+            estimators.append(fold_model or engine.model({}, i))
+        out["fit_time"].append(t_fit)
+        out["score_time"].append(t_pred)
+    result: dict[str, Any] = {k: np.asarray(v) for k, v in out.items()}
+    single = list(scorers) == ["score"]
+    for name in scorers:
+        key = "test_score" if single else f"test_{name}"
+        result[key] = np.asarray(test_scores[name])
+        if return_train_score:
+            result["train_score" if single else f"train_{name}"] = np.asarray(train_scores[name])
+    if return_estimator:
+        result["estimator"] = estimators
+    if return_indices:
+        result["indices"] = {"train": [s[0] for s in splits], "test": [s[1] for s in splits]}
+    return result
+
+
+def cross_val_score(model: Any, X: Any, y: Any = None, *, groups: Any = None, scoring: Any = None,
+                    cv: Any = 5, sample_weight: Any = None) -> np.ndarray:
+    """The held-out score of each fold (``cross_validate(...)["test_score"]``)."""
+    if isinstance(scoring, list | tuple | dict):
+        raise InvalidParameterError("cross_val_score takes one scorer; use cross_validate for several")
+    return cross_validate(model, X, y, groups=groups, scoring=scoring, cv=cv,
+                          sample_weight=sample_weight)["test_score"]
+
+
+def cross_val_predict(
+    model: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    groups: Any = None,
+    cv: Any = 5,
+    method: str = "predict",
+    sample_weight: Any = None,
+) -> np.ndarray:
+    """Each row's prediction by the model trained without its fold (out-of-fold predictions),
+    equal to ``sklearn.model_selection.cross_val_predict`` with the same ``cv``.
+
+    ``method``: "predict" (labels), "predict_proba" or "predict_log_proba" (columns: the sorted
+    classes of y). The held-out folds must cover every row exactly once. A class absent from a
+    fold's training rows gets probability 0 (log-probability -inf) for that fold's rows, where
+    scikit-learn writes the smallest float for the log.
+
+    >>> import nbayes
+    >>> from nbayes.model_selection import cross_val_predict
+    >>> X = [[3, 0], [2, 1], [4, 0], [0, 3], [1, 2], [0, 4]]
+    >>> cross_val_predict(nbayes.MultinomialNB(), X, list("aaabbb"), cv=3).tolist()
+    ['a', 'a', 'a', 'b', 'b', 'b']
+    """
+    if method not in METHODS:
+        raise InvalidParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    splits = check_cv(cv, X, y, groups)
+    n = len(check_y(y, _rows(X)))
+    hits = np.zeros(n, dtype=np.int64)
+    for _, test in splits:
+        np.add.at(hits, test, 1)
+    if not np.all(hits == 1):
+        raise DataError(
+            "cv: cross_val_predict needs held-out folds that cover every row exactly once "
+            f"(row {int(np.argmax(hits != 1))} is held out {int(hits[np.argmax(hits != 1)])} times)"
+        )
+    engine = _loo_engine(model, X, y, splits, sample_weight, cv) or folds_for(model, X, y, splits, sample_weight)
+    out = np.empty((n, engine.K))
+    for i, (_, test) in enumerate(splits):
+        out[test] = engine.log_proba({}, i)[0]
+    if method == "predict_log_proba":
+        return out
+    if method == "predict_proba":
+        return np.exp(out)
+    return engine.classes[np.argmax(out, axis=1)]
+
+
+def _fold_log_proba(model: Any, X: Any, engine: Any) -> np.ndarray:
+    from ..naive_bayes._base import BaseNB  # noqa: F401
+    from .._validation import encode_labels
+
+    lp = np.asarray(model.predict_log_proba(X), dtype=np.float64)
+    pos, _ = encode_labels(model.classes_, engine.classes)
+    out = np.full((lp.shape[0], engine.K), -np.inf)
+    out[:, pos] = lp
+    return out
+
+
+def _loo_engine(model: Any, X: Any, y: Any, splits: list, sample_weight: Any, cv: Any):
+    """The closed-form leave-one-out engine (categorical and Bernoulli models), when it applies."""
+    if not (cv == "loo" if isinstance(cv, str) else type(cv).__name__ == "LeaveOneOut"):
+        return None
+    from ._loo import loo_folds
+
+    return loo_folds(model, X, y, splits, sample_weight)
+
+
+def _rows(X: Any) -> int:
+    from ._split import _n_rows
+
+    return _n_rows(X)
+
+
+def check_y(y: Any, n: int) -> np.ndarray:
+    from .._validation import check_y as check
+
+    return check(y, n)
