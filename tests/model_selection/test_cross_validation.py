@@ -237,3 +237,55 @@ def test_bad_input_is_a_clear_error(rng):
         Xbad = X.copy()
         Xbad[3, 2] = -1.0
         cross_validate(nbayes.MultinomialNB(), Xbad, y)
+
+
+LOO_MODELS = [
+    ("categorical", lambda: nbayes.CategoricalNB()),
+    ("categorical-m", lambda: nbayes.CategoricalNB(m=2.0, class_alpha=1.0)),
+    ("categorical-ignore", lambda: nbayes.CategoricalNB(alpha=0.3, min_categories=7, handle_unknown="ignore", fit_prior=False)),
+    ("bernoulli", lambda: nbayes.BernoulliNB(alpha=0.4)),
+    ("bernoulli-binarize", lambda: nbayes.BernoulliNB(binarize=0.5, class_prior=[0.2, 0.3, 0.5])),
+]
+
+
+@pytest.mark.parametrize("name,make", LOO_MODELS, ids=[m[0] for m in LOO_MODELS])
+def test_leave_one_out_closed_form_equals_n_refits(rng, monkeypatch, name, make):
+    from nbayes.model_selection import _validate
+
+    n = 90
+    y = rng.integers(0, 3, n)
+    if name.startswith("categorical"):
+        X = ((rng.integers(0, 4, (n, 5)) + y[:, None]) % 5).astype(object)
+        X[0, 0] = "only-here"  # a value of one row: leaving it out shrinks the value set
+        X[5, 1] = None  # missing: left out of the product
+    else:
+        X = (rng.random((n, 8)) < np.where(y[:, None] == 1, 0.6, 0.3)).astype(float)
+        if "binarize" in name:
+            X = X * rng.random((n, 8)) * 2
+    w = rng.integers(1, 4, n).astype(float)
+    fast = cross_val_predict(make(), X, y, cv="loo", method="predict_log_proba", sample_weight=w)
+    monkeypatch.setattr(_validate, "loo_folds", lambda *a, **k: None)  # the generic engine
+    slow = cross_val_predict(make(), X, y, cv="loo", method="predict_log_proba", sample_weight=w)
+    assert_allclose(fast, slow, rtol=1e-10, atol=1e-12)
+    for i in (0, 5, 17):  # and a real refit without the row
+        keep = np.delete(np.arange(n), i)
+        ref = make().fit(X[keep], y[keep], sample_weight=w[keep])
+        assert_allclose(fast[i], ref.predict_log_proba(X[i : i + 1])[0], rtol=1e-10, atol=1e-12)
+    scores = cross_validate(make(), X, y, cv=skm.LeaveOneOut(), scoring="neg_log_loss", sample_weight=w)["test_score"]
+    assert_allclose(-scores, -np.log(np.clip(np.exp(fast[np.arange(n), np.searchsorted(np.unique(y), y)]),
+                                             np.finfo(float).eps, 1 - np.finfo(float).eps)), rtol=1e-10)
+
+
+def test_leave_one_out_equals_sklearn_and_falls_back_exactly(rng):
+    n = 40
+    y = rng.integers(0, 2, n)
+    X = (rng.random((n, 6)) < 0.4).astype(float)
+    a = cross_val_predict(nbayes.BernoulliNB(), X, y, cv=skm.LeaveOneOut(), method="predict_proba")
+    b = skm.cross_val_predict(sknb.BernoulliNB(), X, y, cv=skm.LeaveOneOut(), method="predict_proba")
+    assert_allclose(a, b, **TOL)
+    y[0] = 2  # a class of one row: its own left-out model does not know it (generic engine)
+    a = cross_val_predict(nbayes.BernoulliNB(), X, y, cv="loo", method="predict_proba")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        b = skm.cross_val_predict(sknb.BernoulliNB(), X, y, cv=skm.LeaveOneOut(), method="predict_proba")
+    assert_allclose(a, b, **TOL)

@@ -146,8 +146,10 @@ class StatsFolds(_Folds):
     @property
     def total(self) -> Any:
         if self._total is None:
-            tests = _distinct_tests(self.splits)
-            if _is_partition(tests, self.n):  # the held-out folds tile the rows: total = their sum
+            from ._split import LeaveOneOutSplits
+
+            tests = [] if isinstance(self.splits, LeaveOneOutSplits) else _distinct_tests(self.splits)
+            if tests and _is_partition(tests, self.n):  # the held-out folds tile the rows: total = their sum
                 total = None
                 for t in tests:
                     s = self.count(t)

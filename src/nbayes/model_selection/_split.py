@@ -118,11 +118,12 @@ def check_cv(cv: Any, X: Any, y: Any, groups: Any = None) -> list[tuple[np.ndarr
     n = _n_rows(X)
     if cv is None:
         cv = 5
-    if isinstance(cv, str):
-        if cv != "loo":
+    if isinstance(cv, str) or type(cv).__name__ == "LeaveOneOut":
+        if isinstance(cv, str) and cv != "loo":
             raise InvalidParameterError(f"cv must be an int, 'loo', a splitter or (train, test) pairs; got {cv!r}")
-        rows = np.arange(n)
-        return [(np.delete(rows, i), rows[i : i + 1]) for i in range(n)]
+        if n < 2:
+            raise DataError(f"cv: leave-one-out needs at least 2 rows, got {n}")
+        return LeaveOneOutSplits(n)
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         splits = StratifiedKFold(int(cv)).split(X, y)
     elif hasattr(cv, "split"):
@@ -149,6 +150,26 @@ def check_cv(cv: Any, X: Any, y: Any, groups: Any = None) -> list[tuple[np.ndarr
     if not out:
         raise DataError("cv: the splitter gave no splits")
     return out
+
+
+class LeaveOneOutSplits:
+    """The n leave-one-out splits, made on demand (a list of them would hold n^2 indices)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        if not -self.n <= i < self.n:
+            raise IndexError(i)
+        i %= self.n
+        rows = np.arange(self.n)
+        return np.delete(rows, i), rows[i : i + 1]
+
+    def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        return (self[i] for i in range(self.n))
 
 
 def _indices(idx: Any, n: int, i: int, what: str) -> np.ndarray:

@@ -9,7 +9,8 @@ import numpy as np
 from ..errors import DataError, InvalidParameterError
 from ._folds import folds_for, take_rows
 from ._scoring import SCORERS, check_scoring
-from ._split import check_cv
+from ._loo import LooFolds, loo_folds
+from ._split import LeaveOneOutSplits, check_cv
 
 METHODS = ("predict", "predict_proba", "predict_log_proba")
 
@@ -54,7 +55,8 @@ def cross_validate(
     out: dict[str, list] = {"fit_time": [], "score_time": []}
     estimators, train_scores = [], {k: [] for k in scorers}
     test_scores: dict[str, list] = {k: [] for k in scorers}
-    for i, (train, test) in enumerate(splits):
+    for i in range(len(splits)):
+        train, test = _split(splits, i, return_train_score or not all(isinstance(s, str) for s in scorers.values()))
         lp, t_fit, t_pred = engine.log_proba({}, i)
         fold_model = None
         yt = engine.codes[test]
@@ -88,6 +90,15 @@ def cross_validate(
     if return_indices:
         result["indices"] = {"train": [s[0] for s in splits], "test": [s[1] for s in splits]}
     return result
+
+
+def _split(splits: Any, i: int, need_train: bool) -> tuple[Any, np.ndarray]:
+    """Split i's (train, test); leave-one-out's training rows only when asked (n^2 otherwise)."""
+    if isinstance(splits, LeaveOneOutSplits) and not need_train:
+        return None, np.array([i])
+    return splits[i]
+
+
 
 
 def cross_val_score(model: Any, X: Any, y: Any = None, *, groups: Any = None, scoring: Any = None,
@@ -128,17 +139,21 @@ def cross_val_predict(
     splits = check_cv(cv, X, y, groups)
     n = len(check_y(y, _rows(X)))
     hits = np.zeros(n, dtype=np.int64)
-    for _, test in splits:
+    loo = isinstance(splits, LeaveOneOutSplits)
+    for _, test in [] if loo else splits:
         np.add.at(hits, test, 1)
-    if not np.all(hits == 1):
+    if not loo and not np.all(hits == 1):
         raise DataError(
             "cv: cross_val_predict needs held-out folds that cover every row exactly once "
             f"(row {int(np.argmax(hits != 1))} is held out {int(hits[np.argmax(hits != 1)])} times)"
         )
     engine = _loo_engine(model, X, y, splits, sample_weight, cv) or folds_for(model, X, y, splits, sample_weight)
-    out = np.empty((n, engine.K))
-    for i, (_, test) in enumerate(splits):
-        out[test] = engine.log_proba({}, i)[0]
+    if isinstance(engine, LooFolds):
+        out = engine.lp  # every row's prediction at once
+    else:
+        out = np.empty((n, engine.K))
+        for i, (_, test) in enumerate(splits):
+            out[test] = engine.log_proba({}, i)[0]
     if method == "predict_log_proba":
         return out
     if method == "predict_proba":
@@ -159,9 +174,8 @@ def _fold_log_proba(model: Any, X: Any, engine: Any) -> np.ndarray:
 
 def _loo_engine(model: Any, X: Any, y: Any, splits: list, sample_weight: Any, cv: Any):
     """The closed-form leave-one-out engine (categorical and Bernoulli models), when it applies."""
-    if not (cv == "loo" if isinstance(cv, str) else type(cv).__name__ == "LeaveOneOut"):
+    if not isinstance(splits, LeaveOneOutSplits):
         return None
-    from ._loo import loo_folds
 
     return loo_folds(model, X, y, splits, sample_weight)
 
