@@ -138,3 +138,23 @@ def test_logistic_regression_search_refits(rng):
         for i, (tr, te) in enumerate(folds):
             want = nbayes.LogisticRegression(C=C).fit(X[tr], y[tr]).score(X[te], y[te])
             assert search.cv_results_[f"split{i}_test_score"][c] == pytest.approx(want, abs=1e-12)
+
+
+def test_estimation_settings_equal_refits_per_fold(rng):
+    """Settings with no scikit-learn twin (ddof, variance, m-estimates, class_alpha): each
+    candidate's split score equals a fit of that candidate on the split's training rows."""
+    y = rng.integers(0, 3, 120)
+    Xg = rng.normal(size=(120, 3)) + y[:, None]
+    Xc = (rng.integers(0, 3, (120, 4)) + y[:, None]) % 4
+    cases = [
+        (nbayes.GaussianNB(), {"ddof": [0, 1], "variance": ["class_feature", "feature", "pooled"]}, Xg),
+        (nbayes.CategoricalNB(), {"m": [0.5, 4.0], "class_alpha": [0.0, 2.0]}, Xc),
+    ]
+    folds = list(skm.StratifiedKFold(4, shuffle=True, random_state=0).split(Xg, y))
+    for model, grid, X in cases:
+        search = SearchCV(model, grid, cv=folds, scoring="neg_log_loss").fit(X, y)
+        for c, params in enumerate(search.cv_results_["params"]):
+            for i, (tr, te) in enumerate(folds):
+                ref = type(model)(**params).fit(X[tr], y[tr])
+                want = -np.mean(-np.log(np.clip(ref.predict_proba(X[te])[np.arange(len(te)), y[te]], 1e-16, 1)))
+                assert search.cv_results_[f"split{i}_test_score"][c] == pytest.approx(want, rel=1e-9)
