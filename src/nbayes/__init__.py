@@ -22,6 +22,7 @@ except PackageNotFoundError:  # running from a source tree
 
 _WHERE = {
     "BernoulliNB": "nbayes.naive_bayes",
+    "CalibratedClassifier": "nbayes.calibration",
     "CategoricalNB": "nbayes.naive_bayes",
     "ComplementNB": "nbayes.naive_bayes",
     "Comparison": "nbayes.compare",
@@ -35,12 +36,16 @@ _WHERE = {
     "compare": "nbayes.compare",
     "load": "nbayes.io.load",
     "errors": "nbayes.errors",
+    "metrics": "nbayes.metrics",
+    "calibration": "nbayes.calibration",
+    "model_selection": "nbayes.model_selection",
 }
 
 __all__ = sorted(_WHERE) + ["__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import errors
+    from . import calibration, errors, metrics, model_selection
+    from .calibration import CalibratedClassifier
     from .compare import Comparison, compare
     from .io.load import load
     from .linear import LogisticRegression
@@ -61,7 +66,7 @@ def __getattr__(name: str) -> Any:
     if where is None:
         raise AttributeError(f"module 'nbayes' has no attribute {name!r}")
     module = import_module(where)
-    value = module if name == "errors" else getattr(module, name)
+    value = module if name in ("errors", "metrics", "calibration", "model_selection") else getattr(module, name)
     globals()[name] = value
     return value
 

@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 MODELS = ("auto", "categorical", "bernoulli", "multinomial", "complement", "gaussian", "logistic", "nblr")
+CALIBRATION = ("temperature", "sigmoid", "isotonic")
 
 
 class _Group(click.Group):
@@ -178,8 +179,9 @@ def _streams(model: Any) -> bool:
     return type(model).__name__ != "LogisticRegression" and getattr(model, "model", "") != "nblr"
 
 
-def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides, show_progress: bool):
-    """Read DATA in chunks, type its columns on the first, train; returns (model, summary)."""
+def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides, show_progress: bool, calibrate: str | None = None):
+    """Read DATA in chunks, type its columns on the first, train; returns (model, summary).
+    With ``calibrate``: all rows are held, and the model is a CalibratedClassifier."""
     import numpy as np
     import polars as pl
 
@@ -199,13 +201,29 @@ def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides,
         if len(y) == 0:
             continue
         rows += len(y)
-        if _streams(model):
+        if _streams(model) and not calibrate:
             model.partial_fit(model_input(model, X, kinds, data), y)
         else:
             held.append(chunk)
     if rows == 0:
         raise DataError(f"{data}: column {target!r} (the label) is missing in every row; nothing to learn")
-    if not _streams(model):
+    calibration = None
+    if calibrate:
+        from ._cli.calibration import scores
+        from .calibration import CalibratedClassifier
+        from .serve._model import calibration_info
+
+        frame = pl.concat(held, how="vertical_relaxed")
+        X, y, _ = split_target(frame, target, data)
+        model = CalibratedClassifier(model, method=calibrate).fit(model_input(model, X, kinds, data), y)
+        oof = model.oof_log_proba_
+        calibration = {
+            **calibration_info(model), "cv": 5,
+            "out_of_fold_before": scores(y, np.exp(oof), model.classes_),
+            "out_of_fold_after": scores(y, np.exp(model.calibrator_.transform(oof)), model.classes_),
+        }
+        del model.oof_log_proba_
+    elif not _streams(model):
         frame = pl.concat(held, how="vertical_relaxed")
         X, y, _ = split_target(frame, target, data)
         model.fit(model_input(model, X, kinds, data), y)
@@ -219,6 +237,8 @@ def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides,
         "classes": [c.item() if isinstance(c, np.generic) else c for c in model.classes_],
         "seconds": round(time.perf_counter() - t0, 3),
     }
+    if calibration is not None:
+        summary["calibration"] = calibration
     return model, summary
 
 
@@ -291,8 +311,10 @@ def _save(model: Any, path: str, meta: dict[str, Any]) -> None:
 @_columns_option
 @click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
               help="Train on an existing Dask cluster (its scheduler address); needs nbayes[dask].")
+@click.option("--calibrate", type=click.Choice(CALIBRATION), is_flag=False, flag_value="temperature", default=None,
+              help="Calibrate the probabilities on 5-fold out-of-fold scores (alone: temperature).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
-def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, dask_address, as_json):
+def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, dask_address, calibrate, as_json):
     """Train a model on DATA (CSV, TSV, Parquet, JSON Lines, or a folder per class) and save it.
 
     \b
@@ -306,12 +328,15 @@ def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, cate
       nbayes train spam.csv --target label -o spam.nbm
       nbayes train adult.csv --target income --categorical education_num -o adult.nbm
       nbayes train reviews.jsonl --target label --model nblr -o reviews.nbm
+      nbayes train spam.csv --target label -o spam.nbm --calibrate isotonic
     """
     overrides = _overrides(numeric_cols, categorical_cols, text_cols, boolean_cols)
     if dask_address:
+        if calibrate:
+            raise click.UsageError("--calibrate needs all rows at once; train without --dask")
         model, summary = _train_dask(dask_address, data, target, model_name, alpha, C, ignore, overrides)
     else:
-        model, summary = _train(data, target, model_name, alpha, C, ignore, overrides, not as_json)
+        model, summary = _train(data, target, model_name, alpha, C, ignore, overrides, not as_json, calibrate)
     _save(model, output, {"target": target, "columns": summary["columns"], "rows": summary["rows"]})
     summary["output"] = str(output)
     if as_json:
@@ -333,6 +358,14 @@ def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, cate
         + f"{len(summary['classes'])} classes, "
         f"in {summary['seconds']:.2f} s -> [bold]{output}[/]"
     )
+    if "calibration" in summary:
+        c = summary["calibration"]
+        b, a = c["out_of_fold_before"], c["out_of_fold_after"]
+        con.print(
+            f"calibrated ({c['method']}" + (f", T = {c['temperature']:.4g}" if "temperature" in c else "")
+            + f") on 5-fold out-of-fold scores: log-loss {b['log_loss']:.4f} -> {a['log_loss']:.4f}, "
+            f"ECE {b['ece']:.4f} -> {a['ece']:.4f} (the map's own fit: see nbayes evaluate for held-out figures)"
+        )
 
 
 # ---------------------------------------------------------------------------- prediction
@@ -345,6 +378,7 @@ def _load(path: str):
 
 
 def _columns_of(model: Any, cli: dict[str, Any], frame: Any, target: str | None) -> dict[str, str]:
+    model = getattr(model, "base_estimator_", model)  # a calibrated model: its base's columns
     if cli.get("columns"):
         return dict(cli["columns"])
     names = getattr(model, "feature_names_in_", None)
@@ -439,20 +473,29 @@ def _write_atomic(frame: Any, output: str) -> None:
 @click.option("--alpha", type=float, default=None)
 @click.option("--C", "C", type=float, default=None)
 @_columns_option
+@click.option("--calibrate", type=click.Choice(CALIBRATION), is_flag=False, flag_value="temperature", default=None,
+              help="With --cv: calibrate each fold's model (alone: temperature); report before/after.")
+@click.option("--report", "report_path", default=None, type=click.Path(),
+              help="Also write an HTML report (measures, calibration, reliability diagram).")
 @click.option("--json", "as_json", is_flag=True, help="Print the measures as JSON on stdout.")
-def evaluate(paths, target, cv, model_name, alpha, C, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, as_json):
+def evaluate(paths, target, cv, model_name, alpha, C, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, calibrate, report_path, as_json):
     """Accuracy, macro-F1, log-loss, per-class precision/recall and the confusion matrix.
+
+    \b
+    A calibrated MODEL (nbayes train --calibrate) is measured before and after its map
+    (log-loss, Brier score, expected calibration error); with --cv K --calibrate METHOD,
+    each fold's model is calibrated on its training part and measured on the held-out fold.
 
     \b
     Examples:
       nbayes evaluate spam.nbm test.csv --target label
       nbayes evaluate spam.csv --target label --cv 10
+      nbayes evaluate spam.csv --target label --cv 5 --calibrate --report report.html
     """
     import numpy as np
 
     from ._cli.data import choose_columns, model_input, split_target
     from ._cli.metrics import evaluate as measure
-    from ._cli.metrics import stratified_folds
     from .errors import DataError
 
     if cv is None:
@@ -467,6 +510,7 @@ def evaluate(paths, target, cv, model_name, alpha, C, ignore, numeric_cols, cate
         P = model.predict_proba(Xm)
         result = measure(y, model.predict(Xm), P, model.classes_)
         result.update(model=str(model_path), data=str(data), rows_without_label=dropped)
+        calibration = _evaluate_calibration(model, Xm, y, P, calibrate, model_path)
     else:
         if len(paths) != 1:
             raise click.UsageError("with --cv, evaluate takes DATA only (the model is trained per fold)")
@@ -476,25 +520,65 @@ def evaluate(paths, target, cv, model_name, alpha, C, ignore, numeric_cols, cate
         if len(y) < cv:
             raise DataError(f"{data}: {len(y)} labelled rows cannot make {cv} folds")
         kinds = choose_columns(X, _split(ignore), _overrides(numeric_cols, categorical_cols, text_cols, boolean_cols), data)
-        preds = np.empty(len(y), dtype=object)
-        classes_all = np.array(sorted(set(y.tolist()), key=str), dtype=object)
-        P_all = np.zeros((len(y), len(classes_all)))
-        for test in stratified_folds(y, cv):
-            train = np.setdiff1d(np.arange(len(y)), test)
-            m = _make_model(model_name, kinds, alpha, C, data)
-            m.fit(model_input(m, X[train], kinds, data), y[train])
-            Xt = model_input(m, X[test], kinds, data)
-            preds[test] = m.predict(Xt)
-            P = m.predict_proba(Xt)
-            pos = {str(c): j for j, c in enumerate(classes_all)}
-            for j, c in enumerate(m.classes_):
-                P_all[test, pos[str(c)]] = P[:, j]
+        # out-of-fold probabilities from fold statistics: each fold counted once (issue #9)
+        from ._validation import check_y, classes_and_codes
+        from .model_selection import StratifiedKFold, cross_val_predict
+
+        m = _make_model(model_name, kinds, alpha, C, data)
+        splits = list(StratifiedKFold(cv, shuffle=True, random_state=0).split(np.empty((len(y), 0)), y))
+        P_all = cross_val_predict(m, model_input(m, X, kinds, data), y, cv=splits, method="predict_proba")
+        classes_all = classes_and_codes(check_y(y, len(y)))[0]
+        preds = classes_all[np.argmax(P_all, axis=1)]
         result = measure(y, preds, P_all, classes_all)
         result.update(data=str(data), cv=cv, model=model_name, rows_without_label=dropped)
+        calibration = (None, (y, P_all, None, classes_all))
+        if calibrate:
+            from ._cli.calibration import cross_validated
+
+            calibration = cross_validated(
+                lambda: _make_model(model_name, kinds, alpha, C, data),
+                lambda m, rows: model_input(m, X[rows], kinds, data), y, [test for _, test in splits], calibrate,
+            )
+    if calibration[0] is not None:
+        result["calibration"] = calibration[0]
+    if report_path:
+        from ._cli.calibration import write_report
+
+        write_report(report_path, result, calibration[1], str(paths[-1]))
+        result["report"] = str(report_path)
     if as_json:
         _emit(result)
         return
     _print_measures(result)
+    if "calibration" in result:
+        from ._cli.calibration import print_calibration
+
+        print_calibration(_console(), result["calibration"])
+    if report_path:
+        _console().print(f"report: {report_path}")
+
+
+def _evaluate_calibration(model: Any, Xm: Any, y: Any, P: Any, calibrate: str | None, model_path: str):
+    """(calibration measures or None, the reliability curves' data) of a loaded model."""
+    import numpy as np
+
+    from ._cli.calibration import _known, of_model
+
+    if type(model).__name__ == "CalibratedClassifier":
+        if calibrate and calibrate != model.calibrator_.method:
+            raise click.UsageError(
+                f"{model_path} is calibrated with {model.calibrator_.method}; --calibrate {calibrate} "
+                "applies to DATA --cv K (calibrate at training: nbayes train --calibrate METHOD)"
+            )
+        return of_model(model, Xm, y)
+    if calibrate:
+        raise click.UsageError(
+            f"{model_path} is not calibrated, and its test data must not calibrate it: train it with "
+            "nbayes train --calibrate, or use evaluate DATA --cv K --calibrate"
+        )
+    classes = np.asarray(model.classes_)
+    keep = _known(y, classes)
+    return None, (y[keep], np.asarray(P)[keep], None, classes)
 
 
 def _print_measures(r: dict[str, Any]) -> None:
@@ -547,6 +631,7 @@ def explain(model_path, text, row, as_json):
     from .errors import DataError
 
     model, cli = _load(model_path)
+    model = getattr(model, "base_estimator_", model)  # calibrated: the base model explains
     if type(model).__name__ == "TextClassifier":
         if text is None:
             raise DataError(f"{model_path}: a text model explains a TEXT argument")
@@ -654,6 +739,10 @@ def info(model_path, as_json):
         "training_rows": cli.get("rows", _training_rows(meta)),
         "target": cli.get("target"),
     }
+    if type(model).__name__ == "CalibratedClassifier":
+        from .serve._model import calibration_info
+
+        out["calibration"] = calibration_info(model)
     if as_json:
         _emit(out)
         return
@@ -783,6 +872,77 @@ def compare(data, target, output, repeats, seed, ignore, as_json):
     con = _console()
     con.print(result.to_markdown())
     con.print(f"crossover: {result.crossover}; wrote {', '.join(written)}")
+
+
+@main.command()
+@click.argument("data", type=click.Path())
+@click.option("--target", required=True, metavar="COL", help="The label column.")
+@click.option("--grid", "grid_specs", multiple=True, required=True, metavar="NAME=V1,V2,...",
+              help="Values to try for one hyperparameter (repeat for more); a:b is a pair, e.g. ngram_range=1:1,1:2.")
+@click.option("--model", "model_name", type=click.Choice(MODELS), default="auto", show_default=True)
+@click.option("--cv", type=click.IntRange(2, None), default=5, show_default=True, help="Stratified folds (shuffled).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Shuffles the folds.")
+@click.option("--scoring", default="accuracy", show_default=True,
+              help="accuracy, balanced_accuracy, neg_log_loss, f1_macro, roc_auc, ... (scikit-learn's names).")
+@_columns_option
+@click.option("-o", "--output", type=click.Path(), default=None, help="Save the best model (fitted on all rows) here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON on stdout.")
+def tune(data, target, grid_specs, model_name, cv, seed, scoring, ignore, numeric_cols, categorical_cols, text_cols,
+         boolean_cols, output, as_json):
+    """Search hyperparameters by cross-validation and print the table, best first.
+
+    \b
+    Naive Bayes models count each fold once; every value of a setting that acts at estimation
+    (alpha, fit_prior, var_smoothing, norm, min_df, ...) is then estimated from the fold
+    statistics without reading the data again.
+
+    \b
+    Examples:
+      nbayes tune spam.csv --target label --grid alpha=0.01,0.1,1
+      nbayes tune spam.csv --target label --grid alpha=0.1,1 --grid ngram_range=1:1,1:2 -o best.nbm
+    """
+    import numpy as np
+
+    from ._cli.data import choose_columns, model_input, split_target
+    from ._cli.tune import parse_grid, plain
+    from .model_selection import SearchCV, StratifiedKFold
+
+    grid = parse_grid(grid_specs)
+    t0 = time.perf_counter()
+    frame = _read_all(data, "reading", not as_json)
+    X, y, dropped = split_target(frame, target, data)
+    kinds = choose_columns(X, _split(ignore), _overrides(numeric_cols, categorical_cols, text_cols, boolean_cols), data)
+    model = _make_model(model_name, kinds, None, None, data)
+    Xm = model_input(model, X, kinds, data)
+    folds = StratifiedKFold(cv, shuffle=True, random_state=seed)
+    search = SearchCV(model, grid, cv=folds, scoring=scoring).fit(Xm, y)
+    rows = [{k: plain(v) for k, v in r.items()} for r in search.table()]
+    result = {
+        "data": str(data), "target": target, "model": type(model).__name__, "rows": int(len(y)),
+        "rows_without_label": dropped, "cv": cv, "seed": seed, "scoring": scoring,
+        "best_params": {k: plain(v) for k, v in search.best_params_.items()},
+        "best_score": search.best_score_, "table": rows, "seconds": round(time.perf_counter() - t0, 3),
+    }
+    if output:
+        _save(search.best_estimator_, output, {"target": target, "columns": kinds, "rows": int(len(y))})
+        result["output"] = str(output)
+    if as_json:
+        _emit(result)
+        return
+    from rich.table import Table
+
+    con = _console()
+    table = Table(show_edge=False, title=f"{cv}-fold {scoring} of {type(model).__name__} on {len(y):,} rows")
+    names = list(grid)
+    for name in ["rank", *names, "mean", "std"]:
+        table.add_column(name, justify="right" if name not in names else "left")
+    for r in rows:
+        style = "bold" if r["rank"] == 1 else None
+        table.add_row(str(r["rank"]), *[str(r[n]) for n in names], f"{r['mean']:.4f}", f"{r['std']:.4f}", style=style)
+    con.print(table)
+    con.print(f"best: {result['best_params']} ({scoring} {search.best_score_:.4f}) in {result['seconds']:.2f} s"
+              + (f" -> [bold]{output}[/]" if output else ""))
+    _ = np
 
 
 @main.command()

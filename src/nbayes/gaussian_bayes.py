@@ -367,6 +367,9 @@ class GaussianBayes(Generative):
         from .io.model_file import save_state
 
         self._check_fitted()
+        save_state(path, self._state())
+
+    def _state(self) -> dict[str, Any]:
         params = self.get_params()
         if params["priors"] is not None:
             params["priors"] = np.asarray(params["priors"], dtype=float)
@@ -387,7 +390,7 @@ class GaussianBayes(Generative):
                 "shrinkage": self.shrinkage_,
             },
         }
-        save_state(path, state)
+        return state
 
     @classmethod
     def _from_state(cls, state: dict[str, Any]) -> "GaussianBayes":

@@ -201,6 +201,7 @@ def model_input(model: Any, frame: Any, columns: dict[str, str], path: Any) -> A
     if missing:
         raise DataError(f"{path}: no column {missing[0]!r}, which the model was trained on; columns are {frame.columns}")
     sub = frame.select(list(columns))
+    model = getattr(model, "base_estimator_", model)  # a calibrated model takes its base's input
     kind = type(model).__name__
     if kind == "TextClassifier":
         col = sub.get_column(list(columns)[0])

@@ -1,5 +1,5 @@
 """Evaluation measures (no scikit-learn at run time): accuracy, macro-F1, log-loss, per-class
-precision and recall, the confusion matrix; and stratified K-fold splits."""
+precision and recall, the confusion matrix (folds: nbayes.model_selection)."""
 
 from __future__ import annotations
 
@@ -53,22 +53,6 @@ def evaluate(y: np.ndarray, pred: np.ndarray, proba: np.ndarray | None, classes:
             out["log_loss"] = float(-np.mean(np.log(p)))
         out["unknown_labels"] = int((~known).sum())
     return out
-
-
-def stratified_folds(y: np.ndarray, k: int, seed: int = 0) -> list[np.ndarray]:
-    """Row indices of k test folds, each class spread evenly over the folds, shuffled by seed."""
-    rng = np.random.default_rng(seed)
-    groups: dict[Any, list[int]] = {}
-    for i, v in enumerate(y):
-        groups.setdefault(_key(v), []).append(i)
-    fold_of = np.empty(len(y), dtype=np.int64)
-    offset = 0
-    for key in sorted(groups, key=str):
-        rows = np.asarray(groups[key])
-        rng.shuffle(rows)
-        fold_of[rows] = (np.arange(len(rows)) + offset) % k
-        offset += len(rows)
-    return [np.flatnonzero(fold_of == f) for f in range(k)]
 
 
 def _union(classes: np.ndarray, y: np.ndarray) -> list[Any]:

@@ -9,6 +9,7 @@ from ..errors import ModelFileError
 
 
 def _registry() -> dict[str, type]:
+    from ..calibration import CalibratedClassifier
     from ..gaussian_bayes import GaussianBayes
     from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
     from ..naive_bayes.mixed import NaiveBayes
@@ -17,7 +18,7 @@ def _registry() -> dict[str, type]:
 
     return {
         cls.__name__: cls
-        for cls in (BernoulliNB, CategoricalNB, ComplementNB, GaussianBayes, GaussianNB, MultinomialNB, NaiveBayes, TextClassifier, LogisticRegression)
+        for cls in (BernoulliNB, CategoricalNB, ComplementNB, GaussianBayes, GaussianNB, MultinomialNB, NaiveBayes, TextClassifier, LogisticRegression, CalibratedClassifier)
     }
 
 

@@ -32,6 +32,14 @@ def folds_for(model: Any, X: Any, y: Any, splits: list, sample_weight: Any = Non
     from ..text.classifier import TextClassifier
 
     params = dict(params or {})
+    if not hasattr(model, "fit") or not hasattr(model, "get_params"):
+        raise InvalidParameterError(
+            f"model must be an nbayes classifier (with fit and get_params), got {type(model).__name__}"
+        )
+    if {**model.get_params(), **params}.get("unlabeled_label", "off") != "off":
+        # semi-supervised by EM: a fit is not a sum over rows, and rows with that label are
+        # unlabelled, not a class: fit per fold as scikit-learn does
+        return RefitFolds(model, X, y, splits, sample_weight, params)
     if isinstance(model, TextClassifier):
         merged = {**model.get_params(), **params}
         if merged["model"] != "nblr" and merged.get("idf") is None:
@@ -39,10 +47,6 @@ def folds_for(model: Any, X: Any, y: Any, splits: list, sample_weight: Any = Non
         return RefitFolds(model, X, y, splits, sample_weight, params)
     if isinstance(model, BaseNB):
         return StatsFolds(model, X, y, splits, sample_weight, params)
-    if not hasattr(model, "fit") or not hasattr(model, "get_params"):
-        raise InvalidParameterError(
-            f"model must be an nbayes classifier (with fit and get_params), got {type(model).__name__}"
-        )
     return RefitFolds(model, X, y, splits, sample_weight, params)
 
 

@@ -99,11 +99,13 @@ class Loaded:
 
     def __post_init__(self) -> None:
         m = self.model
-        self.kind = "text" if type(m).__name__ == "TextClassifier" else "table"
+        # a calibrated model: its base model decides the input and explains; the map predicts
+        self.base = m.base_estimator_ if type(m).__name__ == "CalibratedClassifier" else m
+        self.kind = "text" if type(self.base).__name__ == "TextClassifier" else "table"
         self.classes = [plain(c) for c in m.classes_.tolist()]
         self.class_keys = [str(c) for c in self.classes]
         if self.kind == "table":
-            self.features = table_features(m, self.cli)
+            self.features = table_features(self.base, self.cli)
         self._names = [f["name"] for f in self.features]
         self._index = {n: j for j, n in enumerate(self._names)}
         self._generative = _is_generative(m)
@@ -136,6 +138,8 @@ class Loaded:
         }
         if self.kind == "table":
             out["feature_schema"] = self.features
+        if self.base is not m:
+            out["calibration"] = calibration_info(m)
         return out
 
     # ------------------------------------------------------------------ requests
@@ -176,19 +180,19 @@ class Loaded:
             raise Problem(422, f"{where} must be an object (feature -> value), got {_what(row)}")
         for f, v in zip(self.features, values):
             _check_value(f"{where}.{f['name']}", f, v, limits)
-        if type(self.model).__name__ not in MARGINALISE:
+        if type(self.base).__name__ not in MARGINALISE:
             absent = [f["name"] for f, v in zip(self.features, values) if v is None]
             if absent:
                 raise Problem(
                     422,
-                    f"{where}: no value for feature {absent[0]!r}; a {type(self.model).__name__} needs "
+                    f"{where}: no value for feature {absent[0]!r}; a {type(self.base).__name__} needs "
                     "every feature (only Naive Bayes models leave missing ones out)",
                 )
         return values
 
     def matrix(self, rows: list[list[Any]]) -> Any:
         """The model's input for checked rows."""
-        if type(self.model).__name__ in ("NaiveBayes", "CategoricalNB"):
+        if type(self.base).__name__ in ("NaiveBayes", "CategoricalNB"):
             X = np.empty((len(rows), len(self.features)), dtype=object)
             for i, r in enumerate(rows):
                 X[i, :] = r
@@ -209,6 +213,8 @@ class Loaded:
             if np.isneginf(top).any():  # impossible under every class: the prior's choice, as predict does
                 best[np.isneginf(top)] = int(np.argmax(self._fallback))
             return best, P
+        if self.base is not m:  # calibrated: one pass of the base model, then the map
+            return m._predict_index_proba(X)
         P = m.predict_proba(X)
         pos = {c: j for j, c in enumerate(m.classes_.tolist())}
         return np.array([pos[c] for c in m.predict(X).tolist()], dtype=np.int64), P
@@ -217,7 +223,7 @@ class Loaded:
         return {"label": self.classes[k], "probabilities": dict(zip(self.class_keys, plain_floats(p)))}
 
     def explain_text(self, text: str) -> dict[str, Any]:
-        m = self.model
+        m = self.base  # a calibrated model is explained by its base model (uncalibrated log-odds)
         e = m.explain(text)
         contrib = np.asarray(e.contributions, dtype=np.float64)
         jll = m.predict_joint_log_proba([text])[0]
@@ -234,7 +240,7 @@ class Loaded:
         }
 
     def explain_row(self, values: list[Any]) -> dict[str, Any]:
-        m = self.model
+        m = self.base  # a calibrated model is explained by its base model (uncalibrated log-odds)
         X = self.matrix([values])
         names = list(self._names)
         if type(m).__name__ == "LogisticRegression":
@@ -483,6 +489,19 @@ def _categories(model: Any) -> list[np.ndarray]:
     if type(model).__name__ == "CategoricalNB":
         return list(getattr(model, "categories_", []))
     return []
+
+
+def calibration_info(model: Any) -> dict[str, Any]:
+    """A calibrated model's map, for ``nbayes info`` and ``/v1/model``."""
+    cal = model.calibrator_
+    out: dict[str, Any] = {"method": cal.method, "base_model": type(model.base_estimator_).__name__}
+    if cal.method == "temperature":
+        out.update(temperature=plain(float(cal.temperature_)), eps=plain(float(cal.eps_)))
+    elif cal.method == "sigmoid":
+        out.update(slope=plain_floats(cal.coef_), intercept=plain_floats(cal.intercept_))
+    else:
+        out["breakpoints"] = [int(len(x)) for x in cal.thresholds_]
+    return out
 
 
 def _is_generative(model: Any) -> bool:
