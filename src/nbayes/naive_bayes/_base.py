@@ -122,14 +122,61 @@ class BaseNB(Generative):
     def _stats_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> Any:
         raise NotImplementedError
 
+    # ------------------------------------------------------------------ semi-supervised EM
+    # (nbayes.semi_supervised; defaults that fit any model, overridden for speed)
+    def _check_em(self) -> None:
+        """Raise when this configuration cannot learn from unlabelled rows."""
+
+    def _em_views(self, parts: list[Any]) -> list[Any]:
+        """Prepared inputs as EM iterates over them (text models count their documents once)."""
+        return list(parts)
+
+    def _em_align(self, stats: Any, views: list[Any]) -> Any:
+        """The labelled statistics laid over what the views span (text: their vocabulary)."""
+        return stats
+
+    def _em_jll(self, view: Any) -> np.ndarray:
+        return self._jll(view)
+
+    def _count_soft(self, Xv: Any, R: np.ndarray) -> Any:
+        """Statistics of rows counted with weight R[i, k] in class k (expected counts): here one
+        weighted count per class; the count models override it with one product R^T X."""
+        n, K = R.shape
+        total = None
+        for k in range(K):
+            part = self._count(Xv, np.full(n, k, dtype=np.intp), K, np.ascontiguousarray(R[:, k]))
+            total = part if total is None else total + part
+        return total
+
+    def _em_log_prior(self) -> float:
+        """log density of the prior whose posterior mode the feature estimates are (MAP-EM's
+        objective); 0 for maximum-likelihood parts."""
+        return 0.0
+
     # ------------------------------------------------------------------ training
-    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> "BaseNB":
+    def fit(
+        self, X: Any, y: Any = None, sample_weight: Any = None, *, X_unlabeled: Any = None
+    ) -> "BaseNB":
         """Fit on (X, y): count the statistics, then estimate the parameters. Returns self.
 
         ``X`` may also be an iterator of chunks ``(X_i, y_i)`` or ``(X_i, y_i, w_i)`` (with
         ``y=None``): each is counted as it comes, so data larger than memory streams; the result
         equals ``fit`` on all rows at once, and a failure on any chunk leaves the model as it
-        was."""
+        was.
+
+        ``X_unlabeled`` (rows without labels: the same kinds of input as ``X``, or an iterator
+        of such batches), and rows of ``y`` equal to ``unlabeled_label``, are learned from by EM
+        (:mod:`nbayes.semi_supervised`); models without those parameters refuse them."""
+        from ..semi_supervised import EM_ATTRS, OFF, fit_em
+
+        if X_unlabeled is not None or not _is_off(getattr(self, "unlabeled_label", OFF), OFF):
+            return fit_em(self, X, y, sample_weight, X_unlabeled)
+        self._fit_supervised(X, y, sample_weight)
+        for name in EM_ATTRS:
+            self.__dict__.pop(name, None)
+        return self
+
+    def _fit_supervised(self, X: Any, y: Any = None, sample_weight: Any = None) -> "BaseNB":
         if y is None and is_chunk_stream(X):
             return stream_into(self, X, fresh=True)
         self._check_params()
@@ -156,6 +203,7 @@ class BaseNB(Generative):
         Xv, names = self._prepare_X(X, fitting=first)
         n = _n_rows(Xv)
         y = check_y(y, n)
+        _no_unlabeled(self, y, "partial_fit")
         w = check_sample_weight(sample_weight, n)
         labels = sorted_unique(y)
         base = None if first else self.classes_
@@ -191,6 +239,7 @@ class BaseNB(Generative):
         Xv, _ = self._prepare_X(X, fitting=False)
         n = _n_rows(Xv)
         y = check_y(y, n)
+        _no_unlabeled(self, y, "unlearn")
         w = check_sample_weight(sample_weight, n)
         codes, unknown = encode_labels(y, self.classes_)
         if unknown.any():
@@ -467,6 +516,17 @@ def stream_into(model: Any, chunks: Any, *, fresh: bool, classes: Any = None) ->
     model.__dict__.clear()
     model.__dict__.update(work.__dict__)
     return model
+
+
+def _is_off(label: Any, off: str) -> bool:
+    return isinstance(label, str) and label == off
+
+
+def _no_unlabeled(model: Any, y: np.ndarray, what: str) -> None:
+    if "unlabeled_label" in model.__dict__:
+        from ..semi_supervised import check_no_unlabeled
+
+        check_no_unlabeled(model, y, what)
 
 
 def _n_rows(Xv: Any) -> int:

@@ -57,6 +57,10 @@ class BernoulliNB(BaseNB):
         fit_prior: bool = True,
         class_prior: Any = None,
         class_alpha: float = 0.0,
+        unlabeled_label: Any = "off",
+        unlabeled_weight: float | str = 1.0,
+        em_max_iter: int = 100,
+        em_tol: float = 1e-4,
     ) -> None:
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -64,6 +68,10 @@ class BernoulliNB(BaseNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.class_alpha = class_alpha
+        self.unlabeled_label = unlabeled_label
+        self.unlabeled_weight = unlabeled_weight
+        self.em_max_iter = em_max_iter
+        self.em_tol = em_tol
 
     def _check_params(self) -> None:
         check_alpha(self.alpha, None, self.force_alpha)
@@ -109,6 +117,19 @@ class BernoulliNB(BaseNB):
         Y = class_indicator(codes, n_classes, w)
         missing = None if Xv.missing is None else per_class_sum(Y, Xv.missing)
         return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv.X), missing)
+
+    def _count_soft(self, Xv: _Binary, R) -> CountStats:
+        from ..semi_supervised import soft_class_sum
+
+        missing = None if Xv.missing is None else soft_class_sum(R, Xv.missing)
+        return CountStats(R.sum(axis=0), soft_class_sum(R, Xv.X), missing)
+
+    def _em_log_prior(self) -> float:
+        from ..semi_supervised import dirichlet_log_density
+
+        log_p, log_q = self.feature_log_prob_, self._log_absent  # Beta(alpha + 1, alpha + 1)
+        alpha = check_alpha(self.alpha, log_p.shape[1], self.force_alpha)
+        return dirichlet_log_density(alpha, log_p) + dirichlet_log_density(alpha, log_q)
 
     def _estimate(self, stats: CountStats, n_features: int) -> dict[str, Any]:
         alpha = check_alpha(self.alpha, n_features, self.force_alpha)

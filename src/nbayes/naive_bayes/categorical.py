@@ -68,6 +68,10 @@ class CategoricalNB(BaseNB):
         p: Any = None,
         categories: Any = None,
         handle_unknown: str = "smooth",
+        unlabeled_label: Any = "off",
+        unlabeled_weight: float | str = 1.0,
+        em_max_iter: int = 100,
+        em_tol: float = 1e-4,
     ) -> None:
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -79,6 +83,10 @@ class CategoricalNB(BaseNB):
         self.p = p
         self.categories = categories
         self.handle_unknown = handle_unknown
+        self.unlabeled_label = unlabeled_label
+        self.unlabeled_weight = unlabeled_weight
+        self.em_max_iter = em_max_iter
+        self.em_tol = em_tol
 
     # ------------------------------------------------------------------ boundary
     def _check_params(self) -> None:
@@ -145,6 +153,39 @@ class CategoricalNB(BaseNB):
             cnt = table[offsets[j] : offsets[j + 1]].reshape(K, width[j])
             values = (lo0[j] + np.arange(width[j])).astype(kind)
             cats[j], counts[j] = _keep_seen(values, cnt)
+
+    def _count_soft(self, T: Table, R) -> CategoricalStats:
+        """Expected counts: per feature, R^T @ (one-hot of its values)."""
+        import scipy.sparse as sp
+
+        n, K = R.shape
+        cats, counts = [], []
+        for j in range(T.shape[1]):
+            values, col_codes, miss = distinct(T.column(j))
+            ok = np.flatnonzero(~miss)
+            onehot = sp.csr_matrix((np.ones(len(ok)), (ok, col_codes[ok])), shape=(n, len(values)))
+            c, cnt = _keep_seen(values, np.ascontiguousarray((onehot.T @ R).T))
+            cats.append(c)
+            counts.append(cnt)
+        stats = CategoricalStats(R.sum(axis=0), cats, counts)
+        self._check_declared(stats)
+        return stats
+
+    def _em_log_prior(self) -> float:
+        """sum over features of alpha log theta (m p_v log theta for the m-estimate)."""
+        from ..semi_supervised import dirichlet_log_density
+
+        total = 0.0
+        for j, logp in enumerate(self.feature_log_prob_):
+            if self.m is None:
+                a = float(self.alpha) if self.force_alpha else max(float(self.alpha), 1e-10)
+                total += dirichlet_log_density(a, logp)
+            else:
+                p = self.p[j] if self.p is not None and self.p[j] is not None else None
+                J = max(logp.shape[1], int(self._min_categories(len(self.feature_log_prob_))[j]))
+                pv = np.full(logp.shape[1], 1.0 / max(J, 1)) if p is None else np.asarray(p, dtype=float)
+                total += dirichlet_log_density(float(self.m) * pv, logp)
+        return total
 
     def _check_declared(self, stats: CategoricalStats) -> None:
         declared = self._declared(len(stats.categories))

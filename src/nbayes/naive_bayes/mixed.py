@@ -110,6 +110,10 @@ class NaiveBayes(BaseNB):
         ddof: int = 0,
         handle_unknown: str = "smooth",
         m: float | None = None,
+        unlabeled_label: Any = "off",
+        unlabeled_weight: float | str = 1.0,
+        em_max_iter: int = 100,
+        em_tol: float = 1e-4,
     ) -> None:
         self.column_types = column_types
         self.alpha = alpha
@@ -121,6 +125,10 @@ class NaiveBayes(BaseNB):
         self.ddof = ddof
         self.handle_unknown = handle_unknown
         self.m = m
+        self.unlabeled_label = unlabeled_label
+        self.unlabeled_weight = unlabeled_weight
+        self.em_max_iter = em_max_iter
+        self.em_tol = em_tol
 
     # ------------------------------------------------------------------ components
     def _component(self, kind: str) -> BaseNB:
@@ -246,6 +254,20 @@ class NaiveBayes(BaseNB):
         parts = {k: self._component(k)._count(v, codes, n_classes, w) for k, v in Xv.parts.items()}
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
         return MixedStats(cc, parts)
+
+    def _count_soft(self, Xv: _Parts, R) -> MixedStats:
+        parts = {}
+        for kind, v in Xv.parts.items():
+            comp = self._component(kind)  # text columns: one weighted count per class
+            parts[kind] = comp._count_soft(v, R) if kind != "text" else BaseNB._count_soft(comp, v, R)  # type: ignore[arg-type]
+        return MixedStats(R.sum(axis=0), parts)
+
+    def _em_log_prior(self) -> float:
+        total = 0.0
+        for kind, comp in self.components_.items():
+            models = comp.models_ if kind == "text" else [comp]  # type: ignore[attr-defined]
+            total += sum(m._em_log_prior() for m in models)
+        return float(total)
 
     def _estimate(self, stats: MixedStats, n_features: int) -> dict[str, Any]:
         components = {}

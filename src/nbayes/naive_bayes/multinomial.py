@@ -50,12 +50,20 @@ class MultinomialNB(BaseNB):
         fit_prior: bool = True,
         class_prior: Any = None,
         class_alpha: float = 0.0,
+        unlabeled_label: Any = "off",
+        unlabeled_weight: float | str = 1.0,
+        em_max_iter: int = 100,
+        em_tol: float = 1e-4,
     ) -> None:
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.class_alpha = class_alpha
+        self.unlabeled_label = unlabeled_label
+        self.unlabeled_weight = unlabeled_weight
+        self.em_max_iter = em_max_iter
+        self.em_tol = em_tol
 
     def _check_params(self) -> None:
         check_alpha(self.alpha, None, self.force_alpha)
@@ -74,6 +82,17 @@ class MultinomialNB(BaseNB):
     def _count(self, Xv, codes, n_classes, w) -> CountStats:
         Y = class_indicator(codes, n_classes, w)
         return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv))
+
+    def _count_soft(self, Xv, R) -> CountStats:
+        from ..semi_supervised import soft_class_sum
+
+        return CountStats(R.sum(axis=0), soft_class_sum(R, Xv))
+
+    def _em_log_prior(self) -> float:
+        from ..semi_supervised import dirichlet_log_density
+
+        flp = self.feature_log_prob_
+        return dirichlet_log_density(check_alpha(self.alpha, flp.shape[1], self.force_alpha), flp)
 
     def _estimate(self, stats: CountStats, n_features: int) -> dict[str, Any]:
         alpha = check_alpha(self.alpha, n_features, self.force_alpha)

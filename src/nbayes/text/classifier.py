@@ -15,7 +15,7 @@ from ..naive_bayes.bernoulli import BernoulliNB, _Binary
 from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, _log_ratio_scores
 from ..stats import CountStats
-from ..stats.text import TextStats
+from ..stats.text import TextStats, _union
 from ._settings import TextSettings, _Docs
 from ._vocab import HashedTerms, TermTable, hash_terms, learn_terms
 
@@ -97,6 +97,10 @@ class TextClassifier(TextSettings, BaseNB):
         idf: Any = None,
         C: float = 1.0,
         nb_interpolation: float = 0.25,
+        unlabeled_label: Any = "off",
+        unlabeled_weight: float | str = 1.0,
+        em_max_iter: int = 100,
+        em_tol: float = 1e-4,
     ) -> None:
         self.model = model
         self.alpha = alpha
@@ -117,6 +121,10 @@ class TextClassifier(TextSettings, BaseNB):
         self.idf = idf
         self.C = C
         self.nb_interpolation = nb_interpolation
+        self.unlabeled_label = unlabeled_label
+        self.unlabeled_weight = unlabeled_weight
+        self.em_max_iter = em_max_iter
+        self.em_tol = em_tol
 
     # ------------------------------------------------------------------ boundary
     def _inner(self) -> BaseNB:
@@ -325,10 +333,14 @@ class TextClassifier(TextSettings, BaseNB):
         return super(TextClassifier, shown).__repr__()
 
     # ------------------------------------------------------------------ NBLR
-    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> "TextClassifier":
-        """Count (and for ``model="nblr"`` also train the logistic models); returns self."""
-        if self.model != "nblr":
-            return super().fit(X, y, sample_weight=sample_weight)
+    def fit(
+        self, X: Any, y: Any = None, sample_weight: Any = None, *, X_unlabeled: Any = None
+    ) -> "TextClassifier":
+        """Count (and for ``model="nblr"`` also train the logistic models); returns self.
+        ``X_unlabeled``: documents without labels, learned from by EM (multinomial and
+        Bernoulli models; see :mod:`nbayes.semi_supervised`)."""
+        if self.model != "nblr" or X_unlabeled is not None or self.unlabeled_label != "off":
+            return super().fit(X, y, sample_weight=sample_weight, X_unlabeled=X_unlabeled)
         self._check_params()
         docs, names = self._prepare_X(X, fitting=True)
         n = docs.shape[0]
@@ -451,6 +463,65 @@ class TextClassifier(TextSettings, BaseNB):
             "_intercept": derived["_intercept"],
         }
 
+    # ------------------------------------------------------------------ semi-supervised EM
+    def _check_em(self) -> None:
+        if self.model not in ("multinomial", "bernoulli") or self.tfidf:
+            raise InvalidParameterError(
+                f"EM over unlabelled documents needs a generative model of counts: model="
+                f"'multinomial' or 'bernoulli' without tfidf (got model={self.model!r}, "
+                f"tfidf={self.tfidf!r}; complement and nblr have no P(x, y), tf-idf sums do not add)"
+            )
+
+    def _em_views(self, parts: list[_Docs]) -> list["_CountedDocs"]:
+        """Each batch of documents tokenised once, as count matrices over one vocabulary: the
+        model's terms and every term of the batches (the vocabulary of all documents)."""
+        found = [self._count(d, np.zeros(d.shape[0], dtype=np.intp), 1, None) for d in parts]
+        if self.n_features is not None:
+            terms, table = np.arange(self.n_features, dtype=np.int64), HashedTerms(self.n_features, self._how())
+        else:
+            terms = self.stats_.terms
+            for f in found:
+                terms = _union(terms, f.terms)
+            table = TermTable(terms, self._how())
+        out = []
+        for d, f in zip(parts, found):
+            X = self._counts(table, d, False)
+            X01 = X.copy()
+            X01.data[:] = 1.0
+            pos = np.searchsorted(terms, f.terms) if len(f.terms) != len(terms) else slice(None)
+            df, tf = np.zeros(len(terms)), np.zeros(len(terms))
+            df[pos], tf[pos] = f.df, f.tf
+            out.append(_CountedDocs(terms, table, X, X01, df, tf, float(d.shape[0])))
+        return out
+
+    def _em_align(self, stats: TextStats, views: list["_CountedDocs"]) -> TextStats:
+        if not views:
+            return stats
+        import dataclasses
+
+        aligned = stats._on(views[0].terms)
+        return dataclasses.replace(aligned, table=views[0].table if self.n_features is None else None)
+
+    def _em_jll(self, view: "_CountedDocs") -> np.ndarray:
+        from ..naive_bayes._discrete import safe_linear
+
+        if self.n_features is None:  # rows of the kept terms among the view's (the same vocabulary)
+            W = np.zeros((len(view.terms), len(self.classes_)))
+            W[self._keep] = self._weights
+        else:
+            W = self._weights
+        X = view.X01 if self._presence else view.X
+        return safe_linear(X, W.T) + self._const + self._intercept
+
+    def _count_soft(self, view: "_CountedDocs", R: np.ndarray) -> TextStats:
+        from ..semi_supervised import soft_class_sum
+
+        return TextStats(view.terms, R.sum(axis=0), soft_class_sum(R, view.X), soft_class_sum(R, view.X01),
+                         view.df, view.tf, view.n_docs, view.table if self.n_features is None else None)
+
+    def _em_log_prior(self) -> float:
+        return self.inner_._em_log_prior()
+
     @property
     def vocabulary_(self) -> dict[str, int]:
         """Term -> column of ``transform`` (the terms the estimation kept, sorted)."""
@@ -523,6 +594,24 @@ class TextClassifier(TextSettings, BaseNB):
     @classmethod
     def _stats_from_arrays(cls, arrays, n_features):
         return TextStats.from_arrays(arrays)
+
+
+@dataclass
+class _CountedDocs:
+    """Documents as EM iterates over them: counts and presence over ``terms``, and their
+    corpus-level counts (documents containing each term, occurrences, documents)."""
+
+    terms: np.ndarray
+    table: Any
+    X: sp.csr_matrix
+    X01: sp.csr_matrix
+    df: np.ndarray
+    tf: np.ndarray
+    n_docs: float
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.X.shape[0], 1)
 
 
 class _Shown:

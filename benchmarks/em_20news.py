@@ -1,0 +1,145 @@
+"""Nigam et al. (2000) on 20 Newsgroups bydate: Naive Bayes with few labels, plus EM.
+
+Labelled sets of 1, 2, 5, 10, 20 and 50 documents per class drawn from train (seeds 0..4), the
+rest of train as unlabelled documents, accuracy on the official test set, for
+
+* supervised NB: ``MultinomialNB(alpha=0.01)`` on the labelled documents;
+* EM: the same with ``X_unlabeled`` (lambda = 1, the paper's basic EM);
+* EM-lambda: ``unlabeled_weight="cv"`` (lambda by 3-fold CV on the labelled documents);
+* the peer: scikit-learn's ``SelfTrainingClassifier(MultinomialNB(alpha=0.01))`` (unlabelled
+  rows labelled -1, its defaults: threshold 0.75, 10 iterations).
+
+Every model sees the same count matrix: nbayes' ``Vectorizer`` (scikit-learn's CountVectorizer
+tokens) fitted on all of train, as Nigam's vocabulary over all documents. Prints the table (mean
+and standard deviation over the seeds) and timings, and writes docs/img/em_20news.png.
+
+Run:  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/em_20news.py --seeds 3 [--features nigam]
+(one BLAS thread: the E-step's small dense products oversubscribe the cores otherwise; the figures
+in docs/semi-supervised.md are --seeds 3, about 6 minutes each on 2 cores)
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from text_20news import load
+
+ALPHA = 0.01
+METHODS = ("supervised NB", "EM", "EM-lambda (cv)", "SelfTraining")
+
+
+def draw(y: np.ndarray, per_class: int, seed: int) -> np.ndarray:
+    """Indices of ``per_class`` training documents of each class, drawn with ``seed``."""
+    rng = np.random.default_rng(seed)
+    return np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False)
+                                   for c in np.unique(y)]))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--sizes", default="1,2,5,10,20,50")
+    ap.add_argument("--features", choices=("plain", "nigam"), default="plain",
+                    help="plain: CountVectorizer defaults; nigam: English stop words removed and terms "
+                         "in fewer than 2 documents dropped")
+    ap.add_argument("--plot", default=None)
+    args = ap.parse_args()
+    img = Path(__file__).resolve().parents[1] / "docs" / "img"
+    args.plot = args.plot or str(img / ("em_20news.png" if args.features == "plain" else "em_20news_nigam.png"))
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    import sklearn
+    from sklearn.naive_bayes import MultinomialNB as SkMNB
+    from sklearn.semi_supervised import SelfTrainingClassifier
+
+    import nbayes
+    from nbayes.text.vectorizer import Vectorizer
+
+    t0 = time.perf_counter()
+    Xtr_text, ytr = load("train")
+    Xte_text, yte = load("test")
+    names, ytr = np.unique(ytr, return_inverse=True)  # integer codes: -1 marks unlabelled rows
+    yte = np.searchsorted(names, yte)
+    vec = Vectorizer(**({} if args.features == "plain" else {"stop_words": "english", "min_df": 2})).fit(Xtr_text)
+    Xtr, Xte = vec.transform(Xtr_text).tocsr(), vec.transform(Xte_text).tocsr()
+    print(f"nbayes {nbayes.__version__}, scikit-learn {sklearn.__version__}; 20 Newsgroups bydate: "
+          f"{Xtr.shape[0]} train, {Xte.shape[0]} test, {Xtr.shape[1]} terms ({args.features} features, "
+          f"vocabulary of all of train); vectorised in {time.perf_counter() - t0:.1f} s")
+
+    def supervised(L, U):
+        return nbayes.MultinomialNB(alpha=ALPHA).fit(Xtr[L], ytr[L])
+
+    def em(L, U):
+        return nbayes.MultinomialNB(alpha=ALPHA).fit(Xtr[L], ytr[L], X_unlabeled=Xtr[U])
+
+    def em_cv(L, U):
+        return nbayes.MultinomialNB(alpha=ALPHA, unlabeled_weight="cv").fit(Xtr[L], ytr[L], X_unlabeled=Xtr[U])
+
+    def self_training(L, U):
+        y = np.full(len(ytr), -1)
+        y[L] = ytr[L]
+        return SelfTrainingClassifier(SkMNB(alpha=ALPHA)).fit(Xtr, y)
+
+    runs = dict(zip(METHODS, (supervised, em, em_cv, self_training)))
+    acc = {m: np.zeros((len(sizes), args.seeds)) for m in METHODS}
+    secs = {m: np.zeros((len(sizes), args.seeds)) for m in METHODS}
+    info = {"EM iterations": np.zeros((len(sizes), args.seeds)), "lambda": np.zeros((len(sizes), args.seeds))}
+    for a, size in enumerate(sizes):
+        for s in range(args.seeds):
+            L = draw(ytr, size, s)
+            U = np.setdiff1d(np.arange(len(ytr)), L)
+            for m, fn in runs.items():
+                t = time.perf_counter()
+                model = fn(L, U)
+                secs[m][a, s] = time.perf_counter() - t
+                acc[m][a, s] = float(np.mean(model.predict(Xte) == yte))
+                if m == "EM":
+                    info["EM iterations"][a, s] = model.n_iter_
+                if m == "EM-lambda (cv)":
+                    info["lambda"][a, s] = model.unlabeled_weight_
+            print(f"  {size:>2}/class seed {s}: " + "  ".join(
+                f"{m} {acc[m][a, s]:.3f} ({secs[m][a, s]:.1f} s)" for m in METHODS), flush=True)
+
+    print(f"\naccuracy on the test set, mean (sd) over {args.seeds} seeds")
+    print("labelled/class  " + "".join(f"{m:>18}" for m in METHODS) + "   EM-supervised  EM iters  cv lambdas")
+    for a, size in enumerate(sizes):
+        row = "".join(f"{100 * acc[m][a].mean():>11.1f} ({100 * acc[m][a].std():4.1f})" for m in METHODS)
+        gain = 100 * (acc["EM"][a].mean() - acc["supervised NB"][a].mean())
+        lams = ",".join(f"{v:g}" for v in info["lambda"][a])
+        print(f"{size:>14}  {row}   {gain:>+13.1f}  {info['EM iterations'][a].mean():>8.1f}  {lams}")
+    print("\nseconds per fit, mean over seeds")
+    print("labelled/class  " + "".join(f"{m:>18}" for m in METHODS))
+    for a, size in enumerate(sizes):
+        print(f"{size:>14}  " + "".join(f"{secs[m][a].mean():>18.2f}" for m in METHODS))
+    total = sum(v.sum() for v in secs.values())
+    print(f"total {total:.0f} s of fitting; wall {time.perf_counter() - t0:.0f} s")
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for m, style in zip(METHODS, ("o-", "s-", "^--", "x:")):
+        mean, sd = 100 * acc[m].mean(axis=1), 100 * acc[m].std(axis=1)
+        ax.errorbar(sizes, mean, yerr=sd, fmt=style, capsize=3, label=m)
+    ax.set_xscale("log")
+    ax.set_xticks(sizes)
+    ax.set_xticklabels([str(s) for s in sizes])
+    ax.set_xlabel("labelled documents per class (20 classes)")
+    ax.set_ylabel("test accuracy (%)")
+    ax.set_title(f"20 Newsgroups bydate, {args.features} features, alpha={ALPHA}")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(args.plot, dpi=120)
+    print(f"plot: {args.plot}")
+
+
+if __name__ == "__main__":
+    main()

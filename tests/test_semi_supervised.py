@@ -1,0 +1,362 @@
+"""Semi-supervised EM (nbayes.semi_supervised): Nigam et al. (2000) over the five models."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import nbayes
+from nbayes.errors import DataError, FeatureMismatchError, InvalidParameterError
+
+MODELS = ["MultinomialNB", "BernoulliNB", "CategoricalNB", "NaiveBayes", "TextClassifier"]
+
+
+def two_clusters(rng, n=400, d=60, length=12, sep=1.0):
+    """Documents of ``length`` words from two word distributions (halves of the vocabulary
+    favoured by ``sep``); labels 0 / 1."""
+    base = rng.dirichlet(np.ones(d))
+    tilt = np.where(np.arange(d) < d // 2, 1 + sep, 1 / (1 + sep))
+    p0 = base * tilt / (base * tilt).sum()
+    p1 = base / tilt / (base / tilt).sum()
+    y = np.repeat([0, 1], n // 2)
+    X = np.vstack([rng.multinomial(length, p0 if c == 0 else p1) for c in y])
+    return X, y
+
+
+def as_input(name, X):
+    """X as the model takes it: counts, presence, or documents of words w0, w1, ..."""
+    if name == "MultinomialNB":
+        return X
+    if name in ("BernoulliNB", "CategoricalNB"):
+        return (X > 0).astype(np.int64)
+    if name == "NaiveBayes":
+        return X > 0  # boolean columns: the Bernoulli component
+    return [" ".join(f"w{j}" for j in np.repeat(np.arange(X.shape[1]), r)) for r in X]
+
+
+def take(A, idx):
+    return [A[i] for i in idx] if isinstance(A, list) else A[idx]
+
+
+def make(name, **kw):
+    return getattr(nbayes, name)(**kw)
+
+
+@pytest.fixture
+def data(rng):
+    X, y = two_clusters(rng)
+    lab = np.r_[0, 1, 2, 200, 201, 202]
+    unl = np.setdiff1d(np.arange(len(y)), lab)
+    return X, y, lab, unl
+
+
+def params_of(model):
+    out = {}
+    if isinstance(model, nbayes.NaiveBayes):
+        model = model.components_["bernoulli"]
+    for name in ("feature_log_prob_", "class_log_prior_"):
+        v = getattr(model, name)
+        out[name] = [np.asarray(a) for a in v] if isinstance(v, list) else np.asarray(v)
+    return out
+
+
+def same_model(a, b, rtol=0.0):
+    pa, pb = params_of(a), params_of(b)
+    for k in pa:
+        xs = pa[k] if isinstance(pa[k], list) else [pa[k]]
+        ys = pb[k] if isinstance(pb[k], list) else [pb[k]]
+        for x, y in zip(xs, ys):
+            np.testing.assert_allclose(x, y, rtol=rtol, atol=0)
+
+
+# ------------------------------------------------------------------------- the method
+@pytest.mark.parametrize("name", MODELS)
+def test_em_recovers_two_clusters(name, data):
+    X, y, lab, unl = data
+    A = as_input(name, X)
+    sup = make(name).fit(take(A, lab), y[lab])
+    em = make(name).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    acc_sup = np.mean(sup.predict(take(A, unl)) == y[unl])
+    acc_em = np.mean(em.predict(take(A, unl)) == y[unl])
+    assert acc_em >= 0.95 and acc_em >= acc_sup
+    assert em.n_iter_ >= 1 and em.em_converged_ and em.n_unlabeled_ == len(unl)
+    assert len(em.em_log_likelihood_) == em.n_iter_ + 1
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_objective_never_decreases(name, data):
+    X, y, lab, unl = data
+    A = as_input(name, X)
+    em = make(name, alpha=0.5, em_tol=0.0, em_max_iter=8).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    trace = em.em_log_likelihood_
+    assert len(trace) == 9 and not em.em_converged_
+    trace = trace[1:] if name in ("CategoricalNB", "NaiveBayes") else trace  # see the law below
+    assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.3, 1.0]), st.sampled_from([0.1, 1.0, 2.5]))
+def test_law_map_em_objective_is_monotone(seed, class_alpha, alpha):
+    """MAP-EM (CORRECTNESS.md): the tracked objective, log-likelihood + log prior, never
+    decreases, whatever the data, smoothing and class-prior smoothing."""
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(rng.uniform(0.2, 3, size=(1, 7)), size=(30, 7))
+    y = rng.integers(0, 3, size=30)
+    y[:3] = [0, 1, 2]
+    model = nbayes.MultinomialNB(alpha=alpha, class_alpha=class_alpha, em_tol=0.0, em_max_iter=6)
+    trace = model.fit(X[:6], y[:6], X_unlabeled=X[6:]).em_log_likelihood_
+    assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
+    # categorical: the labelled model may not know a value of the unlabelled rows (its unseen
+    # term, another value set), so the objective is monotone from the first M-step on
+    cat = nbayes.CategoricalNB(alpha=alpha, class_alpha=class_alpha, em_tol=0.0, em_max_iter=6)
+    trace = cat.fit(np.minimum(X[:6], 3), y[:6], X_unlabeled=np.minimum(X[6:], 3)).em_log_likelihood_[1:]
+    assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
+
+
+def test_em_step_by_hand():
+    """One EM iteration of MultinomialNB written out: the M-step's counts are labelled counts
+    plus lambda x posterior-weighted unlabelled counts."""
+    XL, yL = np.array([[3, 0, 1], [0, 2, 2]]), np.array([0, 1])
+    U = np.array([[2, 1, 0], [0, 1, 3], [1, 1, 1]])
+    lam = 0.4
+    m0 = nbayes.MultinomialNB(alpha=1.0).fit(XL, yL)
+    R = m0.predict_proba(U)
+    counts = np.array([XL[0], XL[1]], dtype=float) + lam * R.T @ U
+    theta = (counts + 1) / (counts + 1).sum(axis=1, keepdims=True)
+    prior = (np.array([1.0, 1.0]) + lam * R.sum(axis=0)) / (2 + lam * 3)
+    em = nbayes.MultinomialNB(alpha=1.0, unlabeled_weight=lam, em_max_iter=1).fit(XL, yL, X_unlabeled=U)
+    np.testing.assert_allclose(np.exp(em.feature_log_prob_), theta, rtol=1e-12)
+    np.testing.assert_allclose(np.exp(em.class_log_prior_), prior, rtol=1e-12)
+    assert em.n_iter_ == 1
+
+
+def test_text_em_equals_multinomial_em_on_the_matrix_of_all_documents(data):
+    """TextClassifier learns the vocabulary of every document (labelled and unlabelled), so
+    its EM is MultinomialNB's EM over a vectoriser fitted on all documents."""
+    from nbayes.text.vectorizer import Vectorizer
+
+    X, y, lab, unl = data
+    docs = as_input("TextClassifier", X)
+    docs = [d + (f" rare{i}" if i in unl[:5] else "") for i, d in enumerate(docs)]  # unseen words
+    clf = nbayes.TextClassifier(alpha=0.3).fit(take(docs, lab), y[lab], X_unlabeled=take(docs, unl))
+    vec = Vectorizer().fit(docs)
+    mnb = nbayes.MultinomialNB(alpha=0.3).fit(vec.transform(take(docs, lab)), y[lab],
+                                              X_unlabeled=vec.transform(take(docs, unl)))
+    assert list(clf.vocabulary_) == list(vec.vocabulary_)
+    np.testing.assert_allclose(clf.feature_log_prob_, mnb.feature_log_prob_, rtol=1e-10)
+    np.testing.assert_allclose(clf.em_log_likelihood_, mnb.em_log_likelihood_, rtol=1e-10)
+    assert clf.n_iter_ == mnb.n_iter_
+
+
+# ------------------------------------------------------------------------- exactness
+@pytest.mark.parametrize("name", MODELS)
+def test_no_unlabelled_rows_or_zero_weight_is_plain_fit(name, data):
+    X, y, lab, unl = data
+    A = as_input(name, X)
+    plain = make(name).fit(take(A, lab), y[lab])
+    zero = make(name, unlabeled_weight=0).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    y_marked = y[lab].copy()
+    none = make(name, unlabeled_label=-1).fit(take(A, lab), y_marked)  # no row has -1
+    empty = make(name).fit(take(A, lab), y[lab], X_unlabeled=[])
+    for m in (zero, none, empty):
+        same_model(plain, m)
+        assert m.n_iter_ == 0
+    np.testing.assert_array_equal(plain.predict_proba(take(A, unl)), zero.predict_proba(take(A, unl)))
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_deterministic(name, data):
+    X, y, lab, unl = data
+    A = as_input(name, X)
+    fits = [make(name, unlabeled_weight="cv").fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+            for _ in range(2)]
+    same_model(*fits)
+    np.testing.assert_array_equal(fits[0].em_log_likelihood_, fits[1].em_log_likelihood_)
+    assert fits[0].unlabeled_weight_ == fits[1].unlabeled_weight_
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_unlabeled_label_minus_one_equals_x_unlabeled(name, data):
+    X, y, lab, unl = data
+    A = as_input(name, X)
+    yy = y.copy()
+    yy[unl] = -1
+    marked = make(name, unlabeled_label=-1).fit(A, yy)
+    apart = make(name).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    same_model(marked, apart, rtol=1e-12)
+    assert marked.classes_.tolist() == [0, 1]
+
+
+def test_unlabeled_label_none_takes_missing_labels(data):
+    X, y, lab, unl = data
+    apart = nbayes.MultinomialNB().fit(X[lab], y[lab], X_unlabeled=X[unl])
+    y_obj = np.array(["a" if v == 0 else "b" for v in y], dtype=object)
+    y_obj[unl] = None
+    y_obj[unl[::2]] = np.nan
+    marked = nbayes.MultinomialNB(unlabeled_label=None).fit(X, y_obj)
+    same_model(marked, apart, rtol=1e-12)
+    assert marked.classes_.tolist() == ["a", "b"]
+    y_float = y.astype(float)
+    y_float[unl] = np.nan
+    same_model(nbayes.MultinomialNB(unlabeled_label=None).fit(X, y_float), apart, rtol=1e-12)
+
+
+def test_default_never_marks_rows():
+    """The default ``unlabeled_label="off"`` is not a label: -1, None and "off" stay classes."""
+    X = np.array([[1, 0], [0, 1], [1, 1]])
+    assert nbayes.MultinomialNB().fit(X, [-1, 1, 1]).classes_.tolist() == [-1, 1]
+    assert nbayes.MultinomialNB().fit(X, ["off", "on", "on"]).classes_.tolist() == ["off", "on"]
+    assert nbayes.MultinomialNB(unlabeled_label=-1).fit(X, ["off", "on", "-1"]).classes_.tolist() == ["-1", "off", "on"]
+
+
+def test_chunks_equal_array(data):
+    X, y, lab, unl = data
+    whole = nbayes.MultinomialNB().fit(X[lab], y[lab], X_unlabeled=X[unl])
+    chunks = nbayes.MultinomialNB().fit(X[lab], y[lab], X_unlabeled=iter([X[unl[:50]], X[unl[50:]]]))
+    same_model(whole, chunks, rtol=1e-12)
+    docs = as_input("TextClassifier", X)
+    t_whole = nbayes.TextClassifier().fit(take(docs, lab), y[lab], X_unlabeled=take(docs, unl))
+    t_chunks = nbayes.TextClassifier().fit(
+        take(docs, lab), y[lab], X_unlabeled=(take(docs, unl[i:i + 100]) for i in range(0, len(unl), 100)))
+    same_model(t_whole, t_chunks, rtol=1e-12)
+
+
+def test_stream_of_labelled_and_marked_chunks_equals_arrays(data):
+    X, y, lab, unl = data
+    yy = y.copy()
+    yy[unl] = -1
+    whole = nbayes.MultinomialNB(unlabeled_label=-1).fit(X, yy)
+    stream = nbayes.MultinomialNB(unlabeled_label=-1).fit(iter([(X[:150], yy[:150]), (X[150:], yy[150:])]))
+    same_model(whole, stream, rtol=1e-12)
+
+
+def test_sample_weight_of_marked_rows_weighs_them(data):
+    X, y, lab, unl = data
+    yy = y.copy()
+    yy[unl] = -1
+    w = np.ones(len(y))
+    w[unl] = 0.5
+    half = nbayes.MultinomialNB(unlabeled_label=-1).fit(X, yy, sample_weight=w)
+    lam = nbayes.MultinomialNB(unlabeled_weight=0.5).fit(X[lab], y[lab], X_unlabeled=X[unl])
+    same_model(half, lam, rtol=1e-12)
+
+
+def test_hashing_text_em(data):
+    X, y, lab, unl = data
+    docs = as_input("TextClassifier", X)
+    clf = nbayes.TextClassifier(n_features=2**10).fit(take(docs, lab), y[lab], X_unlabeled=take(docs, unl))
+    assert np.mean(clf.predict(take(docs, unl)) == y[unl]) >= 0.95
+
+
+def test_mixed_columns_em(rng):
+    n = 300
+    y = np.repeat([0, 1], n // 2)
+    X = np.empty((n, 3), dtype=object)
+    X[:, 0] = rng.normal(2.0 * y, 1.0)
+    X[:, 1] = np.where(rng.random(n) < 0.2 + 0.6 * y, "red", "blue")
+    X[:, 2] = rng.random(n) < 0.7 - 0.4 * y
+    lab = np.r_[0, 1, 150, 151]
+    unl = np.setdiff1d(np.arange(n), lab)
+    em = nbayes.NaiveBayes(em_tol=0.0, em_max_iter=5).fit(X[lab], y[lab], X_unlabeled=X[unl])
+    assert em.column_kinds_ == ["gaussian", "categorical", "bernoulli"]
+    trace = em.em_log_likelihood_
+    assert np.all(np.isfinite(trace)) and trace[-1] >= trace[0]
+
+
+# ------------------------------------------------------------------------- a normal fitted model
+@pytest.mark.parametrize("name", MODELS)
+def test_save_load_round_trip(name, data, tmp_path):
+    X, y, lab, unl = data
+    A = as_input(name, X)
+    em = make(name, unlabeled_weight="cv", unlabeled_label=None).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    em.save(tmp_path / "m.nbm")
+    back = nbayes.load(tmp_path / "m.nbm")
+    np.testing.assert_array_equal(back.predict_proba(take(A, unl)), em.predict_proba(take(A, unl)))
+    assert back.unlabeled_weight == "cv" and back.unlabeled_label is None
+    assert (back.em_max_iter, back.em_tol) == (em.em_max_iter, em.em_tol)
+
+
+def test_merge_partial_fit_unlearn_after_em(data):
+    X, y, lab, unl = data
+    em = nbayes.MultinomialNB().fit(X[lab], y[lab], X_unlabeled=X[unl])
+    more = np.r_[unl[:5], unl[-5:]]
+    other = nbayes.MultinomialNB().fit(X[more], y[more])
+    merged = em.merge(other)
+    np.testing.assert_allclose(merged.feature_count_, em.feature_count_ + other.feature_count_, rtol=1e-12)
+    grown = nbayes.MultinomialNB().fit(X[lab], y[lab], X_unlabeled=X[unl]).partial_fit(X[more], y[more])
+    np.testing.assert_allclose(grown.feature_count_, merged.feature_count_, rtol=1e-12)
+    back = grown.unlearn(X[more], y[more])
+    np.testing.assert_allclose(back.feature_count_, em.feature_count_, rtol=1e-9, atol=1e-9)
+    assert nbayes.MultinomialNB().fit(X[lab], y[lab]).__dict__.get("n_iter_") is None
+
+
+def test_plain_fit_clears_the_em_report(data):
+    X, y, lab, unl = data
+    m = nbayes.MultinomialNB().fit(X[lab], y[lab], X_unlabeled=X[unl])
+    assert hasattr(m, "n_iter_")
+    m.fit(X[lab], y[lab])
+    assert not hasattr(m, "n_iter_") and not hasattr(m, "em_log_likelihood_")
+
+
+def test_cv_chooses_from_the_grid(data):
+    from nbayes.semi_supervised import WEIGHT_GRID
+
+    X, y, lab, unl = data
+    lab = np.r_[0, 1, 2, 3, 200, 201, 202, 203]
+    m = nbayes.MultinomialNB(unlabeled_weight="cv").fit(X[lab], y[lab], X_unlabeled=X[unl])
+    assert m.unlabeled_weight_ in WEIGHT_GRID and set(m.em_cv_scores_) == set(WEIGHT_GRID)
+    one = nbayes.MultinomialNB(unlabeled_weight="cv").fit(X[[0, 200]], [0, 1], X_unlabeled=X[unl])
+    assert one.unlabeled_weight_ == 1.0 and one.em_cv_scores_ is None  # one row per class: no CV
+
+
+# ------------------------------------------------------------------------- errors
+def test_errors(data):
+    X, y, lab, unl = data
+    M = nbayes.MultinomialNB
+    with pytest.raises(DataError, match="every row has the unlabeled_label -1"):
+        M(unlabeled_label=-1).fit(X[:5], [-1] * 5)
+    with pytest.raises(FeatureMismatchError, match="X_unlabeled has 59 features, but MultinomialNB is expecting 60"):
+        M().fit(X[lab], y[lab], X_unlabeled=X[unl, :59])
+    with pytest.raises(DataError, match="X_unlabeled: chunk 1: X: Negative values in data: row 0"):
+        M().fit(X[lab], y[lab], X_unlabeled=iter([X[unl[:5]], -X[unl[:5]]]))
+    with pytest.raises(InvalidParameterError, match="'unlabeled_weight' must be >= 0.0, got -1"):
+        M(unlabeled_weight=-1).fit(X[lab], y[lab], X_unlabeled=X[unl])
+    with pytest.raises(InvalidParameterError, match="'unlabeled_weight' must be a number >= 0 or 'cv', got 'CV'"):
+        M(unlabeled_weight="CV").fit(X[lab], y[lab], X_unlabeled=X[unl])
+    with pytest.raises(InvalidParameterError, match="'em_max_iter' must be >= 0"):
+        M(em_max_iter=-1).fit(X[lab], y[lab], X_unlabeled=X[unl])
+    with pytest.raises(InvalidParameterError, match="GaussianNB does not learn from unlabelled rows"):
+        nbayes.GaussianNB().fit(X[lab], y[lab], X_unlabeled=X[unl])
+    with pytest.raises(InvalidParameterError, match="model='multinomial' or 'bernoulli' without tfidf"):
+        nbayes.TextClassifier(model="complement").fit(["alpha beta", "gamma delta"], [0, 1], X_unlabeled=["alpha gamma"])
+    with pytest.raises(InvalidParameterError, match="got model='nblr'"):
+        nbayes.TextClassifier(model="nblr").fit(["alpha beta", "gamma delta"], [0, 1], X_unlabeled=["alpha gamma"])
+    with pytest.raises(DataError, match="X_unlabeled: chunk 0 is a str"):
+        nbayes.TextClassifier().fit(["alpha beta", "gamma delta"], [0, 1], X_unlabeled=iter(["alpha gamma", "beta delta"]))
+    with pytest.raises(DataError, match="partial_fit takes labelled rows only"):
+        M(unlabeled_label=-1).partial_fit(X[:3], [0, -1, 1])
+    with pytest.raises(InvalidParameterError, match="'cv' needs the labelled rows in memory"):
+        M(unlabeled_weight="cv", unlabeled_label=-1).fit(iter([(X[:5], [0, 1, -1, -1, 0])]))
+
+
+def test_column_names_of_x_unlabeled_are_checked(data):
+    pd = pytest.importorskip("pandas")
+    X, y, lab, unl = data
+    cols = [f"c{j}" for j in range(X.shape[1])]
+    XL = pd.DataFrame(X[lab], columns=cols)
+    XU = pd.DataFrame(X[unl], columns=cols[::-1])
+    with pytest.raises(FeatureMismatchError, match="X_unlabeled: column names"):
+        nbayes.MultinomialNB().fit(XL, y[lab], X_unlabeled=XU)
+    m = nbayes.MultinomialNB().fit(XL, y[lab], X_unlabeled=pd.DataFrame(X[unl], columns=cols))
+    same_model(m, nbayes.MultinomialNB().fit(X[lab], y[lab], X_unlabeled=X[unl]), rtol=1e-12)
+
+
+def test_failed_em_fit_leaves_the_model_unchanged(data):
+    X, y, lab, unl = data
+    m = nbayes.MultinomialNB().fit(X[lab], y[lab])
+    before = m.feature_log_prob_.copy()
+    with pytest.raises(FeatureMismatchError):
+        m.fit(X, y, X_unlabeled=X[unl, :3])
+    np.testing.assert_array_equal(m.feature_log_prob_, before)
+    assert m.class_count_.sum() == len(lab)
