@@ -179,36 +179,55 @@ def _streams(model: Any) -> bool:
     return type(model).__name__ != "LogisticRegression" and getattr(model, "model", "") != "nblr"
 
 
-def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides, show_progress: bool, calibrate: str | None = None):
+def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides, show_progress: bool,
+           calibrate: str | None = None, unlabeled: str | None = None, semi_supervised: bool = False):
     """Read DATA in chunks, type its columns on the first, train; returns (model, summary).
-    With ``calibrate``: all rows are held, and the model is a CalibratedClassifier."""
+    With ``calibrate``: all rows are held, and the model is a CalibratedClassifier. With
+    ``unlabeled`` (a file) or ``semi_supervised`` (DATA's rows without a label): EM."""
     import numpy as np
     import polars as pl
 
-    from ._cli.data import choose_columns, model_input, split_target
+    from ._cli.data import choose_columns, model_input, split_target, unlabelled_rows
     from .errors import DataError
 
     t0 = time.perf_counter()
     model = kinds = None
     rows = dropped = 0
     held: list[Any] = []
+    unlabelled: list[Any] = []
+    em = unlabeled is not None or semi_supervised
     for chunk in _frames(data, "reading and training", show_progress):
         X, y, lost = split_target(chunk, target, data)
         dropped += lost
         if kinds is None:
             kinds = choose_columns(X, _split(ignore), overrides, data)
             model = _make_model(model_name, kinds, alpha, C, data)
+        if semi_supervised and lost:
+            unlabelled.append(unlabelled_rows(chunk, target, data))
         if len(y) == 0:
             continue
         rows += len(y)
-        if _streams(model) and not calibrate:
+        if _streams(model) and not calibrate and not em:
             model.partial_fit(model_input(model, X, kinds, data), y)
         else:
             held.append(chunk)
     if rows == 0:
         raise DataError(f"{data}: column {target!r} (the label) is missing in every row; nothing to learn")
+    if unlabeled is not None:
+        for chunk in _frames(unlabeled, "reading the unlabelled rows", show_progress):
+            unlabelled.append(chunk.drop(target) if target in chunk.columns else chunk)
     calibration = None
-    if calibrate:
+    semi = None
+    if em:
+        frame = pl.concat(held, how="vertical_relaxed")
+        X, y, _ = split_target(frame, target, data)
+        source = unlabeled if unlabeled is not None else data
+        Xu = pl.concat(unlabelled, how="vertical_relaxed") if unlabelled else X.head(0)
+        model.fit(model_input(model, X, kinds, data), y, X_unlabeled=model_input(model, Xu, kinds, source))
+        semi = {"unlabelled_rows": int(len(Xu)), "source": str(source),
+                "em_iterations": int(getattr(model, "n_iter_", 0)),
+                "unlabeled_weight": getattr(model, "unlabeled_weight_", None)}
+    elif calibrate:
         from ._cli.calibration import scores
         from .calibration import CalibratedClassifier
         from .serve._model import calibration_info
@@ -239,6 +258,10 @@ def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides,
     }
     if calibration is not None:
         summary["calibration"] = calibration
+    if semi is not None:
+        summary["semi_supervised"] = semi
+        if semi_supervised:
+            summary["rows_without_label"] = 0  # used as unlabelled rows, not skipped
     return model, summary
 
 
@@ -313,8 +336,12 @@ def _save(model: Any, path: str, meta: dict[str, Any]) -> None:
               help="Train on an existing Dask cluster (its scheduler address); needs nbayes[dask].")
 @click.option("--calibrate", type=click.Choice(CALIBRATION), is_flag=False, flag_value="temperature", default=None,
               help="Calibrate the probabilities on 5-fold out-of-fold scores (alone: temperature).")
+@click.option("--unlabeled", "unlabeled", default=None, type=click.Path(), metavar="FILE",
+              help="Rows without labels (same columns) to learn from too, by EM (Nigam et al. 2000).")
+@click.option("--semi-supervised", "semi_supervised", is_flag=True,
+              help="Learn by EM from DATA's rows whose label is empty too (else they are skipped).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
-def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, dask_address, calibrate, as_json):
+def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, dask_address, calibrate, unlabeled, semi_supervised, as_json):
     """Train a model on DATA (CSV, TSV, Parquet, JSON Lines, or a folder per class) and save it.
 
     \b
@@ -331,12 +358,16 @@ def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, cate
       nbayes train spam.csv --target label -o spam.nbm --calibrate isotonic
     """
     overrides = _overrides(numeric_cols, categorical_cols, text_cols, boolean_cols)
+    if (unlabeled or semi_supervised) and (calibrate or dask_address):
+        raise click.UsageError("--unlabeled / --semi-supervised train by EM on all rows at once; "
+                               "they do not combine with --calibrate or --dask")
     if dask_address:
         if calibrate:
             raise click.UsageError("--calibrate needs all rows at once; train without --dask")
         model, summary = _train_dask(dask_address, data, target, model_name, alpha, C, ignore, overrides)
     else:
-        model, summary = _train(data, target, model_name, alpha, C, ignore, overrides, not as_json, calibrate)
+        model, summary = _train(data, target, model_name, alpha, C, ignore, overrides, not as_json, calibrate,
+                                unlabeled, semi_supervised)
     _save(model, output, {"target": target, "columns": summary["columns"], "rows": summary["rows"]})
     summary["output"] = str(output)
     if as_json:
@@ -358,6 +389,10 @@ def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, cate
         + f"{len(summary['classes'])} classes, "
         f"in {summary['seconds']:.2f} s -> [bold]{output}[/]"
     )
+    if "semi_supervised" in summary:
+        e = summary["semi_supervised"]
+        con.print(f"learned by EM from {e['unlabelled_rows']:,} unlabelled rows of {e['source']} "
+                  f"({e['em_iterations']} iterations)")
     if "calibration" in summary:
         c = summary["calibration"]
         b, a = c["out_of_fold_before"], c["out_of_fold_after"]

@@ -167,6 +167,18 @@ def _jsonl(p: Path, chunk_rows: int) -> Iterator[Any]:
 # ---------------------------------------------------------------------------- columns
 def split_target(frame: Any, target: str, path: Any) -> tuple[Any, np.ndarray, int]:
     """(feature frame, labels, number of rows dropped for a missing label)."""
+    keep = _labelled(frame, target, path)
+    dropped = int(len(keep) - keep.sum())
+    frame = frame.filter(keep)
+    return frame.drop(target), frame.get_column(target).to_numpy(), dropped
+
+
+def unlabelled_rows(frame: Any, target: str, path: Any) -> Any:
+    """The feature frame of the rows whose label is empty (semi-supervised training)."""
+    return frame.filter(~_labelled(frame, target, path)).drop(target)
+
+
+def _labelled(frame: Any, target: str, path: Any) -> Any:
     if target not in frame.columns:
         raise DataError(f"{path}: no column {target!r} (the --target); columns are {frame.columns}")
     y = frame.get_column(target)
@@ -175,9 +187,7 @@ def split_target(frame: Any, target: str, path: Any) -> tuple[Any, np.ndarray, i
         keep = keep & y.is_not_nan()
     if y.dtype == __import__("polars").String:
         keep = keep & (y.str.strip_chars() != "")
-    dropped = int(len(y) - keep.sum())
-    frame = frame.filter(keep)
-    return frame.drop(target), frame.get_column(target).to_numpy(), dropped
+    return keep
 
 
 def choose_columns(frame: Any, ignore: list[str], overrides: dict[str, str], path: Any) -> dict[str, str]:
