@@ -503,18 +503,6 @@ def _n_rows(X: Any) -> int:
     return len(X)
 
 
-def _clone(estimator: Any) -> Any:
-    return type(estimator)(**estimator.get_params(deep=False)) if _has_params(estimator) else estimator
-
-
-def _has_params(estimator: Any) -> bool:
-    try:
-        estimator.get_params(deep=False)
-    except (AttributeError, TypeError):
-        return False
-    return True
-
-
 def _check_estimator(estimator: Any) -> None:
     if estimator is None or not hasattr(estimator, "fit"):
         raise InvalidParameterError(f"estimator: expected an nbayes classifier, got {estimator!r}")
@@ -580,7 +568,8 @@ class CalibratedClassifier(Classifier):
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "CalibratedClassifier":
         """Fit the base model on all rows and the calibrator on its out-of-fold
         log-probabilities. Returns self; a failure leaves the model unchanged."""
-        from .model_selection import check_cv, cross_val_predict
+        from .model_selection import check_cv
+        from .model_selection._validate import out_of_fold
 
         check_choice("method", self.method, METHODS)
         _check_estimator(self.estimator)
@@ -609,15 +598,13 @@ class CalibratedClassifier(Classifier):
                     f"cv: the training part of split {i} has no row of class {show(classes[k])}; "
                     "a fold model must know every class to be calibrated (use stratified folds, or fewer)"
                 )
-        fw = {} if w is None else {"sample_weight": w}
-        oof = np.asarray(
-            cross_val_predict(self.estimator, X, y, cv=splits, method="predict_log_proba", **fw),
-            dtype=np.float64,
-        )
+        # out-of-fold scores from the fold statistics, and the model of all rows from the same
+        # counts (nbayes.model_selection): the data is read and counted once
+        oof, engine = out_of_fold(self.estimator, X, y, splits, w)
         if oof.shape != (n, len(classes)) or np.isnan(oof).any():
             raise DataError(f"cross_val_predict returned shape {oof.shape} (or NaN), expected ({n}, {len(classes)})")
         calibrator = CALIBRATORS[self.method]().fit(oof, codes, w)
-        base = _clone(self.estimator).fit(X, y, **fw)
+        base = engine.model({}, None)
         got, unknown = encode_labels(np.asarray(base.classes_), classes)
         if unknown.any() or len(base.classes_) != len(classes) or np.any(got != np.arange(len(classes))):
             raise DataError("the base model's classes_ differ from the sorted labels of y")

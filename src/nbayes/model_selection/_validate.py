@@ -136,10 +136,20 @@ def cross_val_predict(
     """
     if method not in METHODS:
         raise InvalidParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
-    splits = check_cv(cv, X, y, groups)
+    out, engine = out_of_fold(model, X, y, check_cv(cv, X, y, groups), sample_weight)
+    if method == "predict_log_proba":
+        return out
+    if method == "predict_proba":
+        return np.exp(out)
+    return engine.classes[np.argmax(out, axis=1)]
+
+
+def out_of_fold(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any = None) -> tuple[np.ndarray, Any]:
+    """(each row's log-probabilities from the model of the split that holds it out, the fold
+    engine): ``engine.model({}, None)`` is then the model of all rows, from the same counts."""
     n = len(check_y(y, _rows(X)))
-    hits = np.zeros(n, dtype=np.int64)
     loo = isinstance(splits, LeaveOneOutSplits)
+    hits = np.zeros(n, dtype=np.int64)
     for _, test in [] if loo else splits:
         np.add.at(hits, test, 1)
     if not loo and not np.all(hits == 1):
@@ -147,18 +157,13 @@ def cross_val_predict(
             "cv: cross_val_predict needs held-out folds that cover every row exactly once "
             f"(row {int(np.argmax(hits != 1))} is held out {int(hits[np.argmax(hits != 1)])} times)"
         )
-    engine = _loo_engine(model, X, y, splits, sample_weight, cv) or folds_for(model, X, y, splits, sample_weight)
+    engine = (loo_folds(model, X, y, splits, sample_weight) if loo else None) or folds_for(model, X, y, splits, sample_weight)
     if isinstance(engine, LooFolds):
-        out = engine.lp  # every row's prediction at once
-    else:
-        out = np.empty((n, engine.K))
-        for i, (_, test) in enumerate(splits):
-            out[test] = engine.log_proba({}, i)[0]
-    if method == "predict_log_proba":
-        return out
-    if method == "predict_proba":
-        return np.exp(out)
-    return engine.classes[np.argmax(out, axis=1)]
+        return engine.lp, engine  # every row's prediction at once
+    out = np.empty((n, engine.K))
+    for i, (_, test) in enumerate(splits):
+        out[test] = engine.log_proba({}, i)[0]
+    return out, engine
 
 
 def _fold_log_proba(model: Any, X: Any, engine: Any) -> np.ndarray:
