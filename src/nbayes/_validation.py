@@ -456,3 +456,32 @@ def union_labels(a: np.ndarray, b: Iterable[Any]) -> np.ndarray:
     both[: len(a)] = a.tolist()
     both[len(a) :] = b.tolist()
     return sorted_unique(both)
+
+
+def n_rows(X: Any) -> int:
+    """The number of rows of any input the models take (arrays, sparse matrices, frames, lists)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    if hasattr(X, "num_rows"):  # pyarrow
+        return int(X.num_rows)
+    try:
+        return len(X)
+    except TypeError:
+        raise DataError(f"X: expected rows (an array, a table or a list), got {type(X).__name__}") from None
+
+
+def take_rows(X: Any, rows: np.ndarray) -> Any:
+    """The given rows of X, in X's own type (numpy, SciPy sparse, pandas, polars, pyarrow, lists)."""
+    mod = type(X).__module__.split(".")[0]
+    if mod == "pandas":
+        return X.iloc[rows]
+    if mod == "polars":
+        return X[rows]
+    if mod == "pyarrow":
+        return X.take(rows)
+    if isinstance(X, np.ndarray) or sp.issparse(X):
+        return X[rows]
+    if isinstance(X, list | tuple):
+        return [X[i] for i in np.asarray(rows).tolist()]
+    return np.asarray(X)[rows]

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._estimator import Classifier
-from ._validation import check_choice, check_sample_weight, check_y, classes_and_codes, encode_labels, show
+from ._validation import check_choice, check_sample_weight, check_y, classes_and_codes, encode_labels, n_rows, show
 from .errors import DataError, InvalidParameterError, NotFittedError
 
 __all__ = [
@@ -494,15 +494,6 @@ CALIBRATORS: dict[str, type[_Calibrator]] = {
 
 
 # ---------------------------------------------------------------------------- the estimator
-def _n_rows(X: Any) -> int:
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) >= 1:
-        return int(shape[0])
-    if hasattr(X, "height"):
-        return int(X.height)
-    return len(X)
-
-
 def _check_estimator(estimator: Any) -> None:
     if estimator is None or not hasattr(estimator, "fit"):
         raise InvalidParameterError(f"estimator: expected an nbayes classifier, got {estimator!r}")
@@ -574,7 +565,7 @@ class CalibratedClassifier(Classifier):
         check_choice("method", self.method, METHODS)
         _check_estimator(self.estimator)
         folds = _n_folds(self.cv)
-        n = _n_rows(X)
+        n = n_rows(X)
         y = check_y(y, n)
         w = check_sample_weight(sample_weight, n)
         classes, codes = classes_and_codes(y)

@@ -53,6 +53,7 @@ from ._validation import (
     encode_labels,
     is_missing,
     show,
+    take_rows,
 )
 from .errors import DataError, InvalidParameterError, NBayesError
 
@@ -104,18 +105,6 @@ def _n_rows(X: Any) -> int:
         return len(X)
     except TypeError:
         raise DataError(f"X: expected a 2-D table of rows, got {type(X).__name__}") from None
-
-
-def _take(X: Any, rows: np.ndarray) -> Any:
-    """The given rows of X, in X's own type (pandas, polars, pyarrow, numpy, scipy.sparse)."""
-    mod = _module(X)
-    if mod == "pandas":
-        return X.iloc[rows]
-    if mod == "polars":
-        return X[rows]
-    if mod == "pyarrow":
-        return X.take(rows)
-    return X[rows]
 
 
 # ----------------------------------------------------------------------------- LR input
@@ -189,11 +178,11 @@ class _LRInput:
 
     def fixed_test(self, test: np.ndarray) -> Any:
         """The test matrix when it does not depend on the draw, else None."""
-        return None if self.kind == "encode" else _take(self.X, test)
+        return None if self.kind == "encode" else take_rows(self.X, test)
 
     def train_test(self, rows: np.ndarray, test: np.ndarray, test_fixed: Any) -> tuple[Any, Any]:
         if self.kind != "encode":
-            return _take(self.X, rows), test_fixed
+            return take_rows(self.X, rows), test_fixed
         blocks_train, blocks_test = [], []
         for _, num in self.numeric:
             blocks_train.append(num[rows, None])
@@ -444,7 +433,7 @@ def compare(
     n_pool = len(pool)
     grid = default_sizes(n_pool, K) if sizes is None else _check_sizes(sizes, n_pool, n, len(test))
 
-    X_test, y_test, codes_test = _take(X, test), y[test], codes[test]
+    X_test, y_test, codes_test = take_rows(X, test), y[test], codes[test]
     lr_test = lr_input.fixed_test(test)
     shape = (len(grid), int(repeats))
     nb_error, lr_error = np.full(shape, np.nan), np.full(shape, np.nan)
@@ -458,7 +447,7 @@ def compare(
             y_rows = y[rows]
             where = f"on a training draw of {m} rows (repeat {r})"
             try:
-                model = _fresh(nb).fit(_take(X, rows), y_rows)
+                model = _fresh(nb).fit(take_rows(X, rows), y_rows)
                 nb_wrong = _wrong(model.predict(X_test), y_test)
                 nb_error[i, r] = nb_wrong.mean()
                 nb_loss[i, r] = _log_loss(model, X_test, codes_test, classes)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_sample_weight, check_y, classes_and_codes, encode_labels
+from .._validation import check_sample_weight, check_y, classes_and_codes, encode_labels, n_rows, take_rows
 from ..errors import DataError, InvalidParameterError
 
 #: TextClassifier settings that shape the counted terms: a new value is a new count
@@ -36,7 +36,8 @@ def folds_for(model: Any, X: Any, y: Any, splits: list, sample_weight: Any = Non
         raise InvalidParameterError(
             f"model must be an nbayes classifier (with fit and get_params), got {type(model).__name__}"
         )
-    if {**model.get_params(), **params}.get("unlabeled_label", "off") != "off":
+    merged = {**model.get_params(), **params}  # n_components > 1: EM, not sums over rows either
+    if merged.get("unlabeled_label", "off") != "off" or np.any(np.asarray(merged.get("n_components", 1)) != 1):
         # semi-supervised by EM: a fit is not a sum over rows, and rows with that label are
         # unlabelled, not a class: fit per fold as scikit-learn does
         return RefitFolds(model, X, y, splits, sample_weight, params)
@@ -71,7 +72,7 @@ class _Folds:
         self.params = params
         self.X = X
         self.splits = splits
-        self.n = _n_rows(X)
+        self.n = n_rows(X)
         self.y = check_y(y, self.n)
         self.w = check_sample_weight(sample_weight, self.n)
         self.classes, self.codes = classes_and_codes(self.y)
@@ -388,28 +389,6 @@ def take(Xv: Any, rows: np.ndarray) -> Any:
         index = np.repeat(starts - bounds[:-1], lengths) + np.arange(bounds[-1])
         return _Docs(Xv.buf[index], bounds, Xv.table)
     raise TypeError(f"cannot take rows of {type(Xv).__name__}")  # pragma: no cover - internal
-
-
-def take_rows(X: Any, rows: np.ndarray) -> Any:
-    """Rows of the data as given (numpy, SciPy sparse, pandas, polars, pyarrow, lists)."""
-    mod = type(X).__module__.split(".")[0]
-    if mod == "pandas":
-        return X.iloc[rows]
-    if mod == "polars":
-        return X[rows]
-    if mod == "pyarrow":
-        return X.take(rows)
-    if isinstance(X, np.ndarray) or sp.issparse(X):
-        return X[rows]
-    if isinstance(X, list | tuple):
-        return [X[i] for i in rows.tolist()]
-    return np.asarray(X)[rows]
-
-
-def _n_rows(X: Any) -> int:
-    from ._split import _n_rows as n
-
-    return n(X)
 
 
 def _distinct_tests(splits: list) -> list[np.ndarray]:

@@ -25,7 +25,7 @@ def loo_folds(model: Any, X: Any, y: Any, splits: list, sample_weight: Any) -> "
 
     if type(model) not in (BernoulliNB, CategoricalNB):
         return None
-    if model.get_params().get("unlabeled_label", "off") != "off":
+    if model.get_params().get("unlabeled_label", "off") != "off" or np.any(np.asarray(model.get_params().get("n_components", 1)) != 1):
         return None
     t0 = time.perf_counter()
     engine = StatsFolds(model, X, y, splits, sample_weight, {})

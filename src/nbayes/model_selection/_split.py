@@ -12,6 +12,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .._validation import classes_and_codes
+from .._validation import n_rows as _n_rows
 from ..errors import DataError, InvalidParameterError
 
 __all__ = ["KFold", "StratifiedKFold", "check_cv"]
@@ -184,12 +185,3 @@ def _indices(idx: Any, n: int, i: int, what: str) -> np.ndarray:
     if a.size and (a.min() < 0 or a.max() >= n):
         raise DataError(f"cv: split {i}'s {what} indices must be rows 0..{n - 1}, got {a.min()}..{a.max()}")
     return a
-
-
-def _n_rows(X: Any) -> int:
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) >= 1:
-        return int(shape[0])
-    if hasattr(X, "num_rows"):
-        return int(X.num_rows)
-    return len(X)

@@ -186,9 +186,9 @@ def _loo_engine(model: Any, X: Any, y: Any, splits: list, sample_weight: Any, cv
 
 
 def _rows(X: Any) -> int:
-    from ._split import _n_rows
+    from .._validation import n_rows
 
-    return _n_rows(X)
+    return n_rows(X)
 
 
 def check_y(y: Any, n: int) -> np.ndarray:
