@@ -158,3 +158,20 @@ def test_estimation_settings_equal_refits_per_fold(rng):
                 ref = type(model)(**params).fit(X[tr], y[tr])
                 want = -np.mean(-np.log(np.clip(ref.predict_proba(X[te])[np.arange(len(te)), y[te]], 1e-16, 1)))
                 assert search.cv_results_[f"split{i}_test_score"][c] == pytest.approx(want, rel=1e-9)
+
+
+def test_a_grid_over_text_models_routes_each_candidate_to_its_engine():
+    """nblr is fitted per fold; the counting models share one count; results equal refits."""
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(40)]
+    y = rng.integers(0, 2, 80)
+    docs = [" ".join(rng.choice(words[: 20 + 20 * c], 10)) for c in y]
+    folds = list(skm.StratifiedKFold(3, shuffle=True, random_state=0).split(docs, y))
+    search = SearchCV(nbayes.TextClassifier(), {"model": ["multinomial", "nblr", "bernoulli"], "alpha": [0.1, 1.0]},
+                      cv=folds, scoring="neg_log_loss").fit(docs, y)
+    for c, params in enumerate(search.cv_results_["params"]):
+        for i, (tr, te) in enumerate(folds):
+            ref = nbayes.TextClassifier(**params).fit([docs[j] for j in tr], y[tr])
+            p = ref.predict_proba([docs[j] for j in te])[np.arange(len(te)), y[te]]
+            want = np.mean(np.log(np.clip(p, np.finfo(float).eps, 1 - np.finfo(float).eps)))
+            assert search.cv_results_[f"split{i}_test_score"][c] == pytest.approx(want, rel=1e-9), params

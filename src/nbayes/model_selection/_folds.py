@@ -26,29 +26,31 @@ from ..errors import DataError, InvalidParameterError
 TEXT_COUNT_PARAMS = ("lowercase", "n_features", "ngram_range", "stop_words")
 
 
-def folds_for(model: Any, X: Any, y: Any, splits: list, sample_weight: Any = None, params: dict | None = None):
-    """The engine for ``model`` (with ``params`` set) over ``splits``."""
+def engine_kind(model: Any, params: dict | None = None) -> type:
+    """Which engine serves ``model`` with ``params`` set."""
     from ..naive_bayes._base import BaseNB
     from ..text.classifier import TextClassifier
 
-    params = dict(params or {})
     if not hasattr(model, "fit") or not hasattr(model, "get_params"):
         raise InvalidParameterError(
             f"model must be an nbayes classifier (with fit and get_params), got {type(model).__name__}"
         )
-    merged = {**model.get_params(), **params}  # n_components > 1: EM, not sums over rows either
-    if merged.get("unlabeled_label", "off") != "off" or np.any(np.asarray(merged.get("n_components", 1)) != 1):
-        # semi-supervised by EM: a fit is not a sum over rows, and rows with that label are
-        # unlabelled, not a class: fit per fold as scikit-learn does
-        return RefitFolds(model, X, y, splits, sample_weight, params)
+    merged = {**model.get_params(), **(params or {})}
+    if merged.get("unlabeled_label", "off") != "off" or merged.get("n_components", 1) != 1:
+        # EM, or mixtures within classes: a fit is not a sum over rows (and rows with the
+        # unlabelled label are not a class): fit per fold as scikit-learn does
+        return RefitFolds
     if isinstance(model, TextClassifier):
-        merged = {**model.get_params(), **params}
-        if merged["model"] != "nblr" and merged.get("idf") is None:
-            return TextFolds(model, X, y, splits, sample_weight, params)
-        return RefitFolds(model, X, y, splits, sample_weight, params)
+        return TextFolds if merged["model"] != "nblr" and merged.get("idf") is None else RefitFolds
     if isinstance(model, BaseNB):
-        return StatsFolds(model, X, y, splits, sample_weight, params)
-    return RefitFolds(model, X, y, splits, sample_weight, params)
+        return StatsFolds
+    return RefitFolds
+
+
+def folds_for(model: Any, X: Any, y: Any, splits: list, sample_weight: Any = None, params: dict | None = None):
+    """The engine for ``model`` (with ``params`` set) over ``splits``."""
+    params = dict(params or {})
+    return engine_kind(model, params)(model, X, y, splits, sample_weight, params)
 
 
 def shaping_params(model: Any) -> tuple[str, ...]:

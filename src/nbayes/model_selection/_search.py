@@ -11,7 +11,7 @@ import numpy as np
 
 from .._estimator import BaseEstimator
 from ..errors import InvalidParameterError, NotFittedError
-from ._folds import folds_for, shaping_params, take_rows
+from ._folds import RefitFolds, engine_kind, folds_for, shaping_params, take_rows
 from ._scoring import SCORERS, check_scoring
 from ._split import check_cv
 
@@ -106,7 +106,11 @@ class SearchCV(BaseEstimator):
         shaping = shaping_params(self.model)
         by_count: dict[str, list[int]] = {}
         for c, cand in enumerate(candidates):
-            key = repr(sorted((k, repr(v)) for k, v in cand.items() if k in shaping))
+            kind = engine_kind(self.model, cand)
+            # candidates share an engine (one count) when it counts and they differ only at
+            # estimation; a refitting engine serves one candidate
+            same = cand if kind is RefitFolds else {k: v for k, v in cand.items() if k in shaping}
+            key = kind.__name__ + repr(sorted((k, repr(v)) for k, v in same.items()))
             by_count.setdefault(key, []).append(c)
         S, C = len(splits), len(candidates)
         test = {k: np.full((C, S), np.nan) for k in scorers}
@@ -115,8 +119,9 @@ class SearchCV(BaseEstimator):
         engines = {}
         for key, members in by_count.items():
             first = candidates[members[0]]
+            kind = engine_kind(self.model, first)
             engine = folds_for(self.model, X, y, splits, sample_weight,
-                               {k: v for k, v in first.items() if k in shaping})
+                               first if kind is RefitFolds else {k: v for k, v in first.items() if k in shaping})
             for c in members:
                 for i, (tr, te) in enumerate(splits):
                     lp, t_fit, t_pred = engine.log_proba(candidates[c], i)
