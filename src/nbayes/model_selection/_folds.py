@@ -36,7 +36,7 @@ def engine_kind(model: Any, params: dict | None = None) -> type:
             f"model must be an nbayes classifier (with fit and get_params), got {type(model).__name__}"
         )
     merged = {**model.get_params(), **(params or {})}
-    if merged.get("unlabeled_label", "off") != "off" or merged.get("n_components", 1) != 1:
+    if merged.get("unlabeled_label", "off") != "off" or np.any(np.asarray(merged.get("n_components", 1)) != 1):
         # EM, or mixtures within classes: a fit is not a sum over rows (and rows with the
         # unlabelled label are not a class): fit per fold as scikit-learn does
         return RefitFolds
@@ -75,11 +75,26 @@ class _Folds:
         self.X = X
         self.splits = splits
         self.n = n_rows(X)
-        self.y = check_y(y, self.n)
         self.w = check_sample_weight(sample_weight, self.n)
-        self.classes, self.codes = classes_and_codes(self.y)
+        label = {**model.get_params(), **params}.get("unlabeled_label", "off")
+        if isinstance(label, str) and label == "off":
+            self.y = check_y(y, self.n)
+            self.classes, self.codes = classes_and_codes(self.y)
+        else:  # semi-supervised: rows with the unlabelled label train by EM; they are no class
+            from ..semi_supervised import _labels, unlabeled_mask
+
+            self.y = _labels(y)
+            if len(self.y) != self.n:
+                raise DataError(f"y has {len(self.y)} labels for {self.n} rows")
+            unl = unlabeled_mask(self.y, label)
+            if unl.all():
+                raise DataError(f"y: every row has the unlabeled_label {label!r}; nothing to score")
+            self.classes, labelled = classes_and_codes(check_y(self.y[~unl], int((~unl).sum())))
+            self.codes = np.full(self.n, -1, dtype=np.intp)
+            self.codes[~unl] = labelled
         self.K = len(self.classes)
-        self.n_samples_seen = self.n
+        #: keep per-split statistics for more candidates (SearchCV); off for one pass (memory)
+        self.reuse = False
 
     def new_model(self, params: dict) -> Any:
         """An unfitted model with the base's settings, the engine's and then ``params``."""
@@ -90,7 +105,8 @@ class _Folds:
         """Which of the classes have training weight in split i (a fold model knows only those)."""
         train = self.splits[i][0]
         present = np.zeros(self.K, dtype=bool)
-        present[np.unique(self.codes[train])] = True
+        c = self.codes[train]
+        present[np.unique(c[c >= 0])] = True
         return present
 
     def log_proba(self, params: dict, i: int) -> tuple[np.ndarray, float, float]:
@@ -139,7 +155,7 @@ class StatsFolds(_Folds):
 
     # -- counting
     def count(self, rows: np.ndarray, codes: np.ndarray | None = None, K: int | None = None) -> Any:
-        key = rows.tobytes() if codes is None else None
+        key = rows.tobytes() if codes is None and self._keeps_counts else None
         if key is not None and key in self._counts:
             return self._counts[key]
         part = take(self.Xv, rows)
@@ -166,7 +182,18 @@ class StatsFolds(_Folds):
                 self._total = self.count(np.arange(self.n))
         return self._total
 
+    @property
+    def _keeps_counts(self) -> bool:
+        """Keep each held-out fold's count (the total is their sum, and each split subtracts
+        one): for a handful of folds; leave-one-out and many splits count again instead of
+        holding n tables."""
+        from ._split import LeaveOneOutSplits
+
+        return not isinstance(self.splits, LeaveOneOutSplits) and len(self.splits) <= 100
+
     def train_stats(self, i: int) -> tuple[Any, np.ndarray]:
+        if not (self.reuse and self._keeps_counts):
+            return self._train_stats(i)
         cache = self.__dict__.setdefault("_train", {})
         if i not in cache:  # every candidate of a search reuses it
             cache[i] = self._train_stats(i)
@@ -198,6 +225,8 @@ class StatsFolds(_Folds):
         return m
 
     def test_input(self, i: int) -> Any:
+        if not (self.reuse and self._keeps_counts):
+            return take(self.Xv, self.splits[i][1])
         if i not in self._test_inputs:
             self._test_inputs[i] = take(self.Xv, self.splits[i][1])
         return self._test_inputs[i]
@@ -250,7 +279,7 @@ class TextFolds(_Folds):
     def count(self, rows: np.ndarray, codes: np.ndarray | None = None, K: int | None = None) -> Any:
         from ..naive_bayes._discrete import class_indicator, per_class_sum
 
-        key = rows.tobytes() if codes is None else None
+        key = rows.tobytes() if codes is None and self._keeps_counts else None
         if key is not None and key in self._fold:
             return self._fold[key]
         K = self.K if K is None else K
@@ -270,6 +299,7 @@ class TextFolds(_Folds):
     total = StatsFolds.total
     train_stats = StatsFolds.train_stats
     _train_stats = StatsFolds._train_stats
+    _keeps_counts = StatsFolds._keeps_counts
 
     def _rows(self, i: int | None) -> np.ndarray:
         return np.arange(self.n) if i is None else self.splits[i][0]
@@ -290,6 +320,8 @@ class TextFolds(_Folds):
         if m.tfidf:
             key = (i, keep.tobytes(), bool(m.smooth_idf), bool(m.sublinear_tf))
             if key not in self._weighted:
+                if not self.reuse:
+                    self._weighted.clear()  # one split at a time: hold one table, not one per split
                 idf = m._idf(stats, keep)
                 rows = self._rows(i)
                 remap = np.cumsum(present) - 1

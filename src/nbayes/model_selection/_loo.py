@@ -5,9 +5,10 @@ refitting would cost n fits. Equal to n refits (tests hold it to the generic eng
 scikit-learn's ``LeaveOneOut``).
 
 The closed forms cover the usual settings; anything else (declared ``categories`` or ``p``,
-zero smoothing, missing values in Bernoulli input, non-binary input without ``binarize``, zero
-weights, a class that a left-out row would empty) takes the generic engine, which is exact
-too, at one estimation per row."""
+zero smoothing, missing values in Bernoulli input, non-binary input without ``binarize``) takes
+the generic engine, which is exact too, at one estimation per row; so does a single row that
+would empty its class (the model without it does not know the class), the others keeping the
+closed form."""
 
 from __future__ import annotations
 
@@ -25,24 +26,32 @@ def loo_folds(model: Any, X: Any, y: Any, splits: list, sample_weight: Any) -> "
 
     if type(model) not in (BernoulliNB, CategoricalNB):
         return None
-    if model.get_params().get("unlabeled_label", "off") != "off" or np.any(np.asarray(model.get_params().get("n_components", 1)) != 1):
+    params = model.get_params()  # EM, or mixtures within classes: the generic engine refits
+    if params.get("unlabeled_label", "off") != "off" or np.any(np.asarray(params.get("n_components", 1)) != 1):
         return None
     t0 = time.perf_counter()
     engine = StatsFolds(model, X, y, splits, sample_weight, {})
     w = np.ones(engine.n) if engine.w is None else engine.w
     cc = engine.total.class_count
     own = cc[engine.codes] - w
-    if np.any(w <= 0) or np.any(own <= 1e-9 * cc[engine.codes]):
-        return None  # a zero-weight row, or a class that one row would empty: generic engine
-    full = engine.model({}, None)
-    if isinstance(model, CategoricalNB):
-        loglik = _categorical(full, engine.Xv, engine.codes, w)
-    else:
-        loglik = _bernoulli(full, engine.Xv, engine.codes, w)
-    if loglik is None:
+    # rows the closed forms leave to the generic engine: the last row of a class (the model
+    # without it does not know the class)
+    special = own <= 1e-9 * cc[engine.codes]
+    if special.mean() > 0.5:
         return None
-    jll = loglik + _priors(full, cc, engine.codes, w)
+    full = engine.model({}, None)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if isinstance(model, CategoricalNB):
+            loglik = _categorical(full, engine.Xv, engine.codes, w)
+        else:
+            loglik = _bernoulli(full, engine.Xv, engine.codes, w)
+        if loglik is None:
+            return None
+        jll = loglik + _priors(full, cc, engine.codes, w)
+    jll[special] = 0.0  # replaced below
     lp = normalize(jll, full._fallback)
+    for i in np.flatnonzero(special):
+        lp[i] = engine.log_proba({}, int(i))[0][0]
     return LooFolds(engine, lp, time.perf_counter() - t0)
 
 
@@ -100,11 +109,10 @@ def _categorical(full: Any, T: Any, codes: np.ndarray, w: np.ndarray) -> np.ndar
         miss = missing_mask(col)
         v = encode_values(col, vals)
         seen = ~miss
-        if np.any(v[seen] >= len(vals)):
-            return None  # a value with no weight in the totals: generic engine
-        v = np.where(seen, v, 0)
+        new = seen & (v >= len(vals))  # a value of zero-weight rows only: unseen by both models
+        v = np.where(seen & ~new, v, 0)
         total = cnt.sum(axis=0)[v]
-        gone = seen & (total - w <= 1e-12 * total)  # the value occurs in this row only
+        gone = seen & ~new & (total - w <= 1e-12 * total)  # the value occurs in this row only
         J = np.maximum(len(vals) - gone, min_cat[j]).astype(np.float64)[:, None]
         N = cnt.sum(axis=1)[None, :] - np.where(seen[:, None], ws, 0.0)
         nv = cnt[:, v].T - ws
@@ -121,7 +129,7 @@ def _categorical(full: Any, T: Any, codes: np.ndarray, w: np.ndarray) -> np.ndar
                 unseen = np.log(unseen_num) - np.log(safe)
             else:
                 unseen = np.zeros_like(term)
-        term = np.where(gone[:, None], unseen, term)
+        term = np.where((gone | new)[:, None], unseen, term)
         term = np.where(empty, -np.log(np.maximum(J, 1.0)), term)
         out += np.where(seen[:, None], term, 0.0)
     return out

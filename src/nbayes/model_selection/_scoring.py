@@ -121,7 +121,15 @@ def check_scoring(scoring: Any) -> dict[str, Any]:
     if isinstance(scoring, list | tuple | set):
         if not scoring:
             raise InvalidParameterError("scoring: an empty list of scorers")
-        return {str(s): _one(s) for s in scoring}
+        for s in scoring:
+            if not isinstance(s, str):
+                raise InvalidParameterError(
+                    f"scoring: a list holds scorer names; got {s!r} (name callables in a dict: "
+                    "{'name': scorer})"
+                )
+        if len(set(scoring)) != len(scoring):
+            raise InvalidParameterError(f"scoring: {list(scoring)!r} names a scorer twice")
+        return {s: _one(s) for s in scoring}
     raise InvalidParameterError(f"scoring must be a name, a callable, a list or a dict; got {type(scoring).__name__}")
 
 

@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 
 from .._estimator import BaseEstimator
-from ..errors import InvalidParameterError, NotFittedError
+from ..errors import DataError, InvalidParameterError, NotFittedError
 from ._folds import RefitFolds, engine_kind, folds_for, shaping_params, take_rows
 from ._scoring import SCORERS, check_scoring
 from ._split import check_cv
+from ._validate import _split, score_rows
 
 
 def parameter_grid(param_grid: Any) -> list[dict[str, Any]]:
@@ -122,17 +123,21 @@ class SearchCV(BaseEstimator):
             kind = engine_kind(self.model, first)
             engine = folds_for(self.model, X, y, splits, sample_weight,
                                first if kind is RefitFolds else {k: v for k, v in first.items() if k in shaping})
+            engine.reuse = len(members) > 1  # keep each split's statistics for the next candidate
+            need_train = self.return_train_score or not all(isinstance(v, str) for v in scorers.values())
             for c in members:
-                for i, (tr, te) in enumerate(splits):
+                for i in range(S):
+                    tr, te = _split(splits, i, need_train)
                     lp, t_fit, t_pred = engine.log_proba(candidates[c], i)
                     t0 = time.perf_counter()
                     fold_model = None
+                    lab = engine.codes[te] >= 0  # semi-supervised models: unlabelled rows are not scored
                     for name, scorer in scorers.items():
                         if isinstance(scorer, str):
-                            test[name][c, i] = SCORERS[scorer](engine.codes[te], lp)
+                            test[name][c, i] = score_rows(scorer, engine.codes[te][lab], lp[lab])
                         else:
                             fold_model = fold_model or engine.model(candidates[c], i)
-                            test[name][c, i] = scorer(fold_model, take_rows(X, te), engine.y[te])
+                            test[name][c, i] = scorer(fold_model, take_rows(X, te[lab]), engine.y[te[lab]])
                         if self.return_train_score:
                             fold_model = fold_model or engine.model(candidates[c], i)
                             train[name][c, i] = _train_score(scorer, fold_model, X, tr, engine)
@@ -174,8 +179,26 @@ class SearchCV(BaseEstimator):
     def predict_log_proba(self, X: Any) -> np.ndarray:
         return self._best().predict_log_proba(X)
 
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        return self._best().score(X, y, sample_weight=sample_weight)
+    def score(self, X: Any, y: Any) -> float:
+        """The search's scorer (the ``refit`` one of several) of ``best_estimator_`` on (X, y),
+        as ``GridSearchCV.score``."""
+        from .._validation import check_y, encode_labels
+
+        best = self._best()
+        scorer = self.scorer_[self.refit] if self.multimetric_ else self.scorer_
+        if not isinstance(scorer, str):
+            return float(scorer(best, X, y))
+        lp = np.asarray(best.predict_log_proba(X), dtype=np.float64)
+        y = check_y(y, lp.shape[0])
+        codes, unknown = encode_labels(y, best.classes_)
+        if unknown.any():
+            if scorer != "accuracy":
+                raise DataError(
+                    f"y: row {int(np.argmax(unknown))} has a label the best model never saw; "
+                    f"{scorer} needs the model's classes"
+                )
+            return float(np.mean(~unknown & (np.argmax(lp, axis=1) == codes)))
+        return score_rows(scorer, codes, lp)
 
     def table(self, k: int | None = None) -> list[dict[str, Any]]:
         """The candidates best first, as rows {params..., mean, std, rank} (``nbayes tune``)."""
@@ -194,8 +217,9 @@ class SearchCV(BaseEstimator):
 def _train_score(scorer: Any, model: Any, X: Any, rows: np.ndarray, engine: Any) -> float:
     from ._validate import _fold_log_proba
 
+    rows = rows[engine.codes[rows] >= 0]
     if isinstance(scorer, str):
-        return SCORERS[scorer](engine.codes[rows], _fold_log_proba(model, take_rows(X, rows), engine))
+        return score_rows(scorer, engine.codes[rows], _fold_log_proba(model, take_rows(X, rows), engine))
     return float(scorer(model, take_rows(X, rows), engine.y[rows]))
 
 
@@ -209,10 +233,18 @@ def _results(candidates, test, train, fit_time, score_time, multi) -> dict[str, 
     }
     names = sorted({k for c in candidates for k in c})
     for name in names:
-        col = np.ma.MaskedArray(np.empty(C, dtype=object), mask=True)
-        for c, cand in enumerate(candidates):
-            if name in cand:
-                col[c] = cand[name]
+        # scikit-learn's columns: the values' own dtype when they make a 1-D array of numbers
+        # or booleans, else objects; masked where a candidate lacks the parameter
+        present = [c for c, cand in enumerate(candidates) if name in cand]
+        values = [candidates[c][name] for c in present]
+        try:
+            arr = np.array(values)
+        except (ValueError, TypeError):
+            arr = None
+        dtype = arr.dtype if arr is not None and arr.ndim == 1 and arr.dtype.kind in "biuf" else object
+        col = np.ma.MaskedArray(np.empty(C, dtype=dtype), mask=True)
+        for c, v in zip(present, values):
+            col[c] = v
         res[f"param_{name}"] = col
     res["params"] = candidates
     for key, table in test.items():

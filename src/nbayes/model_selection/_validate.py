@@ -59,21 +59,23 @@ def cross_validate(
         train, test = _split(splits, i, return_train_score or not all(isinstance(s, str) for s in scorers.values()))
         lp, t_fit, t_pred = engine.log_proba({}, i)
         fold_model = None
-        yt = engine.codes[test]
+        lab = engine.codes[test] >= 0  # semi-supervised models: unlabelled rows are not scored
         for name, scorer in scorers.items():
             if isinstance(scorer, str):
-                test_scores[name].append(SCORERS[scorer](yt, lp))
+                test_scores[name].append(score_rows(scorer, engine.codes[test][lab], lp[lab]))
             else:
                 fold_model = fold_model or engine.model({}, i)
-                test_scores[name].append(float(scorer(fold_model, take_rows(X, test), engine.y[test])))
+                rows = test[lab]
+                test_scores[name].append(float(scorer(fold_model, take_rows(X, rows), engine.y[rows])))
         if return_train_score:
             fold_model = fold_model or engine.model({}, i)
-            lp_train = _fold_log_proba(fold_model, take_rows(X, train), engine)
+            rows = train[engine.codes[train] >= 0]
+            lp_train = _fold_log_proba(fold_model, take_rows(X, rows), engine)
             for name, scorer in scorers.items():
                 if isinstance(scorer, str):
-                    train_scores[name].append(SCORERS[scorer](engine.codes[train], lp_train))
+                    train_scores[name].append(score_rows(scorer, engine.codes[rows], lp_train))
                 else:
-                    train_scores[name].append(float(scorer(fold_model, take_rows(X, train), engine.y[train])))
+                    train_scores[name].append(float(scorer(fold_model, take_rows(X, rows), engine.y[rows])))
         if return_estimator:
             estimators.append(fold_model or engine.model({}, i))
         out["fit_time"].append(t_fit)
@@ -144,10 +146,15 @@ def cross_val_predict(
     return engine.classes[np.argmax(out, axis=1)]
 
 
+def score_rows(name: str, codes: np.ndarray, lp: np.ndarray) -> float:
+    """A named score of some held-out rows (NaN when there is no labelled row to score)."""
+    return SCORERS[name](codes, lp) if len(codes) else float("nan")
+
+
 def out_of_fold(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any = None) -> tuple[np.ndarray, Any]:
     """(each row's log-probabilities from the model of the split that holds it out, the fold
     engine): ``engine.model({}, None)`` is then the model of all rows, from the same counts."""
-    n = len(check_y(y, _rows(X)))
+    n = _rows(X)
     loo = isinstance(splits, LeaveOneOutSplits)
     hits = np.zeros(n, dtype=np.int64)
     for _, test in [] if loo else splits:
@@ -189,9 +196,3 @@ def _rows(X: Any) -> int:
     from .._validation import n_rows
 
     return n_rows(X)
-
-
-def check_y(y: Any, n: int) -> np.ndarray:
-    from .._validation import check_y as check
-
-    return check(y, n)
