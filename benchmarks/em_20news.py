@@ -7,13 +7,17 @@ rest of train as unlabelled documents, accuracy on the official test set, for
 * EM: the same with ``X_unlabeled`` (lambda = 1, the paper's basic EM);
 * EM-lambda: ``unlabeled_weight="cv"`` (lambda by 3-fold CV on the labelled documents);
 * the peer: scikit-learn's ``SelfTrainingClassifier(MultinomialNB(alpha=0.01))`` (unlabelled
-  rows labelled -1, its defaults: threshold 0.75, 10 iterations).
+  rows labelled -1, its defaults: threshold 0.75, 10 iterations);
+* with ``--components K``: also EM with K mixture components per class
+  (``n_components=K``, Nigam et al. section 5.3; ``--n-init`` random starts, seed 0), alone
+  (``--only-components`` skips EM-lambda and SelfTraining, to save time).
 
 Every model sees the same count matrix: nbayes' ``Vectorizer`` (scikit-learn's CountVectorizer
 tokens) fitted on all of train, as Nigam's vocabulary over all documents. Prints the table (mean
 and standard deviation over the seeds) and timings, and writes docs/img/em_20news.png.
 
 Run:  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/em_20news.py --seeds 3 [--features nigam]
+      [--components 2 [--n-init 1] [--only-components] --sizes 10 --seeds 2 --no-plot]
 (one BLAS thread: the E-step's small dense products oversubscribe the cores otherwise; the figures
 in docs/semi-supervised.md are --seeds 3, about 6 minutes each on 2 cores)
 """
@@ -47,6 +51,12 @@ def main() -> None:
                     help="plain: CountVectorizer defaults; nigam: English stop words removed and terms "
                          "in fewer than 2 documents dropped")
     ap.add_argument("--plot", default=None)
+    ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--components", type=int, default=None,
+                    help="also run EM with this many mixture components per class (n_components)")
+    ap.add_argument("--n-init", type=int, default=1, help="random starts of the components' EM")
+    ap.add_argument("--only-components", action="store_true",
+                    help="with --components: run supervised NB, EM and the components' EM only")
     args = ap.parse_args()
     img = Path(__file__).resolve().parents[1] / "docs" / "img"
     args.plot = args.plot or str(img / ("em_20news.png" if args.features == "plain" else "em_20news_nigam.png"))
@@ -84,9 +94,18 @@ def main() -> None:
         y[L] = ytr[L]
         return SelfTrainingClassifier(SkMNB(alpha=ALPHA)).fit(Xtr, y)
 
+    def em_components(L, U):
+        return nbayes.MultinomialNB(alpha=ALPHA, n_components=args.components, n_init=args.n_init,
+                                    random_state=0).fit(Xtr[L], ytr[L], X_unlabeled=Xtr[U])
+
     runs = dict(zip(METHODS, (supervised, em, em_cv, self_training)))
-    acc = {m: np.zeros((len(sizes), args.seeds)) for m in METHODS}
-    secs = {m: np.zeros((len(sizes), args.seeds)) for m in METHODS}
+    if args.components is not None:
+        if args.only_components:
+            runs = {m: runs[m] for m in ("supervised NB", "EM")}
+        runs[f"EM, {args.components} comp."] = em_components
+    methods = list(runs)
+    acc = {m: np.zeros((len(sizes), args.seeds)) for m in methods}
+    secs = {m: np.zeros((len(sizes), args.seeds)) for m in methods}
     info = {"EM iterations": np.zeros((len(sizes), args.seeds)), "lambda": np.zeros((len(sizes), args.seeds))}
     for a, size in enumerate(sizes):
         for s in range(args.seeds):
@@ -102,21 +121,23 @@ def main() -> None:
                 if m == "EM-lambda (cv)":
                     info["lambda"][a, s] = model.unlabeled_weight_
             print(f"  {size:>2}/class seed {s}: " + "  ".join(
-                f"{m} {acc[m][a, s]:.3f} ({secs[m][a, s]:.1f} s)" for m in METHODS), flush=True)
+                f"{m} {acc[m][a, s]:.3f} ({secs[m][a, s]:.1f} s)" for m in methods), flush=True)
 
     print(f"\naccuracy on the test set, mean (sd) over {args.seeds} seeds")
-    print("labelled/class  " + "".join(f"{m:>18}" for m in METHODS) + "   EM-supervised  EM iters  cv lambdas")
+    print("labelled/class  " + "".join(f"{m:>18}" for m in methods) + "   EM-supervised  EM iters  cv lambdas")
     for a, size in enumerate(sizes):
-        row = "".join(f"{100 * acc[m][a].mean():>11.1f} ({100 * acc[m][a].std():4.1f})" for m in METHODS)
+        row = "".join(f"{100 * acc[m][a].mean():>11.1f} ({100 * acc[m][a].std():4.1f})" for m in methods)
         gain = 100 * (acc["EM"][a].mean() - acc["supervised NB"][a].mean())
-        lams = ",".join(f"{v:g}" for v in info["lambda"][a])
+        lams = ",".join(f"{v:g}" for v in info["lambda"][a]) if "EM-lambda (cv)" in runs else "-"
         print(f"{size:>14}  {row}   {gain:>+13.1f}  {info['EM iterations'][a].mean():>8.1f}  {lams}")
     print("\nseconds per fit, mean over seeds")
-    print("labelled/class  " + "".join(f"{m:>18}" for m in METHODS))
+    print("labelled/class  " + "".join(f"{m:>18}" for m in methods))
     for a, size in enumerate(sizes):
-        print(f"{size:>14}  " + "".join(f"{secs[m][a].mean():>18.2f}" for m in METHODS))
+        print(f"{size:>14}  " + "".join(f"{secs[m][a].mean():>18.2f}" for m in methods))
     total = sum(v.sum() for v in secs.values())
     print(f"total {total:.0f} s of fitting; wall {time.perf_counter() - t0:.0f} s")
+    if args.no_plot:
+        return
 
     import matplotlib
 
@@ -124,7 +145,7 @@ def main() -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for m, style in zip(METHODS, ("o-", "s-", "^--", "x:")):
+    for m, style in zip(methods, ("o-", "s-", "^--", "x:", "d-.")):
         mean, sd = 100 * acc[m].mean(axis=1), 100 * acc[m].std(axis=1)
         ax.errorbar(sizes, mean, yerr=sd, fmt=style, capsize=3, label=m)
     ax.set_xscale("log")

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import nbayes
-from nbayes.errors import DataError, FeatureMismatchError, InvalidParameterError
+from nbayes.errors import DataError, FeatureMismatchError, InvalidParameterError, MergeError
 
 MODELS = ["MultinomialNB", "BernoulliNB", "CategoricalNB", "NaiveBayes", "TextClassifier"]
 
@@ -360,3 +360,288 @@ def test_failed_em_fit_leaves_the_model_unchanged(data):
         m.fit(X, y, X_unlabeled=X[unl, :3])
     np.testing.assert_array_equal(m.feature_log_prob_, before)
     assert m.class_count_.sum() == len(lab)
+
+
+# ------------------------------------------------------------------------- components per class
+COMPONENT_MODELS = ["MultinomialNB", "BernoulliNB", "TextClassifier"]
+
+
+def two_topic_class(rng, n, length=20, eps=0.1, h=15, c=10):
+    """Class 0: documents of topic a (first h words favoured 9:1) or of topic b (the next h);
+    class 1: documents of the two topics' average, plus ``eps`` of its own c words. One
+    multinomial for class 0 is that average too, so one component per class cannot tell the
+    classes apart but by the rare own words; two components for class 0 can."""
+    a = np.r_[np.full(h, 0.9), np.full(h, 0.1), np.zeros(c)]
+    a /= a.sum()
+    b = np.r_[a[: 2 * h][::-1], np.zeros(c)]
+    mid = (1 - eps) * (a + b) / 2 + eps * np.r_[np.zeros(2 * h), np.full(c, 1 / c)]
+    z = rng.integers(0, 4, n)  # 0: topic a, 1: topic b, 2 and 3: class 1
+    P = np.where((z == 0)[:, None], a, np.where((z == 1)[:, None], b, mid))
+    return np.vstack([rng.multinomial(length, p) for p in P]), (z >= 2).astype(int)
+
+
+@pytest.fixture
+def union_data():
+    rng = np.random.default_rng(3)
+    X, y = two_topic_class(rng, 1000)
+    Xte, yte = two_topic_class(rng, 2000)
+    lab = np.r_[np.flatnonzero(y == 0)[:10], np.flatnonzero(y == 1)[:10]]
+    unl = np.setdiff1d(np.arange(len(y)), lab)
+    return X, y, lab, unl, Xte, yte
+
+
+@pytest.mark.parametrize("name", COMPONENT_MODELS)
+def test_one_component_is_the_ordinary_fit_bit_for_bit(name, data):
+    X, y, lab, unl = data
+    A = as_input(name, X)
+    base = make(name, alpha=0.5).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    for kw in ({"n_components": 1, "random_state": 7}, {"n_components": [1, 1], "random_state": None, "n_init": 3}):
+        m = make(name, alpha=0.5, **kw).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+        same_model(base, m)  # rtol 0: equal
+        np.testing.assert_array_equal(base.em_log_likelihood_, m.em_log_likelihood_)
+        np.testing.assert_array_equal(base.predict_proba(take(A, unl)), m.predict_proba(take(A, unl)))
+        assert not hasattr(m, "component_log_weight_")
+    plain = make(name, n_components=1, random_state=3).fit(take(A, lab), y[lab])
+    same_model(make(name).fit(take(A, lab), y[lab]), plain)
+    assert not hasattr(plain, "n_iter_")  # no EM ran
+
+
+@pytest.mark.parametrize("name", COMPONENT_MODELS)
+def test_components_deterministic_given_the_seed(name, union_data):
+    X, y, lab, unl, _, _ = union_data
+    A = as_input(name, X)
+
+    def fit(seed, **kw):
+        return make(name, n_components=2, random_state=seed, **kw).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+
+    a, b = fit(5), fit(5)
+    same_model(a, b)
+    np.testing.assert_array_equal(a.em_log_likelihood_, b.em_log_likelihood_)
+    np.testing.assert_array_equal(a.component_log_weight_, b.component_log_weight_)
+    # the seed draws the start: theta_0 differs between seeds
+    s0, s1 = fit(0, em_max_iter=0), fit(1, em_max_iter=0)
+    assert not np.array_equal(s0.feature_log_prob_, s1.feature_log_prob_)
+    assert fit(None).classes_.tolist() == [0, 1]  # fresh randomness: still a model
+
+
+@pytest.mark.parametrize("name", ["MultinomialNB", "TextClassifier"])
+def test_two_components_for_a_class_of_two_topics(name, union_data):
+    """Nigam et al. section 5.3: a class made of two topics, modelled by one multinomial, is
+    the average of the topics (here the other class's own distribution); two components
+    recover both topics from 10 labelled documents per class and 980 unlabelled ones."""
+    X, y, lab, unl, Xte, yte = union_data
+    A, Ate = as_input(name, X), as_input(name, Xte)
+    one = make(name).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    two = make(name, n_components=[2, 1], n_init=5).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    acc1, acc2 = np.mean(one.predict(Ate) == yte), np.mean(two.predict(Ate) == yte)
+    assert acc2 >= 0.95 and acc2 >= acc1 + 0.25, (acc1, acc2)
+    assert two.feature_log_prob_.shape[0] == 3 and two.class_log_prior_.shape == (2,)
+    # the two components of class 0 are the two topics: each favours one half of the words
+    half = np.exp(two.feature_log_prob_[:2])
+    h = half.shape[1] // 2 if name == "MultinomialNB" else None
+    if h is not None:
+        assert sorted(np.round(half[:, :15].sum(axis=1))) == [0.0, 1.0]
+
+
+def test_components_prediction_sums_the_components(union_data):
+    """log P(x, c) = logsumexp_m [log P(c) + log P(m | c) + x . log theta_cm], with
+    P(m | c) = N_cm / N_c and P(c) = N_c / N (class_alpha = 0)."""
+    X, y, lab, unl, Xte, _ = union_data
+    m = nbayes.MultinomialNB(n_components=[2, 1]).fit(X[lab], y[lab], X_unlabeled=X[unl])
+    cc = m.stats_.class_count
+    totals = np.r_[cc[:2].sum(), cc[2]]
+    np.testing.assert_allclose(m.class_count_, totals, rtol=1e-12)
+    np.testing.assert_allclose(np.exp(m.class_log_prior_), totals / totals.sum(), rtol=1e-12)
+    np.testing.assert_allclose(np.exp(m.component_log_weight_), cc / totals[[0, 0, 1]], rtol=1e-12)
+    comp = Xte @ m.feature_log_prob_.T + m.class_log_prior_[[0, 0, 1]] + m.component_log_weight_
+    joint = np.c_[np.logaddexp(comp[:, 0], comp[:, 1]), comp[:, 2]]
+    np.testing.assert_allclose(m.predict_joint_log_proba(Xte), joint, rtol=1e-12)
+    lse = np.logaddexp(joint[:, 0], joint[:, 1])
+    np.testing.assert_allclose(m.predict_log_proba(Xte), joint - lse[:, None], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(m.predict_proba(Xte).sum(axis=1), 1.0, rtol=1e-12)
+    assert set(m.predict(Xte).tolist()) <= {0, 1}
+
+
+@pytest.mark.parametrize("name", COMPONENT_MODELS)
+def test_components_objective_never_decreases(name, union_data):
+    X, y, lab, unl, _, _ = union_data
+    A = as_input(name, X)
+    m = make(name, alpha=0.5, class_alpha=0.5, n_components=[3, 2], em_tol=0.0, em_max_iter=10) if name != "TextClassifier" \
+        else make(name, alpha=0.5, n_components=[3, 2], em_tol=0.0, em_max_iter=10)
+    trace = m.fit(take(A, lab), y[lab], X_unlabeled=take(A, unl)).em_log_likelihood_
+    assert len(trace) == 11 and np.all(np.isfinite(trace))
+    assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.5]), st.sampled_from([0.1, 1.0]),
+       st.sampled_from([0.0, 0.3, 1.0]))
+def test_law_component_em_objective_is_monotone(seed, class_alpha, alpha, lam):
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(rng.uniform(0.2, 3, size=(1, 7)), size=(30, 7))
+    y = rng.integers(0, 2, size=30)
+    y[:2] = [0, 1]
+    model = nbayes.MultinomialNB(alpha=alpha, class_alpha=class_alpha, n_components=[2, 3], unlabeled_weight=lam,
+                                 em_tol=0.0, em_max_iter=6, random_state=seed % 1000)
+    trace = model.fit(X[:10], y[:10], X_unlabeled=X[10:]).em_log_likelihood_
+    assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
+
+
+def test_components_from_labelled_rows_alone(union_data):
+    """Without unlabelled rows (or with unlabeled_weight=0) EM fits the mixture inside each
+    class from the labelled rows."""
+    X, y, lab, unl, Xte, yte = union_data
+    X, y = X[:100], y[:100]
+    one = nbayes.MultinomialNB().fit(X, y)
+    two = nbayes.MultinomialNB(n_components=[2, 1], n_init=3).fit(X, y)
+    assert two.n_iter_ >= 1 and two.n_unlabeled_ == 0
+    assert np.mean(two.predict(Xte) == yte) >= np.mean(one.predict(Xte) == yte) + 0.1  # 0.98 against 0.80
+    zero = nbayes.MultinomialNB(n_components=[2, 1], n_init=3, unlabeled_weight=0).fit(X, y, X_unlabeled=Xte[:50])
+    same_model(two, zero)
+    assert zero.n_unlabeled_ == 50
+
+
+def test_text_components_equal_multinomial_components_on_the_matrix_of_all_documents(union_data):
+    from nbayes.text.vectorizer import Vectorizer
+
+    X, y, lab, unl, _, _ = union_data
+    docs = as_input("TextClassifier", X)
+    kw = dict(alpha=0.3, n_components=[2, 1], random_state=4)  # one start: no near-tie to break
+    clf = nbayes.TextClassifier(**kw).fit(take(docs, lab), y[lab], X_unlabeled=take(docs, unl))
+    vec = Vectorizer().fit(docs)
+    mnb = nbayes.MultinomialNB(**kw).fit(vec.transform(take(docs, lab)), y[lab], X_unlabeled=vec.transform(take(docs, unl)))
+    np.testing.assert_allclose(clf.feature_log_prob_, mnb.feature_log_prob_, rtol=1e-10)
+    np.testing.assert_allclose(clf.em_log_likelihood_, mnb.em_log_likelihood_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", COMPONENT_MODELS)
+def test_components_save_load_round_trip(name, union_data, tmp_path):
+    X, y, lab, unl, Xte, _ = union_data
+    A, Ate = as_input(name, X), as_input(name, Xte)
+    m = make(name, n_components=[2, 1], n_init=2, random_state=11).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    m.save(tmp_path / "m.nbm")
+    back = nbayes.load(tmp_path / "m.nbm")
+    np.testing.assert_array_equal(back.predict_proba(Ate), m.predict_proba(Ate))
+    np.testing.assert_array_equal(back.component_log_weight_, m.component_log_weight_)
+    np.testing.assert_array_equal(back.class_count_, m.class_count_)
+    assert list(back.n_components) == [2, 1] and (back.n_init, back.random_state) == (2, 11)
+    m2 = make(name, n_components=2).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    m2.save(tmp_path / "m2.nbm")
+    back2 = nbayes.load(tmp_path / "m2.nbm")
+    np.testing.assert_array_equal(back2.predict_log_proba(Ate), m2.predict_log_proba(Ate))
+    assert back2.n_components == 2 and back2.feature_log_prob_.shape[0] == 4
+
+
+@pytest.mark.parametrize("name", COMPONENT_MODELS)
+def test_components_refuse_what_statistics_cannot_do(name, union_data):
+    X, y, lab, unl, _, _ = union_data
+    A = as_input(name, X)
+    m = make(name, n_components=2).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    other = make(name, n_components=2).fit(take(A, lab), y[lab])
+    with pytest.raises(InvalidParameterError, match="partial_fit: this .* has n_components=2; .* not exact"):
+        m.partial_fit(take(A, lab), y[lab])
+    with pytest.raises(InvalidParameterError, match="partial_fit: .* n_components=2"):
+        make(name, n_components=2).partial_fit(take(A, lab), y[lab])  # unfitted too
+    with pytest.raises(InvalidParameterError, match="unlearn: .* n_components=2"):
+        m.unlearn(take(A, lab), y[lab])
+    with pytest.raises(MergeError, match="merge: .* n_components=2"):
+        m.merge(other)
+    with pytest.raises(MergeError, match="merge: .* n_components=2"):
+        make(name).fit(take(A, lab), y[lab]).merge(other)
+    with pytest.raises(InvalidParameterError, match="explain: .* log-sum-exp over its components"):
+        m.explain(A[0] if name == "TextClassifier" else A[:1])
+    if name != "TextClassifier":
+        with pytest.raises(InvalidParameterError, match="to_logistic: .* log-sum-exp"):
+            m.to_logistic()
+    # what works: top features (on the class totals) and another deployment prior
+    assert set(m.top_features(3)) == {0, 1}
+    moved = m.with_prior([0.2, 0.8])
+    np.testing.assert_allclose(np.exp(moved.class_log_prior_), [0.2, 0.8])
+    np.testing.assert_array_equal(moved.component_log_weight_, m.component_log_weight_)
+
+
+def test_components_errors(union_data):
+    X, y, lab, unl, _, _ = union_data
+    M = nbayes.MultinomialNB
+    for bad in (0, -1, 1.5, 2.0, "two", True, [2, 0], [[2, 1]], [], None):
+        with pytest.raises(InvalidParameterError, match="'n_components' must be an integer >= 1, or a sequence"):
+            M(n_components=bad).fit(X[lab], y[lab], X_unlabeled=X[unl])
+    with pytest.raises(InvalidParameterError, match="'n_components' has 3 entries but the data has 2 classes"):
+        M(n_components=[2, 1, 1]).fit(X[lab], y[lab], X_unlabeled=X[unl])
+    with pytest.raises(InvalidParameterError, match="'n_init' must be >= 1"):
+        M(n_components=2, n_init=0).fit(X[lab], y[lab])
+    with pytest.raises(InvalidParameterError, match="'random_state' must be None or an integer >= 0"):
+        M(n_components=2, random_state=-1).fit(X[lab], y[lab])
+    with pytest.raises(InvalidParameterError, match="'random_state' must be None or an integer >= 0"):
+        M(n_components=2, random_state=np.random.default_rng(0)).fit(X[lab], y[lab])
+    with pytest.raises(InvalidParameterError, match="n_components=2 .* model='multinomial' or 'bernoulli' without tfidf"):
+        nbayes.TextClassifier(model="complement", n_components=2).fit(["alpha beta", "gamma delta"], [0, 1])
+    with pytest.raises(InvalidParameterError, match="got model='multinomial', tfidf=True"):
+        nbayes.TextClassifier(tfidf=True, n_components=2).fit(["alpha beta", "gamma delta"], [0, 1])
+    # a model with components is not built from per-class counts
+    m = M(n_components=2).fit(X[lab], y[lab])
+    with pytest.raises(DataError, match="statistics with 2 rows for 2 classes \\(expected 4\\)"):
+        M(n_components=2)._commit(nbayes.MultinomialNB().fit(X[lab], y[lab]).stats_, m.classes_, X.shape[1], None)
+
+
+def test_components_with_cv_weight(union_data):
+    from nbayes.semi_supervised import WEIGHT_GRID
+
+    X, y, lab, unl, _, _ = union_data
+    fits = [nbayes.MultinomialNB(n_components=[2, 1], unlabeled_weight="cv").fit(X[lab], y[lab], X_unlabeled=X[unl])
+            for _ in range(2)]
+    assert fits[0].unlabeled_weight_ in WEIGHT_GRID and set(fits[0].em_cv_scores_) == set(WEIGHT_GRID)
+    same_model(*fits)
+
+
+@pytest.mark.parametrize("name", COMPONENT_MODELS)
+def test_cross_val_predict_refits_components_per_fold(name, union_data):
+    """A model with several components per class is not a sum of per-row statistics:
+    nbayes.model_selection fits it again on each fold's training rows."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from nbayes.model_selection import cross_val_predict
+
+    X, y, _, _, _, _ = union_data
+    idx = np.r_[0:60]
+    A, yy = take(as_input(name, X), idx), y[idx]
+    model = make(name, n_components=[2, 1], em_max_iter=5)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    got = cross_val_predict(model, A, yy, cv=cv, method="predict_proba")
+    want = np.empty((len(yy), 2))
+    for tr, te in cv.split(np.zeros(len(yy)), yy):
+        want[te] = make(name, n_components=[2, 1], em_max_iter=5).fit(take(A, tr), yy[tr]).predict_proba(take(A, te))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_leave_one_out_of_bernoulli_components_refits():
+    """The closed-form leave-one-out of BernoulliNB does not apply to components either."""
+    from sklearn.model_selection import LeaveOneOut
+
+    from nbayes.model_selection import cross_val_predict
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((14, 5)) < 0.4).astype(int)
+    y = np.r_[[0] * 7, [1] * 7]
+    got = cross_val_predict(nbayes.BernoulliNB(n_components=2), X, y, cv=LeaveOneOut(), method="predict_proba")
+    want = np.vstack([nbayes.BernoulliNB(n_components=2).fit(np.delete(X, i, 0), np.delete(y, i)).predict_proba(X[i:i + 1])
+                      for i in range(len(y))])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_cross_validation_of_a_loaded_model_with_components(tmp_path):
+    """A loaded model's sequence n_components is an array: model_selection still refits it."""
+    from sklearn.model_selection import KFold
+
+    from nbayes.model_selection import cross_val_predict
+
+    rng = np.random.default_rng(0)
+    X, y = rng.poisson(1.0, size=(30, 5)), np.r_[[0] * 15, [1] * 15]
+    nbayes.MultinomialNB(n_components=[2, 1]).fit(X, y).save(tmp_path / "m.nbm")
+    back = nbayes.load(tmp_path / "m.nbm")
+    assert isinstance(back.n_components, np.ndarray)
+    cv = KFold(3, shuffle=True, random_state=0)
+    got = cross_val_predict(back, X, y, cv=cv, method="predict_proba")
+    want = np.empty((len(y), 2))
+    for tr, te in cv.split(X):
+        want[te] = nbayes.MultinomialNB(n_components=[2, 1]).fit(X[tr], y[tr]).predict_proba(X[te])
+    np.testing.assert_array_equal(got, want)

@@ -23,7 +23,14 @@ stratified cross-validation on the labelled rows (``"cv"``). The expected counts
 like any other: the fitted model predicts, saves, merges as usual, and ``partial_fit`` /
 ``unlearn`` add or remove labelled rows from the EM-completed statistics without running EM again.
 
-EM is deterministic: no randomness is involved (the folds of ``"cv"`` are fixed by row order).
+With ``n_components`` > 1 (several mixture components per class, section 5.3 of the paper;
+:mod:`nbayes.naive_bayes._components`) ``fit`` always runs EM (:func:`run_mixture_em`), with or
+without unlabelled rows: labelled rows are spread over their class's components, unlabelled rows
+over all of them.
+
+EM with one component per class is deterministic: no randomness is involved (the folds of
+``"cv"`` are fixed by row order). With several, the start is drawn from ``random_state``: the same
+data and seed give the same model bit for bit.
 """
 
 from __future__ import annotations
@@ -198,7 +205,10 @@ def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any) -> 
     model._check_params()
     check_em_params(model)
     model._check_em()
-    work = type(model)(**model.get_params())
+    mixture = model._has_components()
+    # several components per class: the labelled start is the ordinary model (its classes,
+    # vocabulary, corpus statistics); the components are laid out when EM starts
+    work = type(model)(**{**model.get_params(), **({"n_components": 1} if mixture else {})})
     label = model.unlabeled_label
     raw_unlabeled: list[tuple[Any, np.ndarray | None, str]] = []
     raw_labelled: list[tuple[Any, np.ndarray, np.ndarray | None]] = []
@@ -229,12 +239,22 @@ def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any) -> 
     n_unlabeled = sum(int(Xv.shape[0]) for Xv, _ in parts)
     lam: Any = model.unlabeled_weight
     cv_scores = None
+    spec = model.n_components if mixture else 1
+    if mixture:
+        from .naive_bayes._components import Components
+
+        Components.of(spec, n_classes=len(work.classes_))  # one entry per class
     if isinstance(lam, str):
-        lam, cv_scores = _choose_weight(work, raw_labelled[0], parts) if parts else (0.0, None)
+        lam, cv_scores = _choose_weight(work, raw_labelled[0], parts, spec) if parts else (0.0, None)
     lam = float(lam)
     trace: list[float] = []
     n_iter, converged = 0, True
-    if parts and lam > 0:
+    if mixture:
+        labelled = [(work._prepare_X(Xl, fitting=False)[0], _codes(work, yl), wl) for Xl, yl, wl in raw_labelled]
+        lab, unl, _ = prepare_views(work, labelled, parts if lam > 0 else [])
+        n_iter, converged, trace = run_mixture_em(work, spec, model.random_state, lab, unl, lam,
+                                                  int(model.em_max_iter), float(model.em_tol), int(model.n_init))
+    elif parts and lam > 0:
         labelled = [(work._prepare_X(Xl, fitting=False)[0], _codes(work, yl), wl) for Xl, yl, wl in raw_labelled]
         lab, unl, _ = prepare_views(work, labelled, parts)
         n_iter, converged, trace = run_em(work, work.stats_, lab, unl, lam, int(model.em_max_iter),
@@ -401,6 +421,118 @@ def run_em(
         it += 1
 
 
+def run_mixture_em(
+    work: Any, spec: Any, seed: Any, lab: list, unl: list, lam: float, max_iter: int, tol: float,
+    n_init: int = 1,
+) -> tuple[int, bool, list[float]]:
+    """EM with ``spec`` components per class (Nigam et al. section 5.3); commits into ``work``.
+
+    Start (theta_0): each labelled row's weight spread over its class's components at random
+    (Dirichlet(1, ..., 1), from ``numpy.random.default_rng(seed)``), the components estimated
+    from those labelled shares alone. E-step: a labelled row's posterior over its own class's
+    components, an unlabelled row's over every component; M-step: the components' statistics
+    are the labelled rows counted with weight w_i R_im plus the unlabelled ones with
+    lambda w_i R_im. Objective: log P(theta) + sum_labelled w_i log P(x_i, y_i) + lambda
+    sum_unlabelled w_i log P(u_i), each P a log-sum-exp over components. ``n_init`` starts, one
+    after the other from the same generator; the one of highest final objective is kept (the
+    first among equals). Returns as :func:`run_em`, for the kept start."""
+    from .naive_bayes._components import Components
+
+    classes, d, names = work.classes_, work.n_features_in_, work._names()
+    work.n_components = spec
+    mix = Components.of(spec, n_classes=len(classes))
+    rng = np.random.default_rng(seed)
+    best = None
+    for _ in range(n_init):
+        R0 = [mix.random_split(codes, rng) * _col(wl, len(codes)) for _, codes, wl in lab]
+        n_iter, converged, trace = _mixture_em(work, mix, R0, lab, unl, lam, max_iter, tol)
+        if best is None or trace[-1] > best[2][-1]:
+            best = (n_iter, converged, trace, work.stats_)
+    if n_init > 1:
+        work._commit(best[3], classes, d, names)
+    return best[0], best[1], best[2]
+
+
+def _mixture_em(work: Any, mix: Any, R0: list, lab: list, unl: list, lam: float, max_iter: int,
+                tol: float) -> tuple[int, bool, list[float]]:
+    classes, d, names = work.classes_, work.n_features_in_, work._names()
+    owner = mix.owner
+
+    def m_step(R_lab: list[np.ndarray], R_unl: list[np.ndarray]) -> None:
+        total = None
+        for (view, _, _), R in zip(lab, R_lab):
+            part = work._count_soft(view, R)
+            total = part if total is None else total + part
+        for (view, _), R in zip(unl, R_unl):
+            total = total + work._count_soft(view, R)
+        work._commit(total, classes, d, names)
+
+    own = [owner[None, :] == codes[:, None] for _, codes, _ in lab]
+    # theta_0: the labelled shares (for text models over every term of every row, as run_em)
+    m_step(R0, [np.zeros((len(wu), mix.total)) for _, wu in unl])
+    trace: list[float] = []
+    it = 0
+    while True:
+        obj = 0.0
+        log_w = np.asarray(work.component_log_weight_)
+        R_lab = []
+        for (view, codes, wl), mask in zip(lab, own):
+            jll = np.where(mask, work._em_jll(view), -np.inf)
+            log_r, lse = _normalize_rows(jll, np.where(mask, log_w[None, :], -np.inf))
+            ok = np.isfinite(lse)  # impossible under every component of its class: left out
+            w = np.ones(len(codes)) if wl is None else wl
+            obj += float(np.sum(w[ok] * lse[ok]))
+            R_lab.append(np.exp(log_r) * w[:, None])
+        R_unl = []
+        for view, wu in unl:
+            log_r, lse = _normalize_rows(work._em_jll(view), np.asarray(work._intercept)[None, :])
+            ok = np.isfinite(lse)
+            obj += lam * float(np.sum(wu[ok] * lse[ok]))
+            R_unl.append(np.exp(log_r) * (lam * wu)[:, None])
+        obj += work._em_log_prior() + _class_prior_term(work) + _weight_prior_term(work, log_w)
+        trace.append(obj)
+        if it > 0 and abs(obj - trace[-2]) <= tol * abs(trace[-2]):
+            return it, True, trace
+        if it >= max_iter:
+            return it, max_iter == 0, trace
+        m_step(R_lab, R_unl)
+        it += 1
+
+
+def _col(w: np.ndarray | None, n: int) -> np.ndarray:
+    return np.ones((n, 1)) if w is None else np.asarray(w, dtype=np.float64)[:, None]
+
+
+def _normalize_rows(jll: np.ndarray, fallback: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log posterior over the columns, log-sum-exp) per row; a row with no finite column
+    takes ``fallback`` (log weights, normalised here; uniform if they are all -inf too)."""
+    n, T = jll.shape
+    m = jll.max(axis=1)
+    fin = np.isfinite(m)
+    lse = np.full(n, -np.inf)
+    out = np.empty((n, T))
+    if fin.any():
+        z = jll[fin] - m[fin, None]
+        s = np.log(np.exp(z).sum(axis=1))
+        lse[fin] = m[fin] + s
+        out[fin] = z - s[:, None]
+    if not fin.all():
+        fb = np.broadcast_to(fallback, (n, T))[~fin]
+        fm = fb.max(axis=1, keepdims=True)
+        fm = np.where(np.isfinite(fm), fm, 0.0)
+        with np.errstate(divide="ignore"):
+            e = np.exp(fb - fm)
+            tot = e.sum(axis=1, keepdims=True)
+            out[~fin] = np.where(tot > 0, np.log(e) - np.log(np.where(tot > 0, tot, 1.0)), -np.log(T))
+    return out, lse
+
+
+def _weight_prior_term(model: Any, log_w: np.ndarray) -> float:
+    """class_alpha sum log P(m | c): the Dirichlet prior behind the smoothed component weights."""
+    ca = float(getattr(model, "class_alpha", 0.0) or 0.0)
+    return float(ca * np.sum(log_w)) if ca > 0 else 0.0
+
+
 def _rows(Xv: Any) -> int:
     return int(Xv.shape[0])
 
@@ -429,13 +561,15 @@ def _class_prior_term(model: Any) -> float:
 
 
 # ---------------------------------------------------------------------------- EM-lambda by CV
-def _choose_weight(work: Any, labelled: tuple, parts: list) -> tuple[float, dict[float, float]]:
+def _choose_weight(work: Any, labelled: tuple, parts: list, spec: Any = 1) -> tuple[float, dict[float, float]]:
     """lambda among :data:`WEIGHT_GRID` by stratified k-fold CV on the labelled rows (k = 3, or
     the size of the smallest class when smaller); each fold runs EM (at most
     :data:`CV_MAX_ITER` iterations) on its training rows and every unlabelled row and scores
     accuracy on its held-out rows (ties: the higher mean log
     P(y | x), then the larger lambda). A class with a single labelled row cannot be held out and
-    still learned: then lambda = 1 (the paper's EM), and no scores are reported."""
+    still learned: then lambda = 1 (the paper's EM), and no scores are reported. With several
+    components per class (``spec``) every lambda, 0 included, runs the components' EM from the
+    same random start."""
     X, y, w = labelled
     y = check_y(y, _n_rows(X))
     w = check_sample_weight(w, len(y))
@@ -461,7 +595,11 @@ def _choose_weight(work: Any, labelled: tuple, parts: list) -> tuple[float, dict
         lab, unl, (view_te,) = prepare_views(fm, [(Xv_tr, _codes(fm, y[tr]), w_tr)], parts, [Xv_te])
         total += float(wt.sum())
         for g, lam in enumerate(WEIGHT_GRID):  # ascending: 0 scores the labelled fit as it is
-            if lam == 0:
+            if spec != 1:
+                run_mixture_em(fm, spec, work.random_state, lab, unl if lam > 0 else [], lam,
+                               min(int(work.em_max_iter), CV_MAX_ITER), float(work.em_tol), int(work.n_init))
+                jll = fm._mixture().class_logsumexp(fm._em_jll(view_te))
+            elif lam == 0:
                 jll = fm._jll(Xv_te)
             else:
                 run_em(fm, stats_l, lab, unl, lam, min(int(work.em_max_iter), CV_MAX_ITER), float(work.em_tol))

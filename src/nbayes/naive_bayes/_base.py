@@ -109,8 +109,11 @@ class BaseNB(Generative):
         raise NotImplementedError
 
     def _jll(self, Xv: Any) -> np.ndarray:
-        """Joint log-likelihood log P(x, y = c): the intercept (log prior) plus ``_loglik``."""
-        return self._loglik(Xv) + self._intercept
+        """Joint log-likelihood log P(x, y = c): the intercept (log prior) plus ``_loglik``
+        (with several components per class: their log-sum-exp within each class)."""
+        jll = self._loglik(Xv) + self._intercept
+        mix = self._mixture()
+        return jll if mix is None else mix.class_logsumexp(jll)
 
     def _feature_terms(self, Xv: Any) -> np.ndarray:
         raise NotImplementedError
@@ -136,7 +139,65 @@ class BaseNB(Generative):
         return stats
 
     def _em_jll(self, view: Any) -> np.ndarray:
-        return self._jll(view)
+        """The joint log-likelihood EM works with: per class, or per component (mixtures)."""
+        if self._mixture() is None:
+            return self._jll(view)
+        return self._loglik(view) + self._intercept
+
+    # ------------------------------------------------------------------ components per class
+    # (nbayes.naive_bayes._components; models with an ``n_components`` parameter)
+    def _mixture(self, n_rows: int | None = None) -> Any:
+        """The layout of the components (None: one per class, the ordinary model). Read from
+        ``__dict__``: this runs inside deferred estimation."""
+        spec = self.__dict__.get("n_components", 1)
+        if type(spec) is int and spec == 1:
+            return None
+        from ._components import Components
+
+        classes = self.__dict__.get("classes_")
+        if n_rows is None and classes is not None:
+            return Components.of(spec, n_classes=len(classes))
+        return Components.of(spec, n_rows=n_rows)
+
+    def _has_components(self) -> bool:
+        spec = self.__dict__.get("n_components", 1)
+        if type(spec) is int and spec == 1:
+            return False
+        from ._components import is_mixture
+
+        return is_mixture(spec)
+
+    def _prior_params(self, count: np.ndarray) -> dict[str, Any]:
+        """The estimated priors: ``class_log_prior_`` and the intercept of ``_loglik`` (with
+        components: log P(c) + log P(m | c) per component, and ``component_log_weight_``)."""
+        mix = self._mixture(n_rows=len(count))
+        if mix is None:
+            prior = class_log_prior(count, fit_prior=self.fit_prior, class_prior=self.class_prior,
+                                    class_alpha=self.class_alpha)
+            return {"class_log_prior_": prior, "_intercept": prior}
+        log_pc, log_w = mix.log_priors(count, fit_prior=self.fit_prior, class_prior=self.class_prior,
+                                       class_alpha=self.class_alpha)
+        return {"class_log_prior_": log_pc, "_intercept": log_pc[mix.owner] + log_w,
+                "component_log_weight_": log_w}
+
+    def _class_rows(self, a: np.ndarray) -> np.ndarray:
+        """Per-class rows of a per-row (per-component) table: summed over components."""
+        mix = self._mixture()
+        return a if mix is None else mix.class_sums(a)
+
+    def _no_components(self, what: str, error: type[NBayesError] | None = None) -> None:
+        """Refuse ``what`` for a model with several components per class."""
+        from ..errors import InvalidParameterError
+
+        if self._has_components():
+            spec = self.__dict__["n_components"]
+            raise (error or InvalidParameterError)(
+                f"{what}: this {type(self).__name__} has n_components={spec!r}; its components are "
+                "fitted by EM over all rows at once (which component a row belongs to is a "
+                "posterior, and components of two fits do not correspond), so they are not sums of "
+                f"per-row statistics and {what} is not exact; fit again on all rows, or use "
+                "n_components=1"
+            )
 
     def _count_soft(self, Xv: Any, R: np.ndarray) -> Any:
         """Statistics of rows counted with weight R[i, k] in class k (expected counts): here one
@@ -169,7 +230,8 @@ class BaseNB(Generative):
         (:mod:`nbayes.semi_supervised`); models without those parameters refuse them."""
         from ..semi_supervised import EM_ATTRS, OFF, fit_em
 
-        if X_unlabeled is not None or not _is_off(getattr(self, "unlabeled_label", OFF), OFF):
+        if (X_unlabeled is not None or not _is_off(getattr(self, "unlabeled_label", OFF), OFF)
+                or self._has_components()):
             return fit_em(self, X, y, sample_weight, X_unlabeled)
         self._fit_supervised(X, y, sample_weight)
         for name in EM_ATTRS:
@@ -196,6 +258,7 @@ class BaseNB(Generative):
         on all of them. ``classes`` may declare classes not (yet) in ``y``; new labels in later
         chunks are added to ``classes_`` unless this call's ``classes`` excludes them. ``X`` may
         be an iterator of chunks ``(X_i, y_i[, w_i])`` (with ``y=None``), all added or none."""
+        self._no_components("partial_fit")
         if y is None and is_chunk_stream(X):
             return stream_into(self, X, fresh=False, classes=classes)
         first = not hasattr(self, "classes_")
@@ -236,6 +299,7 @@ class BaseNB(Generative):
         """Remove examples learned before, exactly: the model becomes the one trained without
         them. Removing more weight than was learned is an error; the model is then unchanged."""
         self._check_fitted()
+        self._no_components("unlearn")
         Xv, _ = self._prepare_X(X, fitting=False)
         n = _n_rows(Xv)
         y = check_y(y, n)
@@ -266,6 +330,8 @@ class BaseNB(Generative):
             )
         self._check_fitted()
         other._check_fitted()
+        self._no_components("merge", MergeError)
+        other._no_components("merge", MergeError)
         for p in self._stats_params:
             if not _same_param(getattr(self, p), getattr(other, p)):
                 raise MergeError(
@@ -295,6 +361,8 @@ class BaseNB(Generative):
     ) -> None:
         if float(np.sum(stats.class_count)) <= 0:
             raise DataError("sample_weight: the weights sum to zero; the model would have no data")
+        if "n_components" in self.__dict__:
+            _check_layout(self, stats, classes)
         derived = None if defer else self._estimate(stats, n_features)  # may raise: nothing assigned yet
         self.stats_ = stats
         self.classes_ = classes
@@ -336,7 +404,7 @@ class BaseNB(Generative):
     @property
     def class_count_(self) -> np.ndarray:
         """Weight of training rows per class."""
-        return self.stats_.class_count
+        return self._class_rows(self.stats_.class_count)
 
     def _display_names(self) -> list[str]:
         return self._names() or [f"x{j}" for j in range(self.n_features_in_)]
@@ -351,7 +419,7 @@ class BaseNB(Generative):
 
     @property
     def _log_prior(self) -> np.ndarray:
-        return self._intercept
+        return self._intercept if self._mixture() is None else self.class_log_prior_
 
     # ------------------------------------------------------------------ explanations
     def explain(self, X: Any) -> Explanation:
@@ -360,6 +428,7 @@ class BaseNB(Generative):
         ``explain(X).joint()`` equals ``predict_joint_log_proba(X)``.
         """
         self._check_fitted()
+        self._no_explanation("explain")
         Xv, _ = self._prepare_X(X, fitting=False)
         return Explanation(
             self._feature_terms(Xv), self._intercept.copy(), self.classes_, self._display_names()
@@ -379,6 +448,16 @@ class BaseNB(Generative):
             order = np.argsort(-row, kind="stable")[:k]
             out[label] = [(names[j], float(scores[c, j])) for j in order]
         return out
+
+    def _no_explanation(self, what: str) -> None:
+        from ..errors import InvalidParameterError
+
+        if self._mixture() is not None:
+            raise InvalidParameterError(
+                f"{what}: this {type(self).__name__} has n_components={self.n_components!r}; a "
+                "class's joint log-probability is then a log-sum-exp over its components, neither a "
+                "sum of per-feature terms nor linear in x (top_features ranks on the class totals)"
+            )
 
     # ------------------------------------------------------------------ deployment prior
     def with_prior(self, class_prior: Any) -> "BaseNB":
@@ -418,6 +497,7 @@ class BaseNB(Generative):
         from ..linear import LogisticRegression
 
         self._check_fitted()
+        self._no_explanation("to_logistic")
         W, b, transform = self._linear_form()
         if not (np.all(np.isfinite(W)) and np.all(np.isfinite(b))):
             raise InvalidParameterError(
@@ -487,6 +567,21 @@ _NOT_DERIVED = frozenset({"feature_names_in_", "column_kinds_", "_pending_kinds"
 
 
 # ---------------------------------------------------------------------------- helpers
+def _check_layout(model: Any, stats: Any, classes: np.ndarray) -> None:
+    """Statistics with one row per component (mixtures) or per class, as ``n_components`` says."""
+    from ._components import Components
+
+    spec = model.__dict__["n_components"]
+    mix = Components.of(spec, n_classes=len(classes))
+    rows = len(classes) if mix is None else mix.total
+    if len(stats.class_count) != rows:
+        raise DataError(
+            f"n_components={spec!r}: statistics with {len(stats.class_count)} rows for {len(classes)} "
+            f"classes (expected {rows}); a model with several components per class is made by fit "
+            "(EM), not from per-class counts"
+        )
+
+
 def is_chunk_stream(X: Any) -> bool:
     """An iterator or generator (not a list, array or frame): a stream of (X_i, y_i) chunks."""
     from collections.abc import Iterator

@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from .._validation import check_number, check_X_numeric, first_bad, show
 from ..errors import DataError, InvalidParameterError
 from ..stats import CountStats
-from ._base import BaseNB, class_log_prior
+from ._base import BaseNB
+from ._components import check_components
 from ._discrete import check_alpha, class_indicator, class_totals, dense_rows, per_class_sum, times
 from .multinomial import _log_ratio_scores
 
@@ -61,6 +62,9 @@ class BernoulliNB(BaseNB):
         unlabeled_weight: float | str = 1.0,
         em_max_iter: int = 100,
         em_tol: float = 1e-4,
+        n_components: int | Any = 1,
+        n_init: int = 1,
+        random_state: int | None = 0,
     ) -> None:
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -72,11 +76,15 @@ class BernoulliNB(BaseNB):
         self.unlabeled_weight = unlabeled_weight
         self.em_max_iter = em_max_iter
         self.em_tol = em_tol
+        self.n_components = n_components
+        self.n_init = n_init
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         check_alpha(self.alpha, None, self.force_alpha)
         check_number("binarize", self.binarize, allow_none=True)
         check_number("class_alpha", self.class_alpha, low=0.0)
+        check_components(self.n_components, self.n_init, self.random_state)
 
     def _prepare_X(self, X: Any, fitting: bool):
         A, names = check_X_numeric(
@@ -143,18 +151,11 @@ class BernoulliNB(BaseNB):
         with np.errstate(divide="ignore"):
             log_p = np.where(empty, -np.log(2), np.log(num) - np.log(safe))
             log_q = np.where(empty, -np.log(2), np.log(rest) - np.log(safe))
-        prior = class_log_prior(
-            stats.class_count,
-            fit_prior=self.fit_prior,
-            class_prior=self.class_prior,
-            class_alpha=self.class_alpha,
-        )
         return {
             "feature_count_": stats.feature_count,
             "feature_log_prob_": log_p,
             "_log_absent": log_q,
-            "class_log_prior_": prior,
-            "_intercept": prior,
+            **self._prior_params(stats.class_count),
         }
 
     def _linear_form(self):
@@ -193,7 +194,7 @@ class BernoulliNB(BaseNB):
         return terms
 
     def _feature_scores(self):
-        return _log_ratio_scores(self.feature_count_, self.alpha, self.force_alpha), self._display_names()
+        return _log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self._display_names()
 
     @classmethod
     def _stats_from_arrays(cls, arrays, n_features):

@@ -8,7 +8,8 @@ import numpy as np
 
 from .._validation import check_X_numeric, check_number
 from ..stats import CountStats
-from ._base import BaseNB, class_log_prior
+from ._base import BaseNB
+from ._components import check_components
 from ._discrete import (
     check_alpha,
     class_indicator,
@@ -54,6 +55,9 @@ class MultinomialNB(BaseNB):
         unlabeled_weight: float | str = 1.0,
         em_max_iter: int = 100,
         em_tol: float = 1e-4,
+        n_components: int | Any = 1,
+        n_init: int = 1,
+        random_state: int | None = 0,
     ) -> None:
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -64,10 +68,14 @@ class MultinomialNB(BaseNB):
         self.unlabeled_weight = unlabeled_weight
         self.em_max_iter = em_max_iter
         self.em_tol = em_tol
+        self.n_components = n_components
+        self.n_init = n_init
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         check_alpha(self.alpha, None, self.force_alpha)
         check_number("class_alpha", self.class_alpha, low=0.0)
+        check_components(self.n_components, self.n_init, self.random_state)
 
     def _prepare_X(self, X: Any, fitting: bool):
         return check_X_numeric(
@@ -102,17 +110,10 @@ class MultinomialNB(BaseNB):
             flp = np.log(smoothed) - np.log(np.where(total > 0, total, 1.0))
         # a class with no count and no smoothing: uniform over the vocabulary (CORRECTNESS.md)
         flp = np.where(total > 0, flp, -np.log(n_features))
-        prior = class_log_prior(
-            stats.class_count,
-            fit_prior=self.fit_prior,
-            class_prior=self.class_prior,
-            class_alpha=self.class_alpha,
-        )
         return {
             "feature_count_": stats.feature_count,
             "feature_log_prob_": flp,
-            "class_log_prior_": prior,
-            "_intercept": prior,
+            **self._prior_params(stats.class_count),
         }
 
     def _linear_form(self):
@@ -126,7 +127,7 @@ class MultinomialNB(BaseNB):
         return times(X[:, None, :], self.feature_log_prob_[None])
 
     def _feature_scores(self):
-        return _log_ratio_scores(self.feature_count_, self.alpha, self.force_alpha), self._display_names()
+        return _log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self._display_names()
 
     @classmethod
     def _stats_from_arrays(cls, arrays, n_features):

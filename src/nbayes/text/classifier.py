@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from .._validation import check_choice, check_number, check_sample_weight, check_y, classes_and_codes
 from ..errors import DataError, InvalidParameterError
 from ..naive_bayes._base import BaseNB, _same_labels
+from ..naive_bayes._components import check_components
 from ..naive_bayes.bernoulli import BernoulliNB, _Binary
 from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, _log_ratio_scores
@@ -101,6 +102,9 @@ class TextClassifier(TextSettings, BaseNB):
         unlabeled_weight: float | str = 1.0,
         em_max_iter: int = 100,
         em_tol: float = 1e-4,
+        n_components: int | Any = 1,
+        n_init: int = 1,
+        random_state: int | None = 0,
     ) -> None:
         self.model = model
         self.alpha = alpha
@@ -125,12 +129,17 @@ class TextClassifier(TextSettings, BaseNB):
         self.unlabeled_weight = unlabeled_weight
         self.em_max_iter = em_max_iter
         self.em_tol = em_tol
+        self.n_components = n_components
+        self.n_init = n_init
+        self.random_state = random_state
 
     # ------------------------------------------------------------------ boundary
     def _inner(self) -> BaseNB:
         params: dict[str, Any] = {"alpha": self.alpha, "fit_prior": self.fit_prior, "class_prior": self.class_prior}
         if self.model == "complement":
             params["norm"] = self.norm
+        elif self.model in ("multinomial", "bernoulli") and self._has_components():
+            params["n_components"] = self.n_components  # its estimate lays out the components
         return MODELS[self.model](**params)
 
     def _check_params(self) -> None:
@@ -143,6 +152,13 @@ class TextClassifier(TextSettings, BaseNB):
             )
         check_number("C", self.C, low=0.0, low_open=True)
         check_number("nb_interpolation", self.nb_interpolation, low=0.0, high=1.0)
+        check_components(self.n_components, self.n_init, self.random_state)
+        if self._has_components() and (self.model not in ("multinomial", "bernoulli") or self.tfidf):
+            raise InvalidParameterError(
+                f"n_components={self.n_components!r} (several mixture components per class) needs a "
+                f"generative model of counts: model='multinomial' or 'bernoulli' without tfidf (got "
+                f"model={self.model!r}, tfidf={self.tfidf!r})"
+            )
 
     @property
     def _presence(self) -> bool:
@@ -225,6 +241,7 @@ class TextClassifier(TextSettings, BaseNB):
         )
 
     def partial_fit(self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None):
+        self._no_components("partial_fit")
         if self.model == "nblr":
             raise InvalidParameterError(_NOT_STATS.format(what="partial_fit"))
         self._check_streamable("partial_fit")
@@ -461,6 +478,7 @@ class TextClassifier(TextSettings, BaseNB):
             "class_log_prior_": derived["class_log_prior_"],
             "feature_log_prob_": flp,
             "_intercept": derived["_intercept"],
+            **{k: derived[k] for k in ("component_log_weight_",) if k in derived},
         }
 
     # ------------------------------------------------------------------ semi-supervised EM
@@ -506,7 +524,7 @@ class TextClassifier(TextSettings, BaseNB):
         from ..naive_bayes._discrete import safe_linear
 
         if self.n_features is None:  # rows of the kept terms among the view's (the same vocabulary)
-            W = np.zeros((len(view.terms), len(self.classes_)))
+            W = np.zeros((len(view.terms), self._weights.shape[1]))  # classes, or components
             W[self._keep] = self._weights
         else:
             W = self._weights
@@ -560,6 +578,7 @@ class TextClassifier(TextSettings, BaseNB):
         predicted class against the runner-up (0 for a word outside the vocabulary, and for
         repeats in presence models)."""
         self._check_fitted()
+        self._no_explanation("explain")
         docs, _ = self._prepare_X([text], fitting=False)
         joint = self._jll(docs)[0]
         order = np.argsort(-joint, kind="stable")
@@ -589,7 +608,7 @@ class TextClassifier(TextSettings, BaseNB):
         names = self._terms.tolist()
         if self.n_features is not None:  # hashing keeps no tokens: buckets are named by number
             names = [f"#{b}" for b in names]
-        return _log_ratio_scores(self.inner_.feature_count_, self.alpha, True), names
+        return _log_ratio_scores(self._class_rows(self.inner_.feature_count_), self.alpha, True), names
 
     @classmethod
     def _stats_from_arrays(cls, arrays, n_features):
