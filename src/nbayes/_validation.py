@@ -474,13 +474,15 @@ def n_rows(X: Any) -> int:
 def take_rows(X: Any, rows: np.ndarray) -> Any:
     """The given rows of X, in X's own type (numpy, SciPy sparse, pandas, polars, pyarrow, lists)."""
     mod = type(X).__module__.split(".")[0]
+    if sp.issparse(X):
+        return X.tocsr()[rows]
     if mod == "pandas":
         return X.iloc[rows]
     if mod == "polars":
-        return X[rows]
+        return X[np.asarray(rows).tolist()] if hasattr(X, "columns") else X.gather(rows)
     if mod == "pyarrow":
         return X.take(rows)
-    if isinstance(X, np.ndarray) or sp.issparse(X):
+    if isinstance(X, np.ndarray):
         return X[rows]
     if isinstance(X, list | tuple):
         return [X[i] for i in np.asarray(rows).tolist()]

@@ -47,7 +47,9 @@ from ._validation import (
     check_y,
     classes_and_codes,
     missing_mask,
+    n_rows,
     show,
+    take_rows,
 )
 from .errors import DataError, InvalidParameterError, NBayesError
 
@@ -164,32 +166,6 @@ def _labels(y: Any) -> np.ndarray:
     return arr
 
 
-# ---------------------------------------------------------------------------- rows of raw input
-def _n_rows(X: Any) -> int:
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) >= 1:
-        return int(shape[0])
-    if hasattr(X, "num_rows"):  # pyarrow
-        return int(X.num_rows)
-    return len(X)
-
-
-def _take(X: Any, idx: np.ndarray) -> Any:
-    """Rows ``idx`` of any input the models take (arrays, sparse, frames, lists of rows/texts)."""
-    mod = type(X).__module__.split(".")[0]
-    if sp.issparse(X):
-        return X.tocsr()[idx]
-    if mod == "pandas":
-        return X.iloc[idx]
-    if mod == "polars":
-        return X[idx.tolist()] if hasattr(X, "columns") else X.gather(idx)
-    if mod == "pyarrow":
-        return X.take(idx)
-    if isinstance(X, np.ndarray):
-        return X[idx]
-    return [X[i] for i in idx.tolist()]
-
-
 # ---------------------------------------------------------------------------- the entry point
 def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any) -> Any:
     """``model.fit(X, y, sample_weight, X_unlabeled=...)`` by EM; returns the model. The model
@@ -229,7 +205,7 @@ def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any) -> 
         raw_unlabeled.extend(_unlabeled_parts(X_unlabeled))
     parts = []
     for raw, wu, who in raw_unlabeled:
-        if _n_rows(raw) == 0:
+        if n_rows(raw) == 0:
             continue
         try:
             Xv, _ = work._prepare_X(raw, fitting=False)
@@ -284,7 +260,7 @@ def _split(X: Any, y: Any, sample_weight: Any, label: Any):
     if isinstance(X, Iterator):
         X = list(X)  # a one-shot iterable of documents: read it once
     arr = _labels(y)
-    n = _n_rows(X)
+    n = n_rows(X)
     if len(arr) != n:
         raise DataError(f"y has {len(arr)} labels but X has {n} rows; they must match")
     mask = unlabeled_mask(arr, label)
@@ -299,7 +275,7 @@ def _split(X: Any, y: Any, sample_weight: Any, label: Any):
     lab, unl = np.flatnonzero(~mask), np.flatnonzero(mask)
     wl = None if w is None else w[lab]
     wu = None if w is None else w[unl]
-    return _take(X, lab), arr[lab], wl, (_take(X, unl), wu)
+    return take_rows(X, lab), arr[lab], wl, (take_rows(X, unl), wu)
 
 
 def _read_stream(work: Any, chunks: Any, label: Any, labelled: list, unlabeled: list) -> None:
@@ -318,7 +294,7 @@ def _read_stream(work: Any, chunks: Any, label: Any, labelled: list, unlabeled: 
             if "every row has the unlabeled_label" not in str(exc):
                 raise type(exc)(f"chunk {n - 1} of the stream: {exc}") from None
             Xl, yl, wl, unl = None, None, None, (chunk[0], None if len(chunk) == 2 else
-                                                 check_sample_weight(chunk[2], _n_rows(chunk[0])))
+                                                 check_sample_weight(chunk[2], n_rows(chunk[0])))
         if unl is not None:
             unlabeled.append((unl[0], unl[1], f"chunk {n - 1} of the stream: X"))
         if Xl is None:
@@ -571,7 +547,7 @@ def _choose_weight(work: Any, labelled: tuple, parts: list, spec: Any = 1) -> tu
     components per class (``spec``) every lambda, 0 included, runs the components' EM from the
     same random start."""
     X, y, w = labelled
-    y = check_y(y, _n_rows(X))
+    y = check_y(y, n_rows(X))
     w = check_sample_weight(w, len(y))
     classes, codes = classes_and_codes(y)
     k = min(CV_FOLDS, int(np.bincount(codes).min()))
@@ -587,9 +563,9 @@ def _choose_weight(work: Any, labelled: tuple, parts: list, spec: Any = 1) -> tu
         tr, te = np.flatnonzero(folds != f), np.flatnonzero(folds == f)
         w_tr, wt = (None, np.ones(len(te))) if w is None else (w[tr], w[te])
         fm = type(work)(**params)
-        fm._fit_supervised(_take(X, tr), y[tr], w_tr)
-        Xv_tr, _ = fm._prepare_X(_take(X, tr), fitting=False)
-        Xv_te, _ = fm._prepare_X(_take(X, te), fitting=False)
+        fm._fit_supervised(take_rows(X, tr), y[tr], w_tr)
+        Xv_tr, _ = fm._prepare_X(take_rows(X, tr), fitting=False)
+        Xv_te, _ = fm._prepare_X(take_rows(X, te), fitting=False)
         codes_te = _codes(fm, y[te])
         stats_l = fm.stats_
         lab, unl, (view_te,) = prepare_views(fm, [(Xv_tr, _codes(fm, y[tr]), w_tr)], parts, [Xv_te])
