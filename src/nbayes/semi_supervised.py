@@ -281,31 +281,24 @@ def _split(X: Any, y: Any, sample_weight: Any, label: Any):
 def _read_stream(work: Any, chunks: Any, label: Any, labelled: list, unlabeled: list) -> None:
     """A stream of (X_i, y_i[, w_i]) chunks, read once: labelled rows counted as they come (and
     kept for the objective), unlabelled rows kept for EM."""
-    n = 0
-    for n, chunk in enumerate(chunks, start=1):
-        if not isinstance(chunk, tuple) or len(chunk) not in (2, 3):
-            raise DataError(
-                f"chunk {n - 1} of the stream is a {type(chunk).__name__}; expected a tuple "
-                "(X, y) or (X, y, sample_weight)"
-            )
+    from .naive_bayes._base import stream_chunks
+
+    for i, X, y, w in stream_chunks(chunks):
         try:
-            Xl, yl, wl, unl = _split(chunk[0], chunk[1], chunk[2] if len(chunk) == 3 else None, label)
+            Xl, yl, wl, unl = _split(X, y, w, label)
         except DataError as exc:
             if "every row has the unlabeled_label" not in str(exc):
-                raise type(exc)(f"chunk {n - 1} of the stream: {exc}") from None
-            Xl, yl, wl, unl = None, None, None, (chunk[0], None if len(chunk) == 2 else
-                                                 check_sample_weight(chunk[2], n_rows(chunk[0])))
+                raise type(exc)(f"chunk {i} of the stream: {exc}") from None
+            Xl, yl, wl, unl = None, None, None, (X, None if w is None else check_sample_weight(w, n_rows(X)))
         if unl is not None:
-            unlabeled.append((unl[0], unl[1], f"chunk {n - 1} of the stream: X"))
+            unlabeled.append((unl[0], unl[1], f"chunk {i} of the stream: X"))
         if Xl is None:
             continue
         try:
             work.partial_fit(Xl, yl, sample_weight=wl)
         except NBayesError as exc:
-            raise type(exc)(f"chunk {n - 1} of the stream: {exc}") from None
+            raise type(exc)(f"chunk {i} of the stream: {exc}") from None
         labelled.append((Xl, yl, wl))
-    if n == 0:
-        raise DataError("the stream of chunks is empty; nothing to learn")
     if not labelled:
         raise DataError(
             f"every row of the stream has the unlabeled_label {show(label)}; EM needs labelled "

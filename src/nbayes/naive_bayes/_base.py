@@ -594,6 +594,19 @@ def stream_into(model: Any, chunks: Any, *, fresh: bool, classes: Any = None) ->
     import copy
 
     work = type(model)(**model.get_params()) if fresh or not hasattr(model, "classes_") else copy.deepcopy(model)
+    for i, X, y, w in stream_chunks(chunks):
+        try:
+            work.partial_fit(X, y, classes=classes if i == 0 else None, sample_weight=w)
+        except NBayesError as exc:
+            raise type(exc)(f"chunk {i} of the stream: {exc}") from None
+    model.__dict__.clear()
+    model.__dict__.update(work.__dict__)
+    return model
+
+
+def stream_chunks(chunks: Any) -> Any:
+    """(index, X, y, sample_weight or None) of each chunk (X, y) or (X, y, w) of a stream; a
+    chunk of another shape, or an empty stream, is a DataError."""
     n = 0
     for n, chunk in enumerate(chunks, start=1):
         if not isinstance(chunk, tuple) or len(chunk) not in (2, 3):
@@ -601,16 +614,9 @@ def stream_into(model: Any, chunks: Any, *, fresh: bool, classes: Any = None) ->
                 f"chunk {n - 1} of the stream is a {type(chunk).__name__}; expected a tuple "
                 "(X, y) or (X, y, sample_weight)"
             )
-        try:
-            work.partial_fit(chunk[0], chunk[1], classes=classes if n == 1 else None,
-                             sample_weight=chunk[2] if len(chunk) == 3 else None)
-        except NBayesError as exc:
-            raise type(exc)(f"chunk {n - 1} of the stream: {exc}") from None
+        yield n - 1, chunk[0], chunk[1], chunk[2] if len(chunk) == 3 else None
     if n == 0:
         raise DataError("the stream of chunks is empty; nothing to learn")
-    model.__dict__.clear()
-    model.__dict__.update(work.__dict__)
-    return model
 
 
 def _is_off(label: Any, off: str) -> bool:
