@@ -37,6 +37,12 @@ class BernoulliNB(BaseNB):
     ``None`` takes the input as already 0/1. Missing values (NaN) are left out exactly: N_cj
     counts only the class-c rows where feature j is observed.
 
+    Rows without labels: ``fit(X, y, X_unlabeled=U)``, or ``unlabeled_label=-1`` (or ``None``)
+    for rows of ``y`` with that label, train by EM (Nigam et al. 2000) with the unlabelled rows
+    weighted by ``unlabeled_weight`` (or ``"cv"``), for at most ``em_max_iter`` steps until the
+    objective changes by less than ``em_tol``; ``n_components`` mixture components per class
+    (``n_init`` random starts, ``random_state``). See docs/semi-supervised.md.
+
     >>> import numpy as np
     >>> X = np.array([[1, 1], [1, 0], [0, 0]])
     >>> model = BernoulliNB(alpha=1.0).fit(X, [1, 1, 0])

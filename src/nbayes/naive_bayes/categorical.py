@@ -31,6 +31,11 @@ class CategoricalNB(BaseNB):
     no smoothing). The class prior is the empirical one, eq. 9 smoothed with ``class_alpha``, or
     ``class_prior``.
 
+    Rows without labels: ``fit(X, y, X_unlabeled=U)``, or ``unlabeled_label=-1`` (or ``None``)
+    for rows of ``y`` with that label, train by EM (Nigam et al. 2000) with the unlabelled rows
+    weighted by ``unlabeled_weight`` (or ``"cv"``), for at most ``em_max_iter`` steps until the
+    objective changes by less than ``em_tol``. See docs/semi-supervised.md.
+
     PlayTennis (slides 000): the MLE joint scores of (sunny, cool, high, strong) are .0053 for
     yes and .0206 for no.
 

@@ -84,6 +84,11 @@ class NaiveBayes(BaseNB):
     ``variance`` and ``ddof`` configure the Gaussian one; ``handle_unknown`` and ``m`` the
     categorical one. The fitted ``column_kinds_`` says what was chosen.
 
+    Rows without labels: ``fit(X, y, X_unlabeled=U)``, or ``unlabeled_label=-1`` (or ``None``)
+    for rows of ``y`` with that label, train by EM (Nigam et al. 2000) with the unlabelled rows
+    weighted by ``unlabeled_weight`` (or ``"cv"``), for at most ``em_max_iter`` steps until the
+    objective changes by less than ``em_tol``. See docs/semi-supervised.md.
+
     >>> import numpy as np
     >>> X = np.array([[1.0, "red", True], [1.2, "red", True], [3.1, "blue", False],
     ...               [2.9, "blue", True]], dtype=object)

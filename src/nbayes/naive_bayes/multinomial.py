@@ -29,6 +29,12 @@ class MultinomialNB(BaseNB):
     The decision is linear in the counts: log P(x, c) = log pi_c + sum_j x_j log theta_cj
     (notes 004, section 1.1). Counts cannot be missing: NaN is an error naming row and column.
 
+    Rows without labels: ``fit(X, y, X_unlabeled=U)``, or ``unlabeled_label=-1`` (or ``None``)
+    for rows of ``y`` with that label, train by EM (Nigam et al. 2000) with the unlabelled rows
+    weighted by ``unlabeled_weight`` (or ``"cv"``), for at most ``em_max_iter`` steps until the
+    objective changes by less than ``em_tol``; ``n_components`` mixture components per class
+    (``n_init`` random starts, ``random_state``). See docs/semi-supervised.md.
+
     >>> import numpy as np
     >>> X = np.array([[2, 1, 0], [0, 1, 3]])
     >>> model = MultinomialNB(alpha=1.0).fit(X, ["ham", "spam"])

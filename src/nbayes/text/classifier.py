@@ -67,6 +67,12 @@ class TextClassifier(TextSettings, BaseNB):
     freezes the vocabulary and the weights: each document's vector then depends on that
     document alone, and ``partial_fit``, ``merge`` and ``unlearn`` are exact again.
 
+    Rows without labels: ``fit(X, y, X_unlabeled=U)``, or ``unlabeled_label=-1`` (or ``None``)
+    for rows of ``y`` with that label, train by EM (Nigam et al. 2000; multinomial and Bernoulli models) with the unlabelled rows
+    weighted by ``unlabeled_weight`` (or ``"cv"``), for at most ``em_max_iter`` steps until the
+    objective changes by less than ``em_tol``; ``n_components`` mixture components per class
+    (``n_init`` random starts, ``random_state``). See docs/semi-supervised.md.
+
     >>> clf = TextClassifier(alpha=0.5).fit(
     ...     ["cheap pills now", "meeting at noon", "cheap cheap offer", "lunch meeting"],
     ...     ["spam", "ham", "spam", "ham"])
