@@ -110,12 +110,14 @@ class MultinomialNB(BaseNB):
 
     def _estimate(self, stats: CountStats, n_features: int) -> dict[str, Any]:
         alpha = check_alpha(self.alpha, n_features, self.force_alpha)
-        smoothed = stats.feature_count + alpha
-        total = smoothed.sum(axis=1, keepdims=True)
+        flp = stats.feature_count + alpha  # smoothed counts, then (in place) their logs
+        total = flp.sum(axis=1, keepdims=True)
         with np.errstate(divide="ignore"):
-            flp = np.log(smoothed) - np.log(np.where(total > 0, total, 1.0))
-        # a class with no count and no smoothing: uniform over the vocabulary (CORRECTNESS.md)
-        flp = np.where(total > 0, flp, -np.log(n_features))
+            np.log(flp, out=flp)
+            flp -= np.log(np.where(total > 0, total, 1.0))
+        empty = total[:, 0] <= 0
+        if empty.any():  # a class with no count and no smoothing: uniform (CORRECTNESS.md)
+            flp[empty] = -np.log(n_features)
         return {
             "feature_count_": stats.feature_count,
             "feature_log_prob_": flp,
