@@ -12,7 +12,7 @@ import numpy as np
 from .._estimator import BaseEstimator
 from ..errors import DataError, InvalidParameterError, NotFittedError
 from ._folds import RefitFolds, engine_kind, folds_for, shaping_params, take_rows
-from ._scoring import SCORERS, check_scoring
+from ._scoring import check_scoring
 from ._split import check_cv
 from ._validate import _split, score_rows
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import encode_labels, n_rows
 from ..errors import DataError, InvalidParameterError
 from ._folds import folds_for, take_rows
 from ._scoring import SCORERS, check_scoring
@@ -50,7 +51,7 @@ def cross_validate(
     """
     splits = check_cv(cv, X, y, groups)
     scorers = check_scoring(scoring)
-    fast_loo = _loo_engine(model, X, y, splits, sample_weight, cv)
+    fast_loo = _loo_engine(model, X, y, splits, sample_weight)
     engine = fast_loo or folds_for(model, X, y, splits, sample_weight)
     out: dict[str, list] = {"fit_time": [], "score_time": []}
     estimators, train_scores = [], {k: [] for k in scorers}
@@ -154,7 +155,7 @@ def score_rows(name: str, codes: np.ndarray, lp: np.ndarray) -> float:
 def out_of_fold(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any = None) -> tuple[np.ndarray, Any]:
     """(each row's log-probabilities from the model of the split that holds it out, the fold
     engine): ``engine.model({}, None)`` is then the model of all rows, from the same counts."""
-    n = _rows(X)
+    n = n_rows(X)
     loo = isinstance(splits, LeaveOneOutSplits)
     hits = np.zeros(n, dtype=np.int64)
     for _, test in [] if loo else splits:
@@ -164,19 +165,18 @@ def out_of_fold(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any = No
             "cv: cross_val_predict needs held-out folds that cover every row exactly once "
             f"(row {int(np.argmax(hits != 1))} is held out {int(hits[np.argmax(hits != 1)])} times)"
         )
-    engine = (loo_folds(model, X, y, splits, sample_weight) if loo else None) or folds_for(model, X, y, splits, sample_weight)
+    engine = _loo_engine(model, X, y, splits, sample_weight) or folds_for(model, X, y, splits, sample_weight)
     if isinstance(engine, LooFolds):
         return engine.lp, engine  # every row's prediction at once
     out = np.empty((n, engine.K))
-    for i, (_, test) in enumerate(splits):
-        out[test] = engine.log_proba({}, i)[0]
+    for i in range(len(splits)):
+        out[_split(splits, i, False)[1]] = engine.log_proba({}, i)[0]
     return out, engine
 
 
 def _fold_log_proba(model: Any, X: Any, engine: Any) -> np.ndarray:
-    from ..naive_bayes._base import BaseNB  # noqa: F401
-    from .._validation import encode_labels
-
+    """A fold model's log-probabilities with a column per class of the engine (-inf for a class
+    the fold did not train on)."""
     lp = np.asarray(model.predict_log_proba(X), dtype=np.float64)
     pos, _ = encode_labels(model.classes_, engine.classes)
     out = np.full((lp.shape[0], engine.K), -np.inf)
@@ -184,15 +184,8 @@ def _fold_log_proba(model: Any, X: Any, engine: Any) -> np.ndarray:
     return out
 
 
-def _loo_engine(model: Any, X: Any, y: Any, splits: list, sample_weight: Any, cv: Any):
+def _loo_engine(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any):
     """The closed-form leave-one-out engine (categorical and Bernoulli models), when it applies."""
     if not isinstance(splits, LeaveOneOutSplits):
         return None
-
     return loo_folds(model, X, y, splits, sample_weight)
-
-
-def _rows(X: Any) -> int:
-    from .._validation import n_rows
-
-    return n_rows(X)
