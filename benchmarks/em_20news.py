@@ -16,7 +16,7 @@ Every model sees the same count matrix: nbayes' ``Vectorizer`` (scikit-learn's C
 tokens) fitted on all of train, as Nigam's vocabulary over all documents. Prints the table (mean
 and standard deviation over the seeds) and timings, and writes docs/img/em_20news.png.
 
-Run:  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/em_20news.py --seeds 3 [--features nigam]
+Run:  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/em_20news.py --seeds 3 [--features nigam|cv]
       [--components 2 [--n-init 1] [--only-components] --sizes 10 --seeds 2 --no-plot]
 (one BLAS thread: the E-step's small dense products oversubscribe the cores otherwise; the figures
 in docs/semi-supervised.md are --seeds 3, about 6 minutes each on 2 cores)
@@ -47,9 +47,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--sizes", default="1,2,5,10,20,50")
-    ap.add_argument("--features", choices=("plain", "nigam"), default="plain",
+    ap.add_argument("--features", choices=("plain", "nigam", "cv"), default="plain",
                     help="plain: CountVectorizer defaults; nigam: English stop words removed and terms "
-                         "in fewer than 2 documents dropped")
+                         "in fewer than 2 documents dropped; cv: per labelled set, the one of the two "
+                         "with the better cross-validated accuracy of supervised NB on the labelled "
+                         "documents (blind to the test set)")
     ap.add_argument("--plot", default=None)
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--components", type=int, default=None,
@@ -59,7 +61,8 @@ def main() -> None:
                     help="with --components: run supervised NB, EM and the components' EM only")
     args = ap.parse_args()
     img = Path(__file__).resolve().parents[1] / "docs" / "img"
-    args.plot = args.plot or str(img / ("em_20news.png" if args.features == "plain" else "em_20news_nigam.png"))
+    args.plot = args.plot or str(img / {"plain": "em_20news.png", "nigam": "em_20news_nigam.png",
+                                         "cv": "em_20news_cv.png"}[args.features])
     sizes = [int(s) for s in args.sizes.split(",")]
 
     import sklearn
@@ -74,11 +77,30 @@ def main() -> None:
     Xte_text, yte = load("test")
     names, ytr = np.unique(ytr, return_inverse=True)  # integer codes: -1 marks unlabelled rows
     yte = np.searchsorted(names, yte)
-    vec = Vectorizer(**({} if args.features == "plain" else {"stop_words": "english", "min_df": 2})).fit(Xtr_text)
-    Xtr, Xte = vec.transform(Xtr_text).tocsr(), vec.transform(Xte_text).tocsr()
+    settings = {"plain": {}, "nigam": {"stop_words": "english", "min_df": 2}}
+    mats = {}
+    for name in (("plain", "nigam") if args.features == "cv" else (args.features,)):
+        vec = Vectorizer(**settings[name]).fit(Xtr_text)
+        mats[name] = (vec.transform(Xtr_text).tocsr(), vec.transform(Xte_text).tocsr())
     print(f"nbayes {nbayes.__version__}, scikit-learn {sklearn.__version__}; 20 Newsgroups bydate: "
-          f"{Xtr.shape[0]} train, {Xte.shape[0]} test, {Xtr.shape[1]} terms ({args.features} features, "
-          f"vocabulary of all of train); vectorised in {time.perf_counter() - t0:.1f} s")
+          f"{len(ytr)} train, {len(yte)} test, "
+          + ", ".join(f"{name} features {m[0].shape[1]} terms" for name, m in mats.items())
+          + f" (vocabulary of all of train); vectorised in {time.perf_counter() - t0:.1f} s")
+    Xtr = Xte = None
+
+    def choose(L, seed):
+        """The feature set whose supervised NB cross-validates best on the labelled rows."""
+        from nbayes.model_selection import StratifiedKFold, cross_val_score
+
+        if len(mats) == 1:
+            return next(iter(mats))
+        k = min(3, int(np.bincount(ytr[L]).min()))
+        if k < 2:
+            return "plain"  # one document per class: no cross-validation possible
+        cv = StratifiedKFold(k, shuffle=True, random_state=seed)
+        scores = {name: cross_val_score(nbayes.MultinomialNB(alpha=ALPHA), m[0][L], ytr[L], cv=cv).mean()
+                  for name, m in mats.items()}
+        return max(scores, key=lambda name: (scores[name], name == "plain"))
 
     def supervised(L, U):
         return nbayes.MultinomialNB(alpha=ALPHA).fit(Xtr[L], ytr[L])
@@ -107,10 +129,13 @@ def main() -> None:
     acc = {m: np.zeros((len(sizes), args.seeds)) for m in methods}
     secs = {m: np.zeros((len(sizes), args.seeds)) for m in methods}
     info = {"EM iterations": np.zeros((len(sizes), args.seeds)), "lambda": np.zeros((len(sizes), args.seeds))}
+    chosen: dict[tuple[int, int], str] = {}
     for a, size in enumerate(sizes):
         for s in range(args.seeds):
             L = draw(ytr, size, s)
             U = np.setdiff1d(np.arange(len(ytr)), L)
+            chosen[a, s] = choose(L, s)
+            Xtr, Xte = mats[chosen[a, s]]
             for m, fn in runs.items():
                 t = time.perf_counter()
                 model = fn(L, U)
@@ -120,16 +145,17 @@ def main() -> None:
                     info["EM iterations"][a, s] = model.n_iter_
                 if m == "EM-lambda (cv)":
                     info["lambda"][a, s] = model.unlabeled_weight_
-            print(f"  {size:>2}/class seed {s}: " + "  ".join(
+            print(f"  {size:>2}/class seed {s} ({chosen[a, s]} features): " + "  ".join(
                 f"{m} {acc[m][a, s]:.3f} ({secs[m][a, s]:.1f} s)" for m in methods), flush=True)
 
     print(f"\naccuracy on the test set, mean (sd) over {args.seeds} seeds")
-    print("labelled/class  " + "".join(f"{m:>18}" for m in methods) + "   EM-supervised  EM iters  cv lambdas")
+    print("labelled/class  " + "".join(f"{m:>18}" for m in methods) + "   EM-supervised  EM iters  cv lambdas  features")
     for a, size in enumerate(sizes):
         row = "".join(f"{100 * acc[m][a].mean():>11.1f} ({100 * acc[m][a].std():4.1f})" for m in methods)
         gain = 100 * (acc["EM"][a].mean() - acc["supervised NB"][a].mean())
         lams = ",".join(f"{v:g}" for v in info["lambda"][a]) if "EM-lambda (cv)" in runs else "-"
-        print(f"{size:>14}  {row}   {gain:>+13.1f}  {info['EM iterations'][a].mean():>8.1f}  {lams}")
+        feats = ",".join(chosen[a, s] for s in range(args.seeds))
+        print(f"{size:>14}  {row}   {gain:>+13.1f}  {info['EM iterations'][a].mean():>8.1f}  {lams}  {feats}")
     print("\nseconds per fit, mean over seeds")
     print("labelled/class  " + "".join(f"{m:>18}" for m in methods))
     for a, size in enumerate(sizes):
@@ -153,7 +179,7 @@ def main() -> None:
     ax.set_xticklabels([str(s) for s in sizes])
     ax.set_xlabel("labelled documents per class (20 classes)")
     ax.set_ylabel("test accuracy (%)")
-    ax.set_title(f"20 Newsgroups bydate, {args.features} features, alpha={ALPHA}")
+    ax.set_title(f"20 Newsgroups bydate, {args.features} features, alpha={ALPHA}")  # cv: chosen per set
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
