@@ -417,3 +417,170 @@ def test_cli_evaluate_cv_calibrate_and_usage_errors(sms_files, tmp_path):
     assert out.returncode == 0 and "Reliability diagram" in (tmp_path / "p.html").read_text(encoding="utf-8")
     out = run("train", str(sms_files / "train.jsonl"), "--target", "label", "-o", str(plain), "--calibrate", "beta")
     assert out.returncode == 2 and "beta" in out.stderr
+
+
+# ---------------------------------------------------------------------------- ensemble=True
+def by_hand_ensemble(make, X, y, splits, method, take, sample_weight=None):
+    """scikit-learn's ensemble design written out with nbayes: per split, a model fitted on the
+    training rows and the same map class fitted on its held-out log-probabilities; the
+    calibrated probabilities averaged."""
+    models, maps = [], []
+    for train, test in splits:
+        kw = {} if sample_weight is None else {"sample_weight": sample_weight[train]}
+        m = make().fit(take(X, train), y[train], **kw)
+        codes = np.searchsorted(m.classes_, y[test])
+        maps.append(MAPS[method]().fit(m.predict_log_proba(take(X, test)), codes,
+                                       None if sample_weight is None else sample_weight[test]))
+        models.append(m)
+    return lambda Q: np.mean([np.exp(c.transform(m.predict_log_proba(Q))) for m, c in zip(models, maps)], axis=0)
+
+
+def _rows(X, rows):
+    return [X[i] for i in rows] if isinstance(X, list) else X[rows]
+
+
+def test_ensemble_false_is_the_default_and_unchanged(rng, tmp_path):
+    X, y = blobs(rng)
+    cal = CalibratedClassifier(nbayes.MultinomialNB(), method="sigmoid", cv=4).fit(X, y)
+    assert cal.get_params()["ensemble"] is False
+    assert cal.estimators_ == [cal.base_estimator_] and cal.calibrators_ == [cal.calibrator_]
+    assert np.array_equal(cal.predict_log_proba(X), cal.calibrator_.transform(cal.base_estimator_.predict_log_proba(X)))
+    state = cal._state()
+    assert "ensemble" not in state["params"] and "folds" not in state["meta"]
+    assert not any(k.startswith("fold/") for k in state["arrays"])
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("case", ["multinomial", "text"])
+def test_ensemble_equals_fold_models_and_maps_by_hand(rng, sms, method, case):
+    from nbayes.model_selection import check_cv
+
+    if case == "multinomial":
+        X, y = blobs(rng)
+        w = rng.random(len(y)) + 0.5
+        make = lambda: nbayes.MultinomialNB(alpha=0.5)  # noqa: E731
+        Q = X[:200]
+    else:
+        texts, labels = sms
+        X, y, w = texts[:1500], labels[:1500], None
+        make = lambda: nbayes.TextClassifier(min_df=2)  # noqa: E731 - a fold's vocabulary matters
+        Q = texts[1500:1800] + ["", "zzqx unseen words only"]
+    cal = CalibratedClassifier(make(), method=method, cv=4, ensemble=True).fit(X, y, sample_weight=w)
+    splits = check_cv(4, X, y)
+    want = by_hand_ensemble(make, X, y, splits, method, _rows, w)(Q)
+    P = cal.predict_proba(Q)
+    assert np.allclose(P, want, rtol=0, atol=1e-10)
+    assert np.allclose(P.sum(axis=1), 1.0, atol=1e-12) and (P >= 0).all()
+    assert np.allclose(cal.predict_log_proba(Q), np.log(want), rtol=0, atol=1e-9)
+    assert np.array_equal(cal.predict(Q), cal.classes_[np.argmax(P, axis=1)])
+    assert len(cal.estimators_) == len(cal.calibrators_) == 4 and cal.calibrator_ is None
+    assert all(type(c) is MAPS[method] for c in cal.calibrators_)
+    full = make().fit(X, y, **({} if w is None else {"sample_weight": w}))
+    assert np.allclose(cal.base_estimator_.predict_log_proba(Q), full.predict_log_proba(Q), atol=1e-10)  # all rows
+
+
+@pytest.mark.parametrize("est", ["text", "naive_bayes", "logistic"])
+def test_ensemble_saves_loads_and_predicts_identically(rng, sms, tmp_path, est):
+    import polars as pl
+
+    from nbayes.io.model_file import load_state
+
+    if est == "text":
+        texts, labels = sms
+        model, X, y, Q = nbayes.TextClassifier(alpha=0), texts[:1200], labels[:1200], texts[1200:1400]  # -inf scores
+    elif est == "naive_bayes":
+        X = pl.DataFrame({"age": rng.normal(40, 10, 300), "colour": rng.choice(["red", "blue", "green"], 300)})
+        y = np.where(X["age"].to_numpy() + 8 * (X["colour"] == "red").to_numpy() > 44, "yes", "no")
+        model, Q = nbayes.NaiveBayes(), X[:50]
+    else:  # refitted per fold: each fold model is fitted once and kept
+        X = rng.normal(size=(300, 3)) + np.repeat(np.eye(3), 100, axis=0)
+        y = np.repeat([0, 1, 2], 100)
+        model, Q = nbayes.LogisticRegression(), X[::3]
+    for method in METHODS:
+        cal = CalibratedClassifier(model, method=method, cv=3, ensemble=True).fit(X, y)
+        path = tmp_path / f"{est}-{method}.nbm"
+        cal.save(path)
+        back = nbayes.load(path)
+        assert type(back) is CalibratedClassifier and back.ensemble is True and back.calibrator_ is None
+        assert len(back.estimators_) == 3 and all(type(m) is type(model) for m in back.estimators_)
+        assert np.array_equal(back.predict_proba(Q), cal.predict_proba(Q))
+        assert np.array_equal(back.predict_log_proba(Q), cal.predict_log_proba(Q))
+        assert np.array_equal(back.predict(Q), cal.predict(Q))
+        P = cal.predict_proba(Q)
+        assert not np.isnan(P).any() and np.allclose(P.sum(axis=1), 1.0, atol=1e-12)
+        state = load_state(path)
+        assert state["params"]["ensemble"] is True and len(state["meta"]["folds"]) == 3
+        assert any(k.startswith("fold/2/") for k in state["arrays"]) and any(k.startswith("calibrator/2/") for k in state["arrays"])
+
+
+def test_ensemble_errors(rng):
+    X, y = blobs(rng, n=60)
+    with pytest.raises(InvalidParameterError, match="ensemble: expected True or False"):
+        CalibratedClassifier(nbayes.MultinomialNB(), ensemble="yes").fit(X, y)
+    with pytest.raises(InvalidParameterError, match="leave-one-out"):
+        CalibratedClassifier(nbayes.MultinomialNB(), cv="loo", ensemble=True).fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+@pytest.mark.parametrize("K", [2, 3])
+def test_ensemble_against_scikit_learn_calibrated_classifier_cv(rng, method, K):
+    """On counts the fold models are scikit-learn's own (equal to 1e-10, split by split); the
+    maps differ by design (nbayes: the log-odds and Platt's smoothed targets; scikit-learn: the
+    probabilities, and 0/1 targets for isotonic), so the test log-loss is only required to be
+    finite, better than the uncalibrated model's and near scikit-learn's."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.naive_bayes import MultinomialNB
+
+    X, y = blobs(rng, n=1600, K=K)
+    Xtr, ytr, Xte, yte = X[:1000], y[:1000], X[1000:], y[1000:]
+    cv = StratifiedKFold(5)
+    ours = CalibratedClassifier(nbayes.MultinomialNB(), method=method, cv=cv, ensemble=True).fit(Xtr, ytr)
+    theirs = CalibratedClassifierCV(MultinomialNB(), method=method, cv=cv, ensemble=True).fit(Xtr, ytr)
+    for m, c in zip(ours.estimators_, theirs.calibrated_classifiers_, strict=True):
+        assert np.allclose(m.predict_log_proba(Xte), c.estimator.predict_log_proba(Xte), rtol=0, atol=1e-10)
+    raw = log_loss(yte, nbayes.MultinomialNB().fit(Xtr, ytr).predict_proba(Xte))
+    a, b = log_loss(yte, ours.predict_proba(Xte)), log_loss(yte, theirs.predict_proba(Xte))
+    assert np.isfinite(a) and a < raw and a < 1.15 * b, (a, b, raw)
+
+
+def test_the_service_serves_an_ensemble_with_its_probabilities(sms, tmp_path):
+    pytest.importorskip("starlette")
+    from nbayes.serve import create_app
+    from starlette.testclient import TestClient
+
+    texts, labels = sms
+    cal = CalibratedClassifier(nbayes.TextClassifier(), method="isotonic", cv=3, ensemble=True).fit(texts[:1500], labels[:1500])
+    cal.save(tmp_path / "ens.nbm")
+    docs = ["WIN a FREE prize, call now", "see you at lunch", ""]
+    with TestClient(create_app(str(tmp_path / "ens.nbm"))) as c:
+        r = c.post("/v1/predict", json={"texts": docs})
+        assert r.status_code == 200, r.text
+        got = r.json()["predictions"]
+        assert [g["label"] for g in got] == cal.predict(docs).tolist()
+        P = np.array([[g["probabilities"][k] for k in ("ham", "spam")] for g in got])
+        assert np.allclose(P, cal.predict_proba(docs), rtol=0, atol=1e-12)
+        assert not np.allclose(P, cal.base_estimator_.predict_proba(docs), atol=1e-3)  # calibrated, not the base
+        assert c.post("/v1/explain", json={"text": docs[0]}).status_code == 200  # the base model explains
+        info = c.get("/v1/model").json()
+        assert info["calibration"] == {"method": "isotonic", "base_model": "TextClassifier", "ensemble": 3}
+
+
+def test_cli_train_calibrate_ensemble(sms_files, tmp_path):
+    model = tmp_path / "e.nbm"
+    out = run("train", str(sms_files / "train.jsonl"), "--target", "label", "-o", str(model),
+              "--calibrate", "isotonic", "--calibrate-ensemble", "--json")
+    assert out.returncode == 0, out.stderr
+    c = json.loads(out.stdout)["calibration"]
+    assert c["method"] == "isotonic" and c["ensemble"] == 5
+    assert c["out_of_fold_after"]["log_loss"] < c["out_of_fold_before"]["log_loss"]
+    cal = nbayes.load(model)
+    assert cal.ensemble is True and len(cal.estimators_) == 5
+    out = run("evaluate", str(model), str(sms_files / "test.jsonl"), "--target", "label", "--json")
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    rows = [json.loads(x) for x in (sms_files / "test.jsonl").read_text(encoding="utf-8").splitlines()]
+    texts, y = [r["text"] for r in rows], np.array([r["label"] for r in rows])
+    assert res["calibration"]["after"]["log_loss"] == pytest.approx(log_loss(y, cal.predict_proba(texts), classes=cal.classes_), abs=1e-6)
+    out = run("train", str(sms_files / "train.jsonl"), "--target", "label", "-o", str(model), "--calibrate-ensemble")
+    assert out.returncode == 2 and "--calibrate" in out.stderr

@@ -536,6 +536,17 @@ class CalibratedClassifier(Classifier):
     log-probabilities passed through the map. ``method="temperature"`` keeps every prediction
     (and so the accuracy) of the base model; ``"sigmoid"`` and ``"isotonic"`` may change some.
 
+    ``ensemble=True`` is scikit-learn's default design (``CalibratedClassifierCV(ensemble=True)``):
+    for each split i, the fold model ``estimators_[i]`` (trained on the split's training rows;
+    for Naive Bayes taken from the fold statistics, no refit) and a map ``calibrators_[i]``
+    fitted on its log-probabilities of the split's held-out rows; ``predict_proba`` is the mean
+    over i of ``calibrators_[i]`` applied to ``estimators_[i]`` (probabilities averaged, as
+    scikit-learn does; ``predict_log_proba`` its log, by log-sum-exp; ``predict`` its argmax,
+    so even temperature scaling may change predictions). ``calibrator_`` is then None, and
+    ``base_estimator_`` is still the model of all rows (``explain`` uses it). It costs K fold
+    models to store and evaluate. With ``ensemble=False`` (the default) ``estimators_`` and
+    ``calibrators_`` are ``[base_estimator_]`` and ``[calibrator_]``.
+
     The calibrated model saves to one model file (``save``, :func:`nbayes.load`) and serves
     unchanged; ``explain`` explains the base model (for temperature scaling its log-odds are
     the calibrated ones times T).
@@ -550,19 +561,25 @@ class CalibratedClassifier(Classifier):
     1.0
     """
 
-    def __init__(self, estimator: Any, *, method: str = "temperature", cv: Any = 5) -> None:
+    def __init__(self, estimator: Any, *, method: str = "temperature", cv: Any = 5, ensemble: bool = False) -> None:
         self.estimator = estimator
         self.method = method
         self.cv = cv
+        self.ensemble = ensemble
 
     # ------------------------------------------------------------------ training
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "CalibratedClassifier":
         """Fit the base model on all rows and the calibrator on its out-of-fold
         log-probabilities. Returns self; a failure leaves the model unchanged."""
+        from ._validation import take_rows
         from .model_selection import check_cv
-        from .model_selection._validate import out_of_fold
+        from .model_selection._folds import RefitFolds, engine_kind, folds_for
+        from .model_selection._split import LeaveOneOutSplits
+        from .model_selection._validate import _fold_log_proba, out_of_fold
 
         check_choice("method", self.method, METHODS)
+        if not isinstance(self.ensemble, bool | np.bool_):
+            raise InvalidParameterError(f"ensemble: expected True or False, got {self.ensemble!r}")
         _check_estimator(self.estimator)
         folds = _n_folds(self.cv)
         n = n_rows(X)
@@ -589,23 +606,44 @@ class CalibratedClassifier(Classifier):
                     f"cv: the training part of split {i} has no row of class {show(classes[k])}; "
                     "a fold model must know every class to be calibrated (use stratified folds, or fewer)"
                 )
+        ensemble = bool(self.ensemble)
+        if ensemble and isinstance(splits, LeaveOneOutSplits):
+            raise InvalidParameterError("ensemble=True with leave-one-out would keep one model per row; use K folds")
         # out-of-fold scores from the fold statistics, and the model of all rows from the same
         # counts (nbayes.model_selection): the data is read and counted once
-        oof, engine = out_of_fold(self.estimator, X, y, splits, w)
+        fold_models = None
+        if ensemble and engine_kind(self.estimator) is RefitFolds:  # fit each fold once, keep it
+            engine = folds_for(self.estimator, X, y, splits, w)
+            fold_models = [engine.model({}, i) for i in range(len(splits))]
+            oof = np.empty((n, len(classes)))
+            for (_, test), m in zip(splits, fold_models):
+                oof[test] = _fold_log_proba(m, take_rows(X, test), engine)
+        else:
+            oof, engine = out_of_fold(self.estimator, X, y, splits, w)
         if oof.shape != (n, len(classes)) or np.isnan(oof).any():
             raise DataError(f"cross_val_predict returned shape {oof.shape} (or NaN), expected ({n}, {len(classes)})")
-        calibrator = CALIBRATORS[self.method]().fit(oof, codes, w)
         base = engine.model({}, None)
-        got, unknown = encode_labels(np.asarray(base.classes_), classes)
-        if unknown.any() or len(base.classes_) != len(classes) or np.any(got != np.arange(len(classes))):
-            raise DataError("the base model's classes_ differ from the sorted labels of y")
-        self._set(base, calibrator)
+        _check_classes(base, classes, "the base model")
+        if not ensemble:
+            self._set(base, CALIBRATORS[self.method]().fit(oof, codes, w))
+        else:
+            if fold_models is None:
+                fold_models = [engine.model({}, i) for i in range(len(splits))]
+            maps = []
+            for i, ((_, test), m) in enumerate(zip(splits, fold_models)):
+                _check_classes(m, classes, f"the model of split {i}")
+                maps.append(CALIBRATORS[self.method]().fit(oof[test], codes[test], None if w is None else w[test]))
+            self._set(base, None, fold_models, maps)
         self.oof_log_proba_ = oof  # the out-of-fold scores the map was fitted on (before it)
         return self
 
-    def _set(self, base: Any, calibrator: _Calibrator) -> None:
+    def _set(self, base: Any, calibrator: _Calibrator | None, estimators: list | None = None,
+             calibrators: list | None = None) -> None:
+        """One map on the base model (``calibrator``), or an ensemble (``calibrator`` None)."""
         self.base_estimator_ = base
         self.calibrator_ = calibrator
+        self.estimators_ = [base] if calibrator is not None else list(estimators or [])
+        self.calibrators_ = [calibrator] if calibrator is not None else list(calibrators or [])
         self.classes_ = base.classes_
         for name in ("n_features_in_", "feature_names_in_"):
             value = getattr(base, name, None)
@@ -616,9 +654,17 @@ class CalibratedClassifier(Classifier):
 
     # ------------------------------------------------------------------ inference
     def predict_log_proba(self, X: Any) -> np.ndarray:
-        """Calibrated log P(y = c | x): the base model's log-probabilities through the map."""
+        """Calibrated log P(y = c | x): the base model's log-probabilities through the map
+        (ensemble: the log of the mean over the fold models of their calibrated probabilities,
+        by log-sum-exp)."""
         self._check_fitted()
+        if self.calibrator_ is None:
+            return self._ensemble_log_proba(X)
         return self.calibrator_.transform(_log_proba_of(self.base_estimator_, X))
+
+    def _ensemble_log_proba(self, X: Any) -> np.ndarray:
+        C = np.stack([c.transform(_log_proba_of(m, X)) for m, c in zip(self.estimators_, self.calibrators_)])
+        return _lse(C, axis=0) - np.log(len(self.calibrators_))
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest calibrated probability (temperature: the base model's class)."""
@@ -627,6 +673,9 @@ class CalibratedClassifier(Classifier):
     def _predict_index_proba(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """(index of the predicted class, calibrated probabilities), one pass of the base model."""
         self._check_fitted()
+        if self.calibrator_ is None:  # ensemble: the argmax of the averaged probabilities
+            C = self._ensemble_log_proba(X)
+            return np.argmax(C, axis=1), np.exp(C)
         L = _log_proba_of(self.base_estimator_, X)
         C = self.calibrator_.transform(L)
         best = np.argmax(L if self.calibrator_.method == "temperature" else C, axis=1)
@@ -646,11 +695,13 @@ class CalibratedClassifier(Classifier):
         save_state(path, self._state())
 
     def _state(self) -> dict[str, Any]:
+        """The base model's state nested under ``base/`` (arrays) and ``meta["base"]`` (kind,
+        params, meta); one map's arrays under ``calibrator/``. An ensemble adds its fold models
+        under ``fold/<i>/`` and ``meta["folds"][i]``, and its maps under ``calibrator/<i>/``."""
         base = _state_of(self.base_estimator_)
         arrays = {f"base/{k}": v for k, v in base["arrays"].items()}
-        arrays.update({f"calibrator/{k}": v for k, v in self.calibrator_.to_arrays().items()})
         params = {
-            "method": self.calibrator_.method,
+            "method": self.calibrators_[0].method,
             "cv": int(self.cv) if isinstance(self.cv, int | np.integer) and not isinstance(self.cv, bool) else None,
         }
         meta = {
@@ -660,6 +711,16 @@ class CalibratedClassifier(Classifier):
             "feature_names": self._names(),
             "n_samples_seen": base["meta"].get("n_samples_seen"),
         }
+        if self.calibrator_ is not None:
+            arrays.update({f"calibrator/{k}": v for k, v in self.calibrator_.to_arrays().items()})
+        else:
+            params["ensemble"] = True
+            meta["folds"] = []
+            for i, (m, c) in enumerate(zip(self.estimators_, self.calibrators_)):
+                fold = _state_of(m)
+                arrays.update({f"fold/{i}/{k}": v for k, v in fold["arrays"].items()})
+                arrays.update({f"calibrator/{i}/{k}": v for k, v in c.to_arrays().items()})
+                meta["folds"].append({"kind": fold["kind"], "params": fold["params"], "meta": fold["meta"]})
         return {"kind": type(self).__name__, "params": params, "meta": meta, "arrays": arrays}
 
     @classmethod
@@ -670,21 +731,34 @@ class CalibratedClassifier(Classifier):
         method = params["method"]
         if method not in CALIBRATORS:
             raise ValueError(f"unknown calibration method {method!r}")
-        inner = meta["base"]
-        kind = inner["kind"]
-        base_cls = _registry().get(kind)
-        if base_cls is None or base_cls is cls:
-            raise ValueError(f"unknown base model kind {kind!r}")
-        base = base_cls._from_state({
-            "kind": kind, "params": inner["params"], "meta": inner["meta"],
-            "arrays": {k[5:]: v for k, v in arrays.items() if k.startswith("base/")},
-        })
+        def nested(inner: dict[str, Any], prefix: str) -> Any:
+            kind = inner["kind"]
+            inner_cls = _registry().get(kind)
+            if inner_cls is None or inner_cls is cls:
+                raise ValueError(f"unknown base model kind {kind!r}")
+            return inner_cls._from_state({
+                "kind": kind, "params": inner["params"], "meta": inner["meta"],
+                "arrays": {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)},
+            })
+
+        def calibrator(prefix: str) -> _Calibrator:
+            return CALIBRATORS[method].from_arrays({k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}, K)
+
+        base = nested(meta["base"], "base/")
         K = len(base.classes_)
-        cal = CALIBRATORS[method].from_arrays(
-            {k[11:]: v for k, v in arrays.items() if k.startswith("calibrator/")}, K
-        )
-        model = cls(base_cls(**base.get_params()), method=method, cv=5 if params.get("cv") is None else int(params["cv"]))
-        model._set(base, cal)
+        ensemble = bool(params.get("ensemble", False))
+        model = cls(type(base)(**base.get_params()), method=method, cv=5 if params.get("cv") is None else int(params["cv"]),
+                    ensemble=ensemble)
+        if not ensemble:
+            model._set(base, calibrator("calibrator/"))
+            return model
+        folds = meta["folds"]
+        if not isinstance(folds, list) or not folds:
+            raise ValueError("an ensemble file lists no fold models")
+        models = [nested(f, f"fold/{i}/") for i, f in enumerate(folds)]
+        for i, m in enumerate(models):
+            _check_classes(m, np.asarray(base.classes_), f"fold model {i}")
+        model._set(base, None, models, [calibrator(f"calibrator/{i}/") for i in range(len(models))])
         return model
 
     # ------------------------------------------------------------------ scikit-learn
@@ -695,6 +769,12 @@ class CalibratedClassifier(Classifier):
     @property
     def _accepts_sparse(self) -> bool:  # type: ignore[override]
         return bool(getattr(self.estimator, "_accepts_sparse", False))
+
+
+def _check_classes(model: Any, classes: np.ndarray, what: str) -> None:
+    got, unknown = encode_labels(np.asarray(model.classes_), classes)
+    if unknown.any() or len(model.classes_) != len(classes) or np.any(got != np.arange(len(classes))):
+        raise DataError(f"{what}: its classes_ differ from the sorted labels of y")
 
 
 def _state_of(model: Any) -> dict[str, Any]:

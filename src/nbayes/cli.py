@@ -180,9 +180,11 @@ def _streams(model: Any) -> bool:
 
 
 def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides, show_progress: bool,
-           calibrate: str | None = None, unlabeled: str | None = None, semi_supervised: bool = False):
+           calibrate: str | None = None, unlabeled: str | None = None, semi_supervised: bool = False,
+           calibrate_ensemble: bool = False):
     """Read DATA in chunks, type its columns on the first, train; returns (model, summary).
-    With ``calibrate``: all rows are held, and the model is a CalibratedClassifier. With
+    With ``calibrate``: all rows are held, and the model is a CalibratedClassifier (with
+    ``calibrate_ensemble``: scikit-learn's ensemble design, 5 fold models and maps). With
     ``unlabeled`` (a file) or ``semi_supervised`` (DATA's rows without a label): EM."""
     import numpy as np
     import polars as pl
@@ -234,12 +236,21 @@ def _train(data: str, target: str, model_name: str, alpha, C, ignore, overrides,
 
         frame = pl.concat(held, how="vertical_relaxed")
         X, y, _ = split_target(frame, target, data)
-        model = CalibratedClassifier(model, method=calibrate).fit(model_input(model, X, kinds, data), y)
+        Xm = model_input(model, X, kinds, data)
+        model = CalibratedClassifier(model, method=calibrate, ensemble=calibrate_ensemble).fit(Xm, y)
         oof = model.oof_log_proba_
+        if model.calibrator_ is not None:
+            after = model.calibrator_.transform(oof)
+        else:  # an ensemble: each row through the map of the split that held it out
+            from .model_selection import check_cv
+
+            after = np.empty_like(oof)
+            for (_, test), cal in zip(check_cv(5, Xm, y), model.calibrators_, strict=True):
+                after[test] = cal.transform(oof[test])
         calibration = {
             **calibration_info(model), "cv": 5,
             "out_of_fold_before": scores(y, np.exp(oof), model.classes_),
-            "out_of_fold_after": scores(y, np.exp(model.calibrator_.transform(oof)), model.classes_),
+            "out_of_fold_after": scores(y, np.exp(after), model.classes_),
         }
         del model.oof_log_proba_
     elif not _streams(model):
@@ -336,12 +347,15 @@ def _save(model: Any, path: str, meta: dict[str, Any]) -> None:
               help="Train on an existing Dask cluster (its scheduler address); needs nbayes[dask].")
 @click.option("--calibrate", type=click.Choice(CALIBRATION), is_flag=False, flag_value="temperature", default=None,
               help="Calibrate the probabilities on 5-fold out-of-fold scores (alone: temperature).")
+@click.option("--calibrate-ensemble", "calibrate_ensemble", is_flag=True,
+              help="With --calibrate: keep the 5 fold models, each with its own map, and average "
+                   "their probabilities (scikit-learn's ensemble=True; 5x the model file).")
 @click.option("--unlabeled", "unlabeled", default=None, type=click.Path(), metavar="FILE",
               help="Rows without labels (same columns) to learn from too, by EM (Nigam et al. 2000).")
 @click.option("--semi-supervised", "semi_supervised", is_flag=True,
               help="Learn by EM from DATA's rows whose label is empty too (else they are skipped).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
-def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, dask_address, calibrate, unlabeled, semi_supervised, as_json):
+def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, categorical_cols, text_cols, boolean_cols, dask_address, calibrate, calibrate_ensemble, unlabeled, semi_supervised, as_json):
     """Train a model on DATA (CSV, TSV, Parquet, JSON Lines, or a folder per class) and save it.
 
     \b
@@ -358,6 +372,8 @@ def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, cate
       nbayes train spam.csv --target label -o spam.nbm --calibrate isotonic
     """
     overrides = _overrides(numeric_cols, categorical_cols, text_cols, boolean_cols)
+    if calibrate_ensemble and not calibrate:
+        raise click.UsageError("--calibrate-ensemble calibrates: give it with --calibrate [METHOD]")
     if (unlabeled or semi_supervised) and (calibrate or dask_address):
         raise click.UsageError("--unlabeled / --semi-supervised train by EM on all rows at once; "
                                "they do not combine with --calibrate or --dask")
@@ -367,7 +383,7 @@ def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, cate
         model, summary = _train_dask(dask_address, data, target, model_name, alpha, C, ignore, overrides)
     else:
         model, summary = _train(data, target, model_name, alpha, C, ignore, overrides, not as_json, calibrate,
-                                unlabeled, semi_supervised)
+                                unlabeled, semi_supervised, calibrate_ensemble)
     _save(model, output, {"target": target, "columns": summary["columns"], "rows": summary["rows"]})
     summary["output"] = str(output)
     if as_json:
@@ -398,6 +414,7 @@ def train(data, target, model_name, alpha, C, output, ignore, numeric_cols, cate
         b, a = c["out_of_fold_before"], c["out_of_fold_after"]
         con.print(
             f"calibrated ({c['method']}" + (f", T = {c['temperature']:.4g}" if "temperature" in c else "")
+            + (f", an ensemble of {c['ensemble']} fold models" if "ensemble" in c else "")
             + f") on 5-fold out-of-fold scores: log-loss {b['log_loss']:.4f} -> {a['log_loss']:.4f}, "
             f"ECE {b['ece']:.4f} -> {a['ece']:.4f} (the map's own fit: see nbayes evaluate for held-out figures)"
         )
@@ -600,9 +617,9 @@ def _evaluate_calibration(model: Any, Xm: Any, y: Any, P: Any, calibrate: str | 
     from ._cli.calibration import _known, of_model
 
     if type(model).__name__ == "CalibratedClassifier":
-        if calibrate and calibrate != model.calibrator_.method:
+        if calibrate and calibrate != model.calibrators_[0].method:
             raise click.UsageError(
-                f"{model_path} is calibrated with {model.calibrator_.method}; --calibrate {calibrate} "
+                f"{model_path} is calibrated with {model.calibrators_[0].method}; --calibrate {calibrate} "
                 "applies to DATA --cv K (calibrate at training: nbayes train --calibrate METHOD)"
             )
         return of_model(model, Xm, y)

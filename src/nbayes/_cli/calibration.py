@@ -40,7 +40,10 @@ def of_model(model: Any, Xm: Any, y: np.ndarray) -> tuple[dict[str, Any], tuple]
     from ..serve._model import calibration_info
 
     L = np.asarray(model.base_estimator_.predict_log_proba(Xm), dtype=np.float64)
-    before, after = np.exp(L), np.exp(model.calibrator_.transform(L))
+    if model.calibrator_ is None:  # an ensemble: its fold models and maps, averaged
+        before, after = np.exp(L), model.predict_proba(Xm)
+    else:
+        before, after = np.exp(L), np.exp(model.calibrator_.transform(L))
     classes = np.asarray(model.classes_)
     keep = _known(y, classes)
     y, before, after = y[keep], before[keep], after[keep]

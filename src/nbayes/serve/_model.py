@@ -494,6 +494,9 @@ def _categories(model: Any) -> list[np.ndarray]:
 def calibration_info(model: Any) -> dict[str, Any]:
     """A calibrated model's map, for ``nbayes info`` and ``/v1/model``."""
     cal = model.calibrator_
+    if cal is None:  # an ensemble: one fold model and one map per split, probabilities averaged
+        return {"method": model.calibrators_[0].method, "base_model": type(model.base_estimator_).__name__,
+                "ensemble": len(model.calibrators_)}
     out: dict[str, Any] = {"method": cal.method, "base_model": type(model.base_estimator_).__name__}
     if cal.method == "temperature":
         out.update(temperature=plain(float(cal.temperature_)), eps=plain(float(cal.eps_)))
