@@ -301,8 +301,9 @@ def _scan(
 
 
 # ----------------------------------------------------------------------------- y, weights
-def check_y(y: Any, n: int) -> np.ndarray:
-    """Validate class labels: 1-D, length n, no missing label, not continuous numbers."""
+def label_array(y: Any) -> np.ndarray:
+    """Labels as a 1-D numpy array (from lists, numpy, pandas / polars / pyarrow), unchecked
+    beyond their shape; missing labels stay (see :func:`check_y`)."""
     if y is None:
         raise DataError("y: this classifier requires y to be passed, but the target y is None")
     if sp.issparse(y):
@@ -317,6 +318,12 @@ def check_y(y: Any, n: int) -> np.ndarray:
         y = y[:, 0]
     if y.ndim != 1:
         raise DataError(f"y: expected a 1-D sequence of class labels, got shape {y.shape}")
+    return y
+
+
+def check_y(y: Any, n: int) -> np.ndarray:
+    """Validate class labels: 1-D, length n, no missing label, not continuous numbers."""
+    y = label_array(y)
     if y.shape[0] != n:
         raise DataError(f"y has {y.shape[0]} labels but X has {n} rows; they must match")
     kind = y.dtype.kind

@@ -46,6 +46,7 @@ from ._validation import (
     check_sample_weight,
     check_y,
     classes_and_codes,
+    label_array,
     missing_mask,
     n_rows,
     show,
@@ -126,7 +127,7 @@ def check_no_unlabeled(model: Any, y: np.ndarray, what: str) -> None:
 
 def unlabeled_mask(y: Any, label: Any) -> np.ndarray:
     """Rows of ``y`` equal to ``label`` (``None``: the missing labels, None / NaN / NA)."""
-    arr = _labels(y)
+    arr = label_array(y)
     if label is None:
         return missing_mask(arr)
     if arr.dtype.kind == "O":
@@ -148,22 +149,6 @@ def _same(v: Any, label: Any) -> bool:
         return bool(v == label)
     except (TypeError, ValueError):
         return False
-
-
-def _labels(y: Any) -> np.ndarray:
-    if y is None:
-        raise DataError("y: this classifier requires y to be passed, but the target y is None")
-    mod = type(y).__module__.split(".")[0]
-    if mod in ("pandas", "polars", "pyarrow"):
-        y = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
-        if y.dtype.kind == "O" or str(y.dtype).startswith("string"):
-            y = np.asarray(y, dtype=object)
-    arr = np.asarray(y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise DataError(f"y: expected a 1-D sequence of class labels, got shape {arr.shape}")
-    return arr
 
 
 # ---------------------------------------------------------------------------- the entry point
@@ -259,7 +244,7 @@ def _split(X: Any, y: Any, sample_weight: Any, label: Any):
         return X, y, sample_weight, None
     if isinstance(X, Iterator):
         X = list(X)  # a one-shot iterable of documents: read it once
-    arr = _labels(y)
+    arr = label_array(y)
     n = n_rows(X)
     if len(arr) != n:
         raise DataError(f"y has {len(arr)} labels but X has {n} rows; they must match")

@@ -81,9 +81,10 @@ class _Folds:
             self.y = check_y(y, self.n)
             self.classes, self.codes = classes_and_codes(self.y)
         else:  # semi-supervised: rows with the unlabelled label train by EM; they are no class
-            from ..semi_supervised import _labels, unlabeled_mask
+            from .._validation import label_array
+            from ..semi_supervised import unlabeled_mask
 
-            self.y = _labels(y)
+            self.y = label_array(y)
             if len(self.y) != self.n:
                 raise DataError(f"y has {len(self.y)} labels for {self.n} rows")
             unl = unlabeled_mask(self.y, label)
