@@ -55,7 +55,7 @@ from ._validation import (
     show,
     take_rows,
 )
-from .errors import DataError, InvalidParameterError, NBayesError
+from .errors import DataError, InvalidParameterError, MissingDependencyError
 
 __all__ = ["compare", "Comparison", "Row", "MissingDependencyError"]
 
@@ -66,10 +66,6 @@ EPS = 1e-15
 GRID_POINTS = 12
 
 LR_PREPROCESS = ("auto", "always", "never")
-
-
-class MissingDependencyError(NBayesError, ImportError):
-    """An optional dependency (here matplotlib, for figures) is not installed."""
 
 
 # ----------------------------------------------------------------------------- rows of X

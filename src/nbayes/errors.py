@@ -19,6 +19,7 @@ __all__ = [
     "ModelFileError",
     "ConvergenceError",
     "ConvergenceWarning",
+    "MissingDependencyError",
 ]
 
 
@@ -61,3 +62,8 @@ class ConvergenceError(NBayesError):
 class ConvergenceWarning(UserWarning):
     """A solver stopped at ``max_iter`` before reaching its tolerance; the model is usable but
     not at the optimum."""
+
+
+class MissingDependencyError(NBayesError, ImportError):
+    """An optional dependency is not installed (matplotlib for figures: ``nbayes[plot]``); the
+    message says which extra to install."""

@@ -206,7 +206,7 @@ def reliability_diagram(
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        from .compare import MissingDependencyError
+        from .errors import MissingDependencyError
 
         raise MissingDependencyError(
             "reliability_diagram needs matplotlib, an optional dependency: pip install 'nbayes[plot]'"
