@@ -310,3 +310,13 @@ def test_explain_spans_index_the_text_as_given():
     text = "İİ İstanbul cheap"
     e = clf.explain(text)
     assert [text[s:t].lower() for s, t in e.spans] == e.tokens
+
+
+def test_pyarrow_string_arrays_are_documents():
+    """An Array or ChunkedArray of strings (a column of a pyarrow table) is a list of documents."""
+    pa = pytest.importorskip("pyarrow")
+    texts = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"]
+    y = ["spam", "ham", "spam", "ham"]
+    want = nbayes.TextClassifier().fit(texts, y)
+    got = nbayes.TextClassifier().fit(pa.array(texts), y)
+    np.testing.assert_array_equal(got.predict_proba(pa.chunked_array([texts[:2], texts[2:]])), want.predict_proba(texts))

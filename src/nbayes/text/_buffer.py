@@ -46,6 +46,8 @@ def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, 
     """
     if isinstance(docs, str | bytes):
         raise DataError("documents: expected an iterable of documents, got a single string")
+    if type(docs).__module__.split(".")[0] == "pyarrow" and hasattr(docs, "to_pylist"):
+        docs = docs.to_pylist()  # an Array / ChunkedArray of strings iterates as pyarrow scalars
     texts = [as_text(d, i) for i, d in enumerate(docs)]
     if not texts:
         raise DataError("documents: no documents given; at least one is required")
