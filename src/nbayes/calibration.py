@@ -571,11 +571,9 @@ class CalibratedClassifier(Classifier):
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "CalibratedClassifier":
         """Fit the base model on all rows and the calibrator on its out-of-fold
         log-probabilities. Returns self; a failure leaves the model unchanged."""
-        from ._validation import take_rows
         from .model_selection import check_cv
-        from .model_selection._folds import RefitFolds, engine_kind, folds_for
         from .model_selection._split import LeaveOneOutSplits
-        from .model_selection._validate import _fold_log_proba, out_of_fold
+        from .model_selection._validate import out_of_fold
 
         check_choice("method", self.method, METHODS)
         if not isinstance(self.ensemble, bool | np.bool_):
@@ -611,15 +609,7 @@ class CalibratedClassifier(Classifier):
             raise InvalidParameterError("ensemble=True with leave-one-out would keep one model per row; use K folds")
         # out-of-fold scores from the fold statistics, and the model of all rows from the same
         # counts (nbayes.model_selection): the data is read and counted once
-        fold_models = None
-        if ensemble and engine_kind(self.estimator) is RefitFolds:  # fit each fold once, keep it
-            engine = folds_for(self.estimator, X, y, splits, w)
-            fold_models = [engine.model({}, i) for i in range(len(splits))]
-            oof = np.empty((n, len(classes)))
-            for (_, test), m in zip(splits, fold_models):
-                oof[test] = _fold_log_proba(m, take_rows(X, test), engine)
-        else:
-            oof, engine = out_of_fold(self.estimator, X, y, splits, w)
+        oof, engine = out_of_fold(self.estimator, X, y, splits, w, keep_models=ensemble)
         if oof.shape != (n, len(classes)) or np.isnan(oof).any():
             raise DataError(f"cross_val_predict returned shape {oof.shape} (or NaN), expected ({n}, {len(classes)})")
         base = engine.model({}, None)
@@ -627,8 +617,7 @@ class CalibratedClassifier(Classifier):
         if not ensemble:
             self._set(base, CALIBRATORS[self.method]().fit(oof, codes, w))
         else:
-            if fold_models is None:
-                fold_models = [engine.model({}, i) for i in range(len(splits))]
+            fold_models = [engine.fold_model(i) for i in range(len(splits))]
             maps = []
             for i, ((_, test), m) in enumerate(zip(splits, fold_models)):
                 _check_classes(m, classes, f"the model of split {i}")

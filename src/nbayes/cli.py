@@ -953,8 +953,6 @@ def tune(data, target, grid_specs, model_name, cv, seed, scoring, ignore, numeri
       nbayes tune spam.csv --target label --grid alpha=0.01,0.1,1
       nbayes tune spam.csv --target label --grid alpha=0.1,1 --grid ngram_range=1:1,1:2 -o best.nbm
     """
-    import numpy as np
-
     from ._cli.data import choose_columns, model_input, split_target
     from ._cli.tune import parse_grid, plain
     from .model_selection import SearchCV, StratifiedKFold
@@ -994,7 +992,6 @@ def tune(data, target, grid_specs, model_name, cv, seed, scoring, ignore, numeri
     con.print(table)
     con.print(f"best: {result['best_params']} ({scoring} {search.best_score_:.4f}) in {result['seconds']:.2f} s"
               + (f" -> [bold]{output}[/]" if output else ""))
-    _ = np
 
 
 @main.command()

@@ -94,9 +94,18 @@ def log_loss(y_true: Any, proba: Any, *, classes: Any = None, sample_weight: Any
     scikit-learn's ``log_loss`` does, so a zero probability for the true class costs about 36
     rather than infinity. ``proba`` may be one column (the probability of ``classes[1]``)."""
     codes, P, _, w = _inputs(y_true, proba, classes, sample_weight)
+    return log_loss_of(codes, P, w)
+
+
+def log_loss_of(codes: np.ndarray, P: np.ndarray, w: np.ndarray | None = None) -> float:
+    """:func:`log_loss` of checked inputs: class codes and an (n, K) probability matrix."""
+    return true_class_log_loss(P[np.arange(len(codes)), codes], w)
+
+
+def true_class_log_loss(p: np.ndarray, w: np.ndarray | None = None) -> float:
+    """-mean log p of the true classes' probabilities ``p``, clipped to [eps, 1 - eps]."""
     eps = np.finfo(np.float64).eps
-    p = np.clip(P[np.arange(len(codes)), codes], eps, 1 - eps)
-    return _mean(-np.log(p), w)
+    return _mean(-np.log(np.clip(p, eps, 1 - eps)), w)
 
 
 def brier_score(y_true: Any, proba: Any, *, classes: Any = None, sample_weight: Any = None) -> float:
@@ -107,6 +116,11 @@ def brier_score(y_true: Any, proba: Any, *, classes: Any = None, sample_weight: 
     of the positive class's probability, in [0, 1]. This is scikit-learn's ``brier_score_loss``
     (its ``scale_by_half="auto"``) for two classes and more."""
     codes, P, _, w = _inputs(y_true, proba, classes, sample_weight)
+    return brier_score_of(codes, P, w)
+
+
+def brier_score_of(codes: np.ndarray, P: np.ndarray, w: np.ndarray | None = None) -> float:
+    """:func:`brier_score` of checked inputs: class codes and an (n, K) probability matrix."""
     D = P.copy()
     D[np.arange(len(codes)), codes] -= 1.0
     s = _mean(np.einsum("ij,ij->i", D, D), w)

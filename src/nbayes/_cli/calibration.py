@@ -10,6 +10,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .metrics import _key
+
 #: bins of the expected calibration error and of the reliability diagram
 N_BINS = 15
 
@@ -101,10 +103,6 @@ def cross_validated(
         out["temperature_per_fold"] = temps
     return out, (y, before, after, classes)
 
-
-def _key(v: Any) -> Any:
-    v = v.item() if isinstance(v, np.generic) else v
-    return (type(v).__name__ if not isinstance(v, int | float) else "num", v)
 
 
 # ---------------------------------------------------------------------------- text and HTML

@@ -12,7 +12,7 @@ def evaluate(y: np.ndarray, pred: np.ndarray, proba: np.ndarray | None, classes:
     """Measures of ``pred`` (and ``proba``, columns = ``classes``) against the true ``y``.
 
     Labels the model never saw count as errors; log-loss is over the rows whose label the model
-    knows (probabilities clipped to [1e-15, 1] as usual)."""
+    knows (:func:`nbayes.metrics.log_loss`: clipped to [eps, 1 - eps] as scikit-learn does)."""
     labels = _union(classes, y)
     index = {_key(v): i for i, v in enumerate(labels)}
     yi = np.array([index[_key(v)] for v in y])
@@ -48,9 +48,10 @@ def evaluate(y: np.ndarray, pred: np.ndarray, proba: np.ndarray | None, classes:
         col = {_key(v): i for i, v in enumerate(classes)}
         known = np.array([_key(v) in col for v in y])
         if known.any():
+            from ..metrics import log_loss_of
+
             idx = np.array([col[_key(v)] for v, k in zip(y, known) if k])
-            p = np.clip(proba[known][np.arange(known.sum()), idx], 1e-15, 1.0)
-            out["log_loss"] = float(-np.mean(np.log(p)))
+            out["log_loss"] = log_loss_of(idx, np.asarray(proba, dtype=np.float64)[known])
         out["unknown_labels"] = int((~known).sum())
     return out
 

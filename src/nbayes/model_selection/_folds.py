@@ -110,6 +110,18 @@ class _Folds:
         present[np.unique(c[c >= 0])] = True
         return present
 
+    #: keep the fold models ``log_proba`` builds with no parameters (a calibration ensemble)
+    keep_models = False
+
+    def _kept(self, params: dict, i: int, m: Any) -> Any:
+        if self.keep_models and not params:
+            self.__dict__.setdefault("_fold_models", {})[i] = m
+        return m
+
+    def fold_model(self, i: int) -> Any:
+        """Split i's model: the one ``log_proba`` built (``keep_models``), else built now."""
+        return self.__dict__.get("_fold_models", {}).get(i) or self.model({}, i)
+
     def log_proba(self, params: dict, i: int) -> tuple[np.ndarray, float, float]:
         """Split i's held-out log-probabilities (columns: all classes; a class the fold never
         trained on is -inf), the time to build the fold model and the time to predict."""
@@ -234,10 +246,11 @@ class StatsFolds(_Folds):
 
     def log_proba(self, params: dict, i: int):
         t0 = time.perf_counter()
-        m = self.model(params, i)
+        m = self._kept(params, i, self.model(params, i))
         t1 = time.perf_counter()
         lp = normalize(m._jll(self.test_input(i)), m._fallback)
-        return _spread(lp, self.fold_classes(i)), t1 - t0, time.perf_counter() - t1
+        present = np.ones(self.K, dtype=bool) if len(m.classes_) == self.K else self.fold_classes(i)
+        return _spread(lp, present), t1 - t0, time.perf_counter() - t1
 
 
 # ---------------------------------------------------------------------------- text
@@ -386,13 +399,22 @@ class RefitFolds(_Folds):
 
     def log_proba(self, params: dict, i: int):
         t0 = time.perf_counter()
-        m = self.model(params, i)
+        m = self._kept(params, i, self.model(params, i))
         t1 = time.perf_counter()
-        lp = np.asarray(m.predict_log_proba(take_rows(self.X, self.splits[i][1])), dtype=np.float64)
-        pos, _ = encode_labels(m.classes_, self.classes)
-        out = np.full((lp.shape[0], self.K), -np.inf)
-        out[:, pos] = lp
-        return out, t1 - t0, time.perf_counter() - t1
+        lp = fold_log_proba(m, take_rows(self.X, self.splits[i][1]), self)
+        return lp, t1 - t0, time.perf_counter() - t1
+
+
+def fold_log_proba(model: Any, X: Any, engine: _Folds) -> np.ndarray:
+    """A fold model's log-probabilities of rows X with a column per class of the engine (-inf
+    for a class the fold did not train on)."""
+    lp = np.asarray(model.predict_log_proba(X), dtype=np.float64)
+    if len(model.classes_) == engine.K:
+        return lp
+    pos, _ = encode_labels(model.classes_, engine.classes)
+    out = np.full((lp.shape[0], engine.K), -np.inf)
+    out[:, pos] = lp
+    return out
 
 
 # ---------------------------------------------------------------------------- rows

@@ -71,9 +71,6 @@ class LooFolds:
             return self.engine.log_proba(params, i)
         return self.lp[i : i + 1], self.per_row, 0.0  # split i holds out row i
 
-    def model(self, params: dict, i: int | None) -> Any:
-        return self.engine.model(params, i)
-
 
 def _priors(full: Any, cc: np.ndarray, codes: np.ndarray, w: np.ndarray) -> np.ndarray:
     """log P(y = k) per row under the model without that row (n x K)."""

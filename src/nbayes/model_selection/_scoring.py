@@ -51,20 +51,16 @@ def _prf(y: np.ndarray, lp: np.ndarray, average: str, what: str) -> float:
 
 
 def neg_log_loss(y: np.ndarray, lp: np.ndarray) -> float:
-    p = np.exp(lp[np.arange(len(y)), y])
-    eps = np.finfo(np.float64).eps
-    return -float(np.mean(-np.log(np.clip(p, eps, 1 - eps))))
+    from ..metrics import true_class_log_loss
+
+    return -true_class_log_loss(np.exp(lp[np.arange(len(y)), y]))
 
 
 def neg_brier_score(y: np.ndarray, lp: np.ndarray) -> float:
-    """Binary: mean (p(positive) - y)^2, scikit-learn's ``brier_score_loss``; more classes:
-    mean over rows of the squared distance to the one-hot label (scikit-learn's
-    ``scale_by_half="auto"``: for two classes that sum is twice the binary score, so it is halved)."""
-    P = np.exp(lp)
-    onehot = np.zeros_like(P)
-    onehot[np.arange(len(y)), y] = 1.0
-    half = 2.0 if P.shape[1] == 2 else 1.0
-    return -float(np.mean(np.sum((P - onehot) ** 2, axis=1)) / half)
+    """scikit-learn's ``neg_brier_score`` (``brier_score_loss``, halved for two classes)."""
+    from ..metrics import brier_score_of
+
+    return -brier_score_of(y, np.exp(lp))
 
 
 def _auc(scores: np.ndarray, positive: np.ndarray) -> float:

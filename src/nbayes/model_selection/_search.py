@@ -11,10 +11,10 @@ import numpy as np
 
 from .._estimator import BaseEstimator
 from ..errors import DataError, InvalidParameterError, NotFittedError
-from ._folds import RefitFolds, engine_kind, folds_for, shaping_params, take_rows
+from ._folds import RefitFolds, engine_kind, folds_for, shaping_params
 from ._scoring import check_scoring
 from ._split import check_cv
-from ._validate import _split, score_rows
+from ._validate import score_rows, score_split
 
 
 def parameter_grid(param_grid: Any) -> list[dict[str, Any]]:
@@ -105,44 +105,34 @@ class SearchCV(BaseEstimator):
             )
         splits = check_cv(self.cv, X, y, groups)
         shaping = shaping_params(self.model)
-        by_count: dict[str, list[int]] = {}
+        by_count: dict[str, tuple[dict, list[int]]] = {}
         for c, cand in enumerate(candidates):
-            kind = engine_kind(self.model, cand)
             # candidates share an engine (one count) when it counts and they differ only at
             # estimation; a refitting engine serves one candidate
+            kind = engine_kind(self.model, cand)
             same = cand if kind is RefitFolds else {k: v for k, v in cand.items() if k in shaping}
             key = kind.__name__ + repr(sorted((k, repr(v)) for k, v in same.items()))
-            by_count.setdefault(key, []).append(c)
+            by_count.setdefault(key, (same, []))[1].append(c)
         S, C = len(splits), len(candidates)
         test = {k: np.full((C, S), np.nan) for k in scorers}
         train = {k: np.full((C, S), np.nan) for k in scorers}
         fit_time, score_time = np.zeros((C, S)), np.zeros((C, S))
-        engines = {}
-        for key, members in by_count.items():
-            first = candidates[members[0]]
-            kind = engine_kind(self.model, first)
-            engine = folds_for(self.model, X, y, splits, sample_weight,
-                               first if kind is RefitFolds else {k: v for k, v in first.items() if k in shaping})
+        engines = []
+        for same, members in by_count.values():
+            engine = folds_for(self.model, X, y, splits, sample_weight, same)
             engine.reuse = len(members) > 1  # keep each split's statistics for the next candidate
-            need_train = self.return_train_score or not all(isinstance(v, str) for v in scorers.values())
             for c in members:
                 for i in range(S):
-                    tr, te = _split(splits, i, need_train)
                     lp, t_fit, t_pred = engine.log_proba(candidates[c], i)
                     t0 = time.perf_counter()
-                    fold_model = None
-                    lab = engine.codes[te] >= 0  # semi-supervised models: unlabelled rows are not scored
-                    for name, scorer in scorers.items():
-                        if isinstance(scorer, str):
-                            test[name][c, i] = score_rows(scorer, engine.codes[te][lab], lp[lab])
-                        else:
-                            fold_model = fold_model or engine.model(candidates[c], i)
-                            test[name][c, i] = scorer(fold_model, take_rows(X, te[lab]), engine.y[te[lab]])
+                    test_i, train_i, _ = score_split(engine, X, scorers, candidates[c], i, lp,
+                                                     self.return_train_score)
+                    for name in scorers:
+                        test[name][c, i] = test_i[name]
                         if self.return_train_score:
-                            fold_model = fold_model or engine.model(candidates[c], i)
-                            train[name][c, i] = _train_score(scorer, fold_model, X, tr, engine)
+                            train[name][c, i] = train_i[name]
                     fit_time[c, i], score_time[c, i] = t_fit, t_pred + time.perf_counter() - t0
-            engines[key] = (engine, members)
+            engines.append((engine, members))
         self.cv_results_ = _results(candidates, test, train if self.return_train_score else None,
                                     fit_time, score_time, multi)
         self.n_splits_ = S
@@ -155,7 +145,7 @@ class SearchCV(BaseEstimator):
             mean = self.cv_results_[f"mean_test_{self.refit}" if multi else "mean_test_score"]
             self.best_score_ = float(mean[self.best_index_])
             t0 = time.perf_counter()
-            for engine, members in engines.values():
+            for engine, members in engines:
                 if self.best_index_ in members:
                     self.best_estimator_ = engine.model(self.best_params_, None)
             self.refit_time_ = time.perf_counter() - t0
@@ -212,15 +202,6 @@ class SearchCV(BaseEstimator):
             rows.append({**res["params"][c], "mean": float(res[f"mean_test_{suffix}"][c]),
                          "std": float(res[f"std_test_{suffix}"][c]), "rank": int(res[f"rank_test_{suffix}"][c])})
         return rows
-
-
-def _train_score(scorer: Any, model: Any, X: Any, rows: np.ndarray, engine: Any) -> float:
-    from ._validate import _fold_log_proba
-
-    rows = rows[engine.codes[rows] >= 0]
-    if isinstance(scorer, str):
-        return score_rows(scorer, engine.codes[rows], _fold_log_proba(model, take_rows(X, rows), engine))
-    return float(scorer(model, take_rows(X, rows), engine.y[rows]))
 
 
 def _results(candidates, test, train, fit_time, score_time, multi) -> dict[str, Any]:

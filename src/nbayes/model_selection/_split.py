@@ -12,7 +12,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .._validation import classes_and_codes
-from .._validation import n_rows as _n_rows
+from .._validation import n_rows
 from ..errors import DataError, InvalidParameterError
 
 __all__ = ["KFold", "StratifiedKFold", "check_cv"]
@@ -37,7 +37,7 @@ class _Splitter:
         return f"{type(self).__name__}(n_splits={self.n_splits}, shuffle={self.shuffle}, random_state={self.random_state!r})"
 
     def split(self, X: Any, y: Any = None, groups: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        n = _n_rows(X)
+        n = n_rows(X)
         test_fold = self._test_folds(n, y)
         rows = np.arange(n)
         for f in range(self.n_splits):
@@ -116,7 +116,7 @@ def check_cv(cv: Any, X: Any, y: Any, groups: Any = None) -> list[tuple[np.ndarr
     scikit-learn's default for classifiers), "loo" (leave-one-out), a splitter with ``split``,
     or an iterable of index pairs. Checks that every index is a row and every fold holds out
     at least one row and trains on at least one."""
-    n = _n_rows(X)
+    n = n_rows(X)
     if cv is None:
         cv = 5
     if isinstance(cv, str) or type(cv).__name__ == "LeaveOneOut":

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import encode_labels, n_rows
 from ..errors import DataError, InvalidParameterError
-from ._folds import folds_for, take_rows
+from ._folds import fold_log_proba, folds_for, take_rows
 from ._scoring import SCORERS, check_scoring
 from ._loo import LooFolds, loo_folds
 from ._split import LeaveOneOutSplits, check_cv
@@ -57,26 +57,12 @@ def cross_validate(
     estimators, train_scores = [], {k: [] for k in scorers}
     test_scores: dict[str, list] = {k: [] for k in scorers}
     for i in range(len(splits)):
-        train, test = _split(splits, i, return_train_score or not all(isinstance(s, str) for s in scorers.values()))
         lp, t_fit, t_pred = engine.log_proba({}, i)
-        fold_model = None
-        lab = engine.codes[test] >= 0  # semi-supervised models: unlabelled rows are not scored
-        for name, scorer in scorers.items():
-            if isinstance(scorer, str):
-                test_scores[name].append(score_rows(scorer, engine.codes[test][lab], lp[lab]))
-            else:
-                fold_model = fold_model or engine.model({}, i)
-                rows = test[lab]
-                test_scores[name].append(float(scorer(fold_model, take_rows(X, rows), engine.y[rows])))
-        if return_train_score:
-            fold_model = fold_model or engine.model({}, i)
-            rows = train[engine.codes[train] >= 0]
-            lp_train = _fold_log_proba(fold_model, take_rows(X, rows), engine)
-            for name, scorer in scorers.items():
-                if isinstance(scorer, str):
-                    train_scores[name].append(score_rows(scorer, engine.codes[rows], lp_train))
-                else:
-                    train_scores[name].append(float(scorer(fold_model, take_rows(X, rows), engine.y[rows])))
+        test_i, train_i, fold_model = score_split(engine, X, scorers, {}, i, lp, return_train_score)
+        for name in scorers:
+            test_scores[name].append(test_i[name])
+            if return_train_score:
+                train_scores[name].append(train_i[name])
         if return_estimator:
             estimators.append(fold_model or engine.model({}, i))
         out["fit_time"].append(t_fit)
@@ -147,14 +133,48 @@ def cross_val_predict(
     return engine.classes[np.argmax(out, axis=1)]
 
 
+def score_split(engine: Any, X: Any, scorers: dict, params: dict, i: int, lp: np.ndarray,
+                train_scores: bool) -> tuple[dict, dict, Any]:
+    """Split i's scores of the held-out rows (``lp``: their log-probabilities) and, when asked,
+    of the training rows: ({name: test score}, {name: train score}, the fold model if built).
+    Named scorers read the log-probabilities; callables get the fold model and the raw rows.
+    Rows without a label (semi-supervised models) are not scored."""
+    need_train = train_scores or not all(isinstance(v, str) for v in scorers.values())
+    train, test = _split(engine.splits, i, need_train)
+    lab = engine.codes[test] >= 0
+    fold_model = None
+    test_out, train_out = {}, {}
+    for name, scorer in scorers.items():
+        if isinstance(scorer, str):
+            test_out[name] = score_rows(scorer, engine.codes[test][lab], lp[lab])
+        else:
+            fold_model = fold_model or engine.model(params, i)
+            rows = test[lab]
+            test_out[name] = float(scorer(fold_model, take_rows(X, rows), engine.y[rows]))
+    if train_scores:
+        fold_model = fold_model or engine.model(params, i)
+        rows = train[engine.codes[train] >= 0]
+        lp_train = None
+        for name, scorer in scorers.items():
+            if isinstance(scorer, str):
+                if lp_train is None:  # one prediction of the training rows for every scorer
+                    lp_train = fold_log_proba(fold_model, take_rows(X, rows), engine)
+                train_out[name] = score_rows(scorer, engine.codes[rows], lp_train)
+            else:
+                train_out[name] = float(scorer(fold_model, take_rows(X, rows), engine.y[rows]))
+    return test_out, train_out, fold_model
+
+
 def score_rows(name: str, codes: np.ndarray, lp: np.ndarray) -> float:
     """A named score of some held-out rows (NaN when there is no labelled row to score)."""
     return SCORERS[name](codes, lp) if len(codes) else float("nan")
 
 
-def out_of_fold(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any = None) -> tuple[np.ndarray, Any]:
+def out_of_fold(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any = None,
+                keep_models: bool = False) -> tuple[np.ndarray, Any]:
     """(each row's log-probabilities from the model of the split that holds it out, the fold
-    engine): ``engine.model({}, None)`` is then the model of all rows, from the same counts."""
+    engine): ``engine.model({}, None)`` is then the model of all rows, from the same counts, and
+    ``engine.fold_model(i)`` split i's model (the one already built, with ``keep_models``)."""
     n = n_rows(X)
     loo = isinstance(splits, LeaveOneOutSplits)
     hits = np.zeros(n, dtype=np.int64)
@@ -168,20 +188,11 @@ def out_of_fold(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any = No
     engine = _loo_engine(model, X, y, splits, sample_weight) or folds_for(model, X, y, splits, sample_weight)
     if isinstance(engine, LooFolds):
         return engine.lp, engine  # every row's prediction at once
+    engine.keep_models = keep_models
     out = np.empty((n, engine.K))
     for i in range(len(splits)):
         out[_split(splits, i, False)[1]] = engine.log_proba({}, i)[0]
     return out, engine
-
-
-def _fold_log_proba(model: Any, X: Any, engine: Any) -> np.ndarray:
-    """A fold model's log-probabilities with a column per class of the engine (-inf for a class
-    the fold did not train on)."""
-    lp = np.asarray(model.predict_log_proba(X), dtype=np.float64)
-    pos, _ = encode_labels(model.classes_, engine.classes)
-    out = np.full((lp.shape[0], engine.K), -np.inf)
-    out[:, pos] = lp
-    return out
 
 
 def _loo_engine(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any):
