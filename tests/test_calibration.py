@@ -584,3 +584,19 @@ def test_cli_train_calibrate_ensemble(sms_files, tmp_path):
     assert res["calibration"]["after"]["log_loss"] == pytest.approx(log_loss(y, cal.predict_proba(texts), classes=cal.classes_), abs=1e-6)
     out = run("train", str(sms_files / "train.jsonl"), "--target", "label", "-o", str(model), "--calibrate-ensemble")
     assert out.returncode == 2 and "--calibrate" in out.stderr
+
+
+def test_a_failed_fit_leaves_a_fitted_calibrated_model_unchanged():
+    """CORRECTNESS.md: a failed fit leaves the model as it was (nothing assigned before the end)."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 120)
+    X = rng.poisson(1.0, (120, 5)).astype(float) + y[:, None]
+    cal = nbayes.CalibratedClassifier(nbayes.MultinomialNB(), method="sigmoid").fit(X, y)
+    before = cal.predict_proba(X)
+    state = dict(cal.__dict__)
+    with pytest.raises(nbayes.errors.NBayesError):
+        cal.fit(-X, y)  # negative counts: refused by the base model
+    with pytest.raises(nbayes.errors.NBayesError):
+        cal.fit(X, np.zeros(120, dtype=int))  # one class
+    assert cal.__dict__.keys() == state.keys() and all(cal.__dict__[k] is state[k] for k in state)
+    np.testing.assert_array_equal(cal.predict_proba(X), before)

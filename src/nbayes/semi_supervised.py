@@ -328,7 +328,7 @@ def prepare_views(work: Any, labelled: list, parts: list, extra: list = ()) -> t
     views = work._em_views([Xv for Xv, _, _ in labelled] + [Xv for Xv, _ in parts] + list(extra))
     a, b = len(labelled), len(labelled) + len(parts)
     lab = [(v, codes, wl) for v, (_, codes, wl) in zip(views[:a], labelled)]
-    unl = [(v, np.ones(_rows(Xv)) if wu is None else wu) for v, (Xv, wu) in zip(views[a:b], parts)]
+    unl = [(v, np.ones(n_rows(Xv)) if wu is None else wu) for v, (Xv, wu) in zip(views[a:b], parts)]
     return lab, unl, views[b:]
 
 
@@ -485,10 +485,6 @@ def _weight_prior_term(model: Any, log_w: np.ndarray) -> float:
     """class_alpha sum log P(m | c): the Dirichlet prior behind the smoothed component weights."""
     ca = float(getattr(model, "class_alpha", 0.0) or 0.0)
     return float(ca * np.sum(log_w)) if ca > 0 else 0.0
-
-
-def _rows(Xv: Any) -> int:
-    return int(Xv.shape[0])
 
 
 def _posterior(model: Any, jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -320,3 +320,33 @@ def test_pyarrow_string_arrays_are_documents():
     want = nbayes.TextClassifier().fit(texts, y)
     got = nbayes.TextClassifier().fit(pa.array(texts), y)
     np.testing.assert_array_equal(got.predict_proba(pa.chunked_array([texts[:2], texts[2:]])), want.predict_proba(texts))
+
+
+def test_failed_hashing_partial_fit_leaves_the_model_unchanged():
+    """A chunk that estimation refuses (a third class under a 2-class prior) changes nothing,
+    in hashing mode as in vocabulary mode (every state change is checked before it is made)."""
+    for n_features in (None, 1024):
+        m = nbayes.TextClassifier(n_features=n_features, class_prior=[0.5, 0.5]).fit(["aa bb", "cc dd"], ["x", "y"])
+        before = m.predict_proba(["aa cc"])
+        with pytest.raises(nbayes.errors.NBayesError):
+            m.partial_fit(["ee ff"], ["z"])
+        assert m.classes_.tolist() == ["x", "y"]
+        assert_array_equal(m.predict_proba(["aa cc"]), before)
+
+
+def test_with_prior_copy_does_not_follow_the_original_learning():
+    """with_prior's copy holds its own statistics: the original's in-place hashing partial_fit
+    leaves it as it was."""
+    m = nbayes.TextClassifier(n_features=1024).fit(["aa bb", "cc dd"], ["x", "y"])
+    copy = m.with_prior([0.2, 0.8])
+    before = copy.predict_proba(["aa cc"])
+    m.partial_fit(["aa aa"] * 5, ["y"] * 5)
+    assert_array_equal(copy.class_count_, [1.0, 1.0])
+    assert_array_equal(copy.predict_proba(["aa cc"]), before)
+
+
+def test_refit_drops_the_last_fit_s_parameters():
+    m = nbayes.MultinomialNB(n_components=2).fit(np.eye(4) * 3, [0, 0, 1, 1])
+    assert hasattr(m, "component_log_weight_")
+    m.set_params(n_components=1).fit(np.eye(4) * 3, [0, 0, 1, 1])
+    assert not hasattr(m, "component_log_weight_")

@@ -36,7 +36,9 @@ def engine_kind(model: Any, params: dict | None = None) -> type:
             f"model must be an nbayes classifier (with fit and get_params), got {type(model).__name__}"
         )
     merged = {**model.get_params(), **(params or {})}
-    if merged.get("unlabeled_label", "off") != "off" or np.any(np.asarray(merged.get("n_components", 1)) != 1):
+    from ..semi_supervised import is_off
+
+    if not is_off(merged.get("unlabeled_label", "off")) or np.any(np.asarray(merged.get("n_components", 1)) != 1):
         # EM, or mixtures within classes: a fit is not a sum over rows (and rows with the
         # unlabelled label are not a class): fit per fold as scikit-learn does
         return RefitFolds
@@ -76,8 +78,10 @@ class _Folds:
         self.splits = splits
         self.n = n_rows(X)
         self.w = check_sample_weight(sample_weight, self.n)
+        from ..semi_supervised import is_off
+
         label = {**model.get_params(), **params}.get("unlabeled_label", "off")
-        if isinstance(label, str) and label == "off":
+        if is_off(label):
             self.y = check_y(y, self.n)
             self.classes, self.codes = classes_and_codes(self.y)
         else:  # semi-supervised: rows with the unlabelled label train by EM; they are no class

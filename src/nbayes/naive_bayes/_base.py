@@ -228,9 +228,9 @@ class BaseNB(Generative):
         ``X_unlabeled`` (rows without labels: the same kinds of input as ``X``, or an iterator
         of such batches), and rows of ``y`` equal to ``unlabeled_label``, are learned from by EM
         (:mod:`nbayes.semi_supervised`); models without those parameters refuse them."""
-        from ..semi_supervised import EM_ATTRS, OFF, fit_em
+        from ..semi_supervised import EM_ATTRS, OFF, fit_em, is_off
 
-        if (X_unlabeled is not None or not _is_off(getattr(self, "unlabeled_label", OFF), OFF)
+        if (X_unlabeled is not None or not is_off(getattr(self, "unlabeled_label", OFF))
                 or self._has_components()):
             return fit_em(self, X, y, sample_weight, X_unlabeled)
         self._fit_supervised(X, y, sample_weight)
@@ -292,7 +292,7 @@ class BaseNB(Generative):
         else:
             pos, _ = encode_labels(self.classes_, all_classes)
             stats = self.stats_.embed(pos, len(all_classes)) + new
-        self._commit(stats, all_classes, _n_cols(Xv), names if first else self._names(), defer=self._defers)
+        self._commit(stats, all_classes, _n_cols(Xv), names if first else self._names())
         return self
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> "BaseNB":
@@ -356,14 +356,12 @@ class BaseNB(Generative):
         """An unfitted model with this one's hyperparameters, to receive merged statistics."""
         return type(self)(**self.get_params())
 
-    def _commit(
-        self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None, defer: bool = False
-    ) -> None:
+    def _commit(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
         if float(np.sum(stats.class_count)) <= 0:
             raise DataError("sample_weight: the weights sum to zero; the model would have no data")
         if "n_components" in self.__dict__:
             _check_layout(self, stats, classes)
-        derived = None if defer else self._estimate(stats, n_features)  # may raise: nothing assigned yet
+        derived = self._estimate(stats, n_features)  # may raise: nothing assigned yet
         self.stats_ = stats
         self.classes_ = classes
         self.n_features_in_ = n_features
@@ -371,12 +369,11 @@ class BaseNB(Generative):
             self.feature_names_in_ = np.asarray(names, dtype=object)
         else:
             self.__dict__.pop("feature_names_in_", None)
-        if derived is None:
-            self._defer_estimation()
-        else:
-            self._set_derived(derived)
+        self._set_derived(derived)
 
     def _set_derived(self, derived: dict[str, Any]) -> None:
+        for key in self.__dict__.get("_derived_keys", ()):  # a refit's parameters replace all of the last
+            self.__dict__.pop(key, None)
         for key, value in derived.items():
             setattr(self, key, value)
         self.__dict__["_derived_keys"] = frozenset(derived)
@@ -398,7 +395,6 @@ class BaseNB(Generative):
                 return d[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    _defers = False  #: partial_fit leaves estimation to the first use (TextClassifier hashing)
 
     # ------------------------------------------------------------------ fitted attributes
     @property
@@ -462,9 +458,11 @@ class BaseNB(Generative):
     # ------------------------------------------------------------------ deployment prior
     def with_prior(self, class_prior: Any) -> "BaseNB":
         """A copy that predicts under another class balance (spam rates drift): the same
-        statistics, the log prior replaced, so P(y | x) is Bayes' rule with ``class_prior``
-        exactly. The statistics are shared, not copied; the original is unchanged, and the copy
-        keeps the prior if it learns more (it is its ``class_prior`` / ``priors`` setting)."""
+        statistics (a copy: the two models learn apart), the log prior replaced, so P(y | x) is
+        Bayes' rule with ``class_prior`` exactly. The original is unchanged, and the copy keeps
+        the prior if it learns more (it is its ``class_prior`` / ``priors`` setting)."""
+        import copy
+
         from ..errors import InvalidParameterError
 
         self._check_fitted()
@@ -475,10 +473,8 @@ class BaseNB(Generative):
                 "prior cannot be applied exactly"
             )
         name = "priors" if "priors" in self._param_names() else "class_prior"
-        new = type(self)(**{**self.get_params(), name: class_prior})
-        if "column_kinds_" in self.__dict__:
-            new.column_kinds_ = self.column_kinds_
-        new._commit(self.stats_, self.classes_, self.n_features_in_, self._names())
+        new = self._new_like(self).set_params(**{name: class_prior})
+        new._commit(copy.deepcopy(self.stats_), self.classes_, self.n_features_in_, self._names())
         return new
 
     # ------------------------------------------------------------------ the logistic twin
@@ -617,10 +613,6 @@ def stream_chunks(chunks: Any) -> Any:
         yield n - 1, chunk[0], chunk[1], chunk[2] if len(chunk) == 3 else None
     if n == 0:
         raise DataError("the stream of chunks is empty; nothing to learn")
-
-
-def _is_off(label: Any, off: str) -> bool:
-    return isinstance(label, str) and label == off
 
 
 def _no_unlabeled(model: Any, y: np.ndarray, what: str) -> None:

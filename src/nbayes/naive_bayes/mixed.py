@@ -238,14 +238,14 @@ class NaiveBayes(BaseNB):
         return [_values_kind(A[:, j]) for j in range(A.shape[1])]
 
     # ------------------------------------------------------------------ statistics
-    def _commit(self, stats, classes, n_features, names, defer: bool = False) -> None:
+    def _commit(self, stats, classes, n_features, names) -> None:
         kinds = getattr(self, "_pending_kinds", None)
         if kinds is not None:
             self.__dict__.pop("_pending_kinds")
             old = getattr(self, "column_kinds_", None)
             self.column_kinds_ = kinds
             try:
-                super()._commit(stats, classes, n_features, names, defer)
+                super()._commit(stats, classes, n_features, names)
             except Exception:
                 if old is None:
                     del self.column_kinds_
@@ -253,7 +253,7 @@ class NaiveBayes(BaseNB):
                     self.column_kinds_ = old
                 raise
         else:
-            super()._commit(stats, classes, n_features, names, defer)
+            super()._commit(stats, classes, n_features, names)
 
     def _count(self, Xv: _Parts, codes, n_classes, w) -> MixedStats:
         parts = {k: self._component(k)._count(v, codes, n_classes, w) for k, v in Xv.parts.items()}

@@ -258,10 +258,6 @@ class TextClassifier(TextSettings, BaseNB):
                 return self
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
-    @property
-    def _defers(self) -> bool:  # type: ignore[override]
-        return self.n_features is not None and not self.tfidf
-
     def _accumulates(self, classes: Any) -> bool:
         """Hashing mode, counts, fitted, the same classes: add the chunk's counts in place."""
         return (
@@ -362,7 +358,9 @@ class TextClassifier(TextSettings, BaseNB):
         """Count (and for ``model="nblr"`` also train the logistic models); returns self.
         ``X_unlabeled``: documents without labels, learned from by EM (multinomial and
         Bernoulli models; see :mod:`nbayes.semi_supervised`)."""
-        if self.model != "nblr" or X_unlabeled is not None or self.unlabeled_label != "off":
+        from ..semi_supervised import is_off
+
+        if self.model != "nblr" or X_unlabeled is not None or not is_off(self.unlabeled_label):
             return super().fit(X, y, sample_weight=sample_weight, X_unlabeled=X_unlabeled)
         self._check_params()
         docs, names = self._prepare_X(X, fitting=True)
