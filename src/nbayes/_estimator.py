@@ -14,10 +14,45 @@ import numpy as np
 from .errors import InvalidParameterError, NotFittedError
 
 
+#: What an estimator can declare in :attr:`BaseEstimator.capabilities`. Code that needs a
+#: capability (model selection, EM, the CLI, the service, ``nbayes.testing``) asks for its name
+#: here, never for a class name.
+CAPABILITIES: dict[str, str] = {
+    "partial_fit": "learns from chunks; partial_fit over chunks equals fit on all rows",
+    "unlearn": "unlearn(X, y) forgets rows exactly: the model never trained on them",
+    "merge": "a.merge(b) equals the model trained on the union of both models' rows",
+    "statistics": "the model is its statistics (stats_) plus estimation settings",
+    "joint_log_proba": "predict_joint_log_proba: a generative model, log P(x, y = c)",
+    "explain": "explain(X): additive terms that sum to the joint log-probability",
+    "with_prior": "with_prior(prior): the same model under another class balance, exactly",
+    "to_logistic": "to_logistic(): the logistic model with identical probabilities",
+    "missing_values": "missing values are left out of the product at predict (marginalised)",
+    "sample_weight": "fit takes sample_weight",
+    "sparse": "X may be a scipy.sparse matrix",
+    "text": "X is a sequence of documents",
+    "columns": "X is a table of named columns of mixed types",
+    "unlabeled": "fit(X, y, X_unlabeled=...) learns from unlabelled rows by EM",
+    "save": "model.save(path) and nbayes.load(path)",
+}
+
+
 class BaseEstimator:
     """Parameters are the keyword-only arguments of ``__init__``, stored unchanged."""
 
     _estimator_type = "classifier"
+    #: the capabilities of every instance of the class (``capabilities`` removes those that
+    #: the instance's settings rule out)
+    _capabilities: frozenset[str] = frozenset({"save", "sample_weight"})
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What this estimator can do with its current settings: names of :data:`CAPABILITIES`.
+
+        >>> from nbayes import ComplementNB
+        >>> sorted(ComplementNB().capabilities - {"sample_weight", "save", "sparse"})[:4]
+        ['explain', 'joint_log_proba', 'merge', 'partial_fit']
+        """
+        return self._capabilities
 
     @classmethod
     def _param_names(cls) -> list[str]:

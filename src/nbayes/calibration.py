@@ -561,6 +561,8 @@ class CalibratedClassifier(Classifier):
     1.0
     """
 
+    _capabilities = frozenset({"sample_weight", "save"})
+
     def __init__(self, estimator: Any, *, method: str = "temperature", cv: Any = 5, ensemble: bool = False) -> None:
         self.estimator = estimator
         self.method = method

@@ -110,6 +110,8 @@ class GaussianBayes(Generative):
     _accepts_sparse = False
     _allows_nan = False  # fit needs complete rows (prediction marginalises NaN)
 
+    _capabilities = frozenset({"joint_log_proba", "missing_values", "sample_weight", "save"})
+
     def __init__(
         self,
         *,

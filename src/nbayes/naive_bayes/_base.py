@@ -90,6 +90,17 @@ class BaseNB(Generative):
 
     #: hyperparameters that shape the statistics: ``merge`` requires them equal
     _stats_params: ClassVar[tuple[str, ...]] = ()
+    _capabilities: ClassVar[frozenset[str]] = frozenset({
+        "partial_fit", "unlearn", "merge", "statistics", "joint_log_proba", "explain", "with_prior",
+        "to_logistic", "sample_weight", "save",
+    })
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        caps = set(self._capabilities)
+        if self._has_components():  # fitted by EM over all rows at once: not sums of rows
+            caps -= {"partial_fit", "unlearn", "merge", "explain", "to_logistic"}
+        return frozenset(caps)
 
     # ------------------------------------------------------------------ hooks (subclasses)
     def _check_params(self) -> None:

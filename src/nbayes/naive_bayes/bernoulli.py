@@ -55,6 +55,8 @@ class BernoulliNB(BaseNB):
     _allows_nan = True
     _stats_params = ("binarize",)
 
+    _capabilities = BaseNB._capabilities | {"missing_values", "sparse", "unlabeled"}
+
     def __init__(
         self,
         *,

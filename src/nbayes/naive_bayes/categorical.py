@@ -60,6 +60,8 @@ class CategoricalNB(BaseNB):
     _allows_nan = True
     _string_input = True
 
+    _capabilities = BaseNB._capabilities | {"missing_values", "unlabeled"}
+
     def __init__(
         self,
         *,

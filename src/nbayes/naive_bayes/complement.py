@@ -34,6 +34,9 @@ class ComplementNB(BaseNB):
     _allows_nan = False
     _requires_nonnegative = True
 
+    #: its decision leaves the class prior out (as scikit-learn), so no exact with_prior
+    _capabilities = (BaseNB._capabilities | {"sparse"}) - {"with_prior"}
+
     def __init__(
         self,
         *,

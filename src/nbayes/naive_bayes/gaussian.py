@@ -40,6 +40,14 @@ class GaussianNB(BaseNB):
     _accepts_sparse = False
     _allows_nan = True
 
+    _capabilities = BaseNB._capabilities | {"missing_values"}
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        caps = super().capabilities
+        # a class-dependent variance puts x^2 terms in the log-odds: no logistic twin
+        return caps if self.variance in ("feature", "pooled") else caps - {"to_logistic"}
+
     def __init__(
         self,
         *,

@@ -102,6 +102,8 @@ class NaiveBayes(BaseNB):
     _allows_nan = True
     _string_input = True
 
+    _capabilities = (BaseNB._capabilities | {"missing_values", "columns", "unlabeled"}) - {"to_logistic"}
+
     def __init__(
         self,
         *,

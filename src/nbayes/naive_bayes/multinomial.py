@@ -49,6 +49,8 @@ class MultinomialNB(BaseNB):
     _allows_nan = False
     _requires_nonnegative = True
 
+    _capabilities = BaseNB._capabilities | {"sparse", "unlabeled"}
+
     def __init__(
         self,
         *,

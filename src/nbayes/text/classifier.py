@@ -82,6 +82,22 @@ class TextClassifier(TextSettings, BaseNB):
 
     _stats_params = ("lowercase", "n_features", "ngram_range", "stop_words")
 
+    _capabilities = (BaseNB._capabilities | {"text", "unlabeled"}) - {"to_logistic"}
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        caps = set(super().capabilities)
+        if self.model == "nblr":  # weights fitted by logistic regression over all documents
+            caps -= {"partial_fit", "unlearn", "merge", "statistics", "with_prior", "unlabeled",
+                      "joint_log_proba"}
+        elif self.model == "complement":
+            caps -= {"with_prior"}
+        if self.model not in ("multinomial", "bernoulli"):
+            caps -= {"unlabeled"}
+        if self.tfidf and self.idf is None:  # a learned idf: the model is made in one fit
+            caps -= {"partial_fit", "unlearn", "merge"}
+        return frozenset(caps)
+
     def __init__(
         self,
         *,
