@@ -318,9 +318,11 @@ def test_bad_input_messages(rng):
         ({"shrinkage": True}, "'shrinkage' must be a real number"),
         ({"reg_param": -0.1}, "'reg_param' must be >= 0"),
         ({"reg_param": 2}, "'reg_param' must be <= 1"),
-        ({"priors": [0.5, 0.2, 0.3]}, "'priors' must be a number or a 1-D array of length 2"),
+        ({"priors": [0.5, 0.2, 0.3]}, "'priors' has 3 entries for 2 classes"),
+        ({"priors": {0: 0.5, 7: 0.5}}, "'priors' names class 7, which is not a class"),
+        ({"priors": [0.5, float('nan')]}, "'priors': class 1 has nan"),
         ({"priors": [0.5, 0.2]}, "'priors' must sum to 1"),
-        ({"priors": [[0.5, 0.5]]}, "'priors' must be None or a 1-D array"),
+        ({"priors": [[0.5, 0.5]]}, "'priors' must be None, a 1-D array"),
     ],
 )
 def test_bad_parameters(rng, params, match):

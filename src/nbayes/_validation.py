@@ -6,7 +6,8 @@ Inner code (statistics, estimation, kernels) trusts what comes out of these func
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -85,6 +86,95 @@ def check_vector_param(
     return arr
 
 
+def check_probability_vector(
+    name: str, value: Any, classes: Sequence[Any] | np.ndarray, *, sums_to_one: bool = False
+) -> np.ndarray:
+    """A probability per class (``class_prior``, ``priors``, ``with_prior``, the m-estimate's
+    ``p``) as a float array in ``classes`` order: a sequence in that order, or a mapping from
+    label to probability naming every class. Finite, non-negative, with a positive sum (equal
+    to 1 when ``sums_to_one``).
+
+    >>> check_probability_vector("class_prior", {"spam": 0.1, "ham": 0.9}, ["ham", "spam"]).tolist()
+    [0.9, 0.1]
+    """
+    labels = np.asarray(classes) if not isinstance(classes, np.ndarray) else classes
+    K = len(labels)
+    if isinstance(value, Mapping):
+        keys = label_array(list(value.keys())) if value else np.empty(0, dtype=object)
+        pos, unknown = encode_labels(keys, labels)
+        if unknown.any():
+            extra = keys[np.argmax(unknown)]
+            raise InvalidParameterError(
+                f"parameter {name!r} names class {show(extra)}, which is not a class of this model "
+                f"(classes: {labels.tolist()!r})"
+            )
+        vec = np.full(K, np.nan)
+        for k, v in zip(pos.tolist(), value.values()):
+            vec[k] = _probability(name, v, labels[k])
+        if np.isnan(vec).any():
+            absent = labels[np.isnan(vec)].tolist()
+            raise InvalidParameterError(
+                f"parameter {name!r} gives no probability for class(es) {absent!r}; name every class"
+            )
+    else:
+        if isinstance(value, str | bytes) or np.ndim(value) != 1:
+            raise InvalidParameterError(
+                f"parameter {name!r} must be a sequence of {K} probabilities in classes_ order or a "
+                f"mapping from class label to probability, got {value!r}"
+            )
+        items = list(value)
+        if len(items) != K:
+            raise InvalidParameterError(
+                f"parameter {name!r} has {len(items)} entries for {K} classes {labels.tolist()!r}"
+            )
+        vec = np.array([_probability(name, v, labels[k]) for k, v in enumerate(items)], dtype=float)
+    total = float(vec.sum())
+    if not total > 0 or not np.isfinite(total):
+        raise InvalidParameterError(
+            f"parameter {name!r} must have a positive, finite sum; got {vec.tolist()!r}"
+        )
+    if sums_to_one and not np.isclose(total, 1.0, rtol=0, atol=1e-9):
+        raise InvalidParameterError(f"parameter {name!r} must sum to 1, got {total!r}")
+    return vec
+
+
+def _probability(name: str, v: Any, label: Any) -> float:
+    if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Real):
+        raise InvalidParameterError(
+            f"parameter {name!r}: class {show(label)} has {v!r}; expected a probability (a number >= 0)"
+        )
+    f = float(v)
+    if not np.isfinite(f) or f < 0:
+        raise InvalidParameterError(
+            f"parameter {name!r}: class {show(label)} has {show(v)}; expected a finite probability >= 0"
+        )
+    return f
+
+
+def frame_names(X: Any, who: str = "X") -> list[Any]:
+    """The column labels of a pandas / polars / pyarrow table, checked unique (a frame with two
+    columns named alike cannot be read by name)."""
+    mod = type(X).__module__.split(".")[0]
+    raw = list(X.column_names) if mod == "pyarrow" else list(X.columns)
+    seen: set[Any] = set()
+    for c in raw:
+        key = (type(c).__name__, str(c))
+        if key in seen:
+            raise DataError(f"{who}: two columns are named {c!r}; column names must be unique")
+        seen.add(key)
+    return raw
+
+
+def check_flat(values: Sequence[Any], column: str, who: str = "X") -> None:
+    """Raise DataError when a column holds nested values (lists, dicts, arrays, structs)."""
+    for i, v in enumerate(values):
+        if isinstance(v, list | tuple | dict | set | np.ndarray):
+            raise DataError(
+                f"{who}: column {column!r}, row {i} holds a {type(v).__name__} ({v!r:.60}); "
+                "nbayes reads flat values (numbers, strings, booleans): flatten or drop the column"
+            )
+
+
 # ----------------------------------------------------------------------------- helpers
 def is_missing(value: Any) -> bool:
     """True for the nulls nbayes treats as missing: None, NaN, pandas.NA, NaT."""
@@ -115,7 +205,8 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     """Sorted distinct values; a canonical order also for mixed-type object arrays."""
     if values.dtype.kind != "O":
         return np.unique(values)
-    seen = set(values.tolist())
+    # True == 1 in Python: booleans are kept apart from numbers by the typed key
+    seen = list({_label_key(v): v for v in values.tolist()}.values())
     try:
         ordered = sorted(seen)
         # bool and int compare equal (True == 1): refuse that ambiguity by the typed key
@@ -147,6 +238,8 @@ def _frame_columns(X: Any) -> list[str] | None:
     cols = getattr(X, "columns", None)
     if cols is None:
         return None
+    if type(X).__module__.split(".")[0] in ("pandas", "polars", "pyarrow"):
+        cols = frame_names(X)
     names = [str(c) for c in cols]
     return names if all(isinstance(c, str) for c in cols) else None
 
@@ -303,11 +396,23 @@ def _scan(
 # ----------------------------------------------------------------------------- y, weights
 def label_array(y: Any) -> np.ndarray:
     """Labels as a 1-D numpy array (from lists, numpy, pandas / polars / pyarrow), unchecked
-    beyond their shape; missing labels stay (see :func:`check_y`)."""
+    beyond their shape; missing labels stay (see :func:`check_y`).
+
+    Labels keep their Python types: a list mixing types (``[1, "a"]``, ``[True, 2]``) becomes an
+    object array, never strings or numbers by numpy's promotion (``True`` is not ``1``, ``1``
+    is not ``"1"``).
+
+    >>> label_array([1, "a"]).tolist(), label_array([True, 1]).tolist()
+    ([1, 'a'], [True, 1])
+    """
     if y is None:
         raise DataError("y: this classifier requires y to be passed, but the target y is None")
     if sp.issparse(y):
         raise DataError("y: expected a 1-D sequence of class labels, got a sparse matrix")
+    if isinstance(y, list | tuple) and _mixed_types(y):
+        out = np.empty(len(y), dtype=object)
+        out[:] = list(y)
+        return out
     mod = type(y).__module__.split(".")[0]
     if mod in ("pandas", "polars", "pyarrow"):
         y = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
@@ -319,6 +424,24 @@ def label_array(y: Any) -> np.ndarray:
     if y.ndim != 1:
         raise DataError(f"y: expected a 1-D sequence of class labels, got shape {y.shape}")
     return y
+
+
+def _mixed_types(values: Sequence[Any]) -> bool:
+    """Whether numpy's promotion would change some of these labels (mixed str / bool / number,
+    or other objects)."""
+    kinds = set()
+    for t in set(map(type, values)):
+        if issubclass(t, bool | np.bool_):
+            kinds.add("bool")
+        elif issubclass(t, str | np.str_):
+            kinds.add("str")
+        elif issubclass(t, numbers.Integral):
+            kinds.add("int")
+        elif issubclass(t, numbers.Real):
+            kinds.add("real")
+        else:
+            kinds.add("other")
+    return len(kinds - {"real"} if kinds <= {"int", "real"} else kinds) > 1 or "other" in kinds
 
 
 def check_y(y: Any, n: int) -> np.ndarray:
@@ -358,7 +481,16 @@ def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
     """None stays None (kernels take it as all ones); otherwise float64, finite, >= 0."""
     if sample_weight is None:
         return None
-    w = np.asarray(sample_weight, dtype=float) if not isinstance(sample_weight, str) else None
+    w = None
+    if not isinstance(sample_weight, str | bytes | dict):
+        raw = np.asarray(sample_weight)
+        if raw.dtype.kind not in "biuf" and raw.dtype.kind != "O":
+            raise DataError(f"sample_weight: expected numbers, got an array of {raw.dtype}")
+        try:
+            w = raw.astype(float)
+        except (TypeError, ValueError):
+            bad = next(v for v in raw.ravel().tolist() if not isinstance(v, numbers.Real))
+            raise DataError(f"sample_weight: expected numbers, got {show(bad)}") from None
     if w is not None and w.ndim == 0:
         w = np.full(n, float(w))
     if w is None or w.ndim != 1 or w.shape[0] != n:

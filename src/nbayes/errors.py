@@ -16,6 +16,7 @@ __all__ = [
     "NotFittedError",
     "MergeError",
     "UnlearnError",
+    "StatisticsError",
     "ModelFileError",
     "ConvergenceError",
     "ConvergenceWarning",
@@ -49,6 +50,12 @@ class MergeError(NBayesError):
 
 class UnlearnError(NBayesError):
     """``unlearn`` was asked to remove data the model never learned."""
+
+
+class StatisticsError(DataError):
+    """Statistics that no data could have produced: a negative or non-finite count, shapes that
+    disagree, a part larger than the whole it belongs to (a file whose checksum holds but whose
+    numbers are impossible, or statistics built by hand)."""
 
 
 class ModelFileError(NBayesError):

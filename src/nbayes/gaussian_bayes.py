@@ -10,6 +10,8 @@ computed in log space.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from typing import Any
 
 import numpy as np
@@ -137,9 +139,10 @@ class GaussianBayes(Generative):
         else:
             check_number("shrinkage", s, low=0.0, high=1.0)
         check_number("reg_param", self.reg_param, low=0.0, high=1.0)
-        if self.priors is not None and np.ndim(self.priors) != 1:
+        if self.priors is not None and not isinstance(self.priors, Mapping) and np.ndim(self.priors) != 1:
             raise InvalidParameterError(
-                f"parameter 'priors' must be None or a 1-D array of class priors, got {self.priors!r}"
+                f"parameter 'priors' must be None, a 1-D array of class priors or a mapping from "
+                f"class label to prior, got {self.priors!r}"
             )
 
     def _regularised(self) -> bool:
@@ -186,7 +189,7 @@ class GaussianBayes(Generative):
                     f"class {show(classes[c])}: every row of this class has sample_weight 0; "
                     "its mean and covariance cannot be estimated"
                 )
-        priors = self._priors(class_count)
+        priors = self._priors(class_count, classes)
 
         means = np.empty((K, d))
         covs = np.empty((K, d, d))
@@ -212,8 +215,8 @@ class GaussianBayes(Generative):
         self._set_fitted(classes, means, cov_out, class_count, priors, used, chol, d, names)
         return self
 
-    def _priors(self, class_count: np.ndarray) -> np.ndarray:
-        return class_priors(self.priors, class_count)
+    def _priors(self, class_count: np.ndarray, classes: np.ndarray) -> np.ndarray:
+        return class_priors(self.priors, class_count, classes)
 
     def _factor(
         self,

@@ -146,7 +146,7 @@ def test_atomic_write_keeps_the_old_file(small_file, monkeypatch):
         raise OSError("disk on fire")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError, match="disk on fire"):
+    with pytest.raises(ModelFileError, match="cannot save \\(disk on fire\\); nothing was written"):
         save_state(small_file, state({"a": np.zeros(100)}))
     assert small_file.read_bytes() == before
     assert sorted(os.listdir(small_file.parent)) == [small_file.name]

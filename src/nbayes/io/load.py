@@ -1,50 +1,89 @@
-"""``nbayes.load``: read a model file back into the estimator it was saved from."""
+"""``nbayes.load``: read a model file back into the estimator it was saved from.
+
+Model kinds are found through a registry (kind name -> the module that defines it, imported only
+when a file of that kind is loaded), so this module imports no estimator, and a model written
+outside nbayes plugs in with :func:`register_kind`.
+"""
 
 from __future__ import annotations
 
 import os
+from importlib import import_module
 from typing import Any
 
 from ..errors import ModelFileError
+from .model_file import load_state
+
+__all__ = ["load", "load_with_state", "register_kind", "model_class", "from_state"]
+
+#: the kind written in a model file -> "module:Class" that reads it back (``Class._from_state``)
+KINDS: dict[str, str] = {
+    "BernoulliNB": "nbayes.naive_bayes.bernoulli:BernoulliNB",
+    "CategoricalNB": "nbayes.naive_bayes.categorical:CategoricalNB",
+    "ComplementNB": "nbayes.naive_bayes.complement:ComplementNB",
+    "GaussianNB": "nbayes.naive_bayes.gaussian:GaussianNB",
+    "MultinomialNB": "nbayes.naive_bayes.multinomial:MultinomialNB",
+    "NaiveBayes": "nbayes.naive_bayes.mixed:NaiveBayes",
+    "GaussianBayes": "nbayes.gaussian_bayes:GaussianBayes",
+    "LogisticRegression": "nbayes.linear.logistic:LogisticRegression",
+    "TextClassifier": "nbayes.text.classifier:TextClassifier",
+    "CalibratedClassifier": "nbayes.calibration:CalibratedClassifier",
+}
+
+
+def register_kind(kind: str, where: str | type) -> None:
+    """Make files of ``kind`` loadable: ``where`` is the class (with a ``_from_state(state)``
+    class method) or its "module:Class" path, imported on first use."""
+    if not isinstance(kind, str) or not kind:
+        raise ModelFileError(f"register_kind: the kind must be a non-empty string, got {kind!r}")
+    if isinstance(where, type):
+        where = f"{where.__module__}:{where.__qualname__}"
+    KINDS[kind] = where
+
+
+def model_class(kind: Any) -> type:
+    """The class that reads files of ``kind``; ModelFileError for a kind nobody registered."""
+    where = KINDS.get(kind) if isinstance(kind, str) else None
+    if where is None:
+        raise ModelFileError(f"unknown model kind {kind!r}")
+    module, _, name = where.partition(":")
+    return getattr(import_module(module), name)
+
+
+def from_state(state: dict[str, Any]) -> Any:
+    """The model a verified state describes (nested states, such as a calibrated model's base
+    model, are built by the same function)."""
+    return model_class(state.get("kind"))._from_state(state)
 
 
 def _registry() -> dict[str, type]:
-    from ..calibration import CalibratedClassifier
-    from ..gaussian_bayes import GaussianBayes
-    from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
-    from ..naive_bayes.mixed import NaiveBayes
-    from ..linear import LogisticRegression
-    from ..text import TextClassifier
-
-    return {
-        cls.__name__: cls
-        for cls in (BernoulliNB, CategoricalNB, ComplementNB, GaussianBayes, GaussianNB, MultinomialNB, NaiveBayes, TextClassifier, LogisticRegression, CalibratedClassifier)
-    }
+    """Every registered kind and its class (imports them all: for listings, not for loading)."""
+    return {kind: model_class(kind) for kind in KINDS}
 
 
 def load(path: str | os.PathLike[str]) -> Any:
     """Load a model written by ``model.save(path)``.
 
-    The file's magic, format version and checksum are verified before anything is built; the
-    file holds only JSON and raw numeric arrays, so loading never runs code from it.
+    The file's magic, format version and checksum are verified before anything is built, then
+    its numbers (statistics that no data could produce are refused); the file holds only JSON
+    and raw numeric arrays, so loading never runs code from it.
     """
     return load_with_state(path)[0]
 
 
 def load_with_state(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any]]:
     """The model and the verified state it was built from (header metadata included)."""
-    from .model_file import load_state
-
     state = load_state(path)
     kind = state.get("kind")
-    cls = _registry().get(kind)  # type: ignore[arg-type]
-    if cls is None:
-        raise ModelFileError(f"{os.fspath(path)}: unknown model kind {kind!r}")
+    try:
+        cls = model_class(kind)
+    except ModelFileError:
+        raise ModelFileError(f"{os.fspath(path)}: unknown model kind {kind!r}") from None
     try:
         return cls._from_state(state), state
     except ModelFileError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise ModelFileError(
             f"{os.fspath(path)}: the file passed its checksum but does not describe a valid "
             f"{kind} ({type(exc).__name__}: {exc})"

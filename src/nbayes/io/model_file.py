@@ -167,11 +167,11 @@ def _serialise(state: dict[str, Any]) -> list[Any]:
 def save_state(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
     """Write ``state`` to ``path`` atomically: a crash mid-save leaves the old file intact."""
     parts = _serialise(state)  # a serialisation error writes nothing
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ModelFileError(f"{path}: cannot save, folder {folder!r} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".nbayes-", suffix=".tmp")
+    path, folder = _target(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".nbayes-", suffix=".tmp")
+    except OSError as exc:
+        raise ModelFileError(f"{path}: cannot save, cannot write in folder {folder!r} ({exc.strerror})") from None
     try:
         digest = hashlib.sha256()
         with os.fdopen(fd, "wb") as f:
@@ -182,11 +182,13 @@ def save_state(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):  # a full disk, a path turned into a folder meanwhile
+            raise ModelFileError(f"{path}: cannot save ({exc.strerror or exc}); nothing was written") from None
         raise
     try:
         dfd = os.open(folder, os.O_RDONLY)
@@ -196,6 +198,26 @@ def save_state(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
             os.close(dfd)
     except OSError:  # platforms that cannot fsync a folder
         pass
+
+
+def _target(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """(path, its folder) for a model file about to be written, or a ModelFileError that names
+    the path and what is wrong with it."""
+    if not isinstance(path, str | bytes | os.PathLike):
+        raise ModelFileError(f"cannot save to {path!r}: expected a file path (str or os.PathLike)")
+    name = os.fsdecode(os.fspath(path))
+    if not name:
+        raise ModelFileError("cannot save: the path is empty")
+    if os.path.isdir(name) or name.endswith(("/", os.sep)):
+        raise ModelFileError(
+            f"{name}: cannot save, it is a folder; give a file path (e.g. {os.path.join(name, 'model.nbm')})"
+        )
+    folder = os.path.dirname(os.path.abspath(name))
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise ModelFileError(f"{name}: cannot save, {folder!r} is a file, not a folder")
+    if not os.path.isdir(folder):
+        raise ModelFileError(f"{name}: cannot save, folder {folder!r} does not exist")
+    return name, folder
 
 
 def _read_verified(path: str | os.PathLike[str]) -> tuple[dict[str, Any], memoryview, str]:

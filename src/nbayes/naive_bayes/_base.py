@@ -17,7 +17,7 @@ import numpy as np
 from .._estimator import Generative
 from .._validation import (
     check_sample_weight,
-    check_vector_param,
+    check_probability_vector,
     check_y,
     show,
     classes_and_codes,
@@ -65,13 +65,16 @@ def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def class_log_prior(
-    class_count: np.ndarray, *, fit_prior: bool, class_prior: Any, class_alpha: float
+    class_count: np.ndarray, *, fit_prior: bool, class_prior: Any, class_alpha: float,
+    classes: Any = None,
 ) -> np.ndarray:
-    """log P(y = c): given (``class_prior``), fitted (eq. 8 of chapter 002, or eq. 9 smoothed
-    by ``class_alpha``), or uniform. A class with no weight has log prior -inf (no warning)."""
+    """log P(y = c): given (``class_prior``: a sequence in ``classes`` order or a mapping from
+    label to probability, normalised), fitted (eq. 8 of chapter 002, or eq. 9 smoothed by
+    ``class_alpha``), or uniform. A class with no weight has log prior -inf (no warning)."""
     K = len(class_count)
     if class_prior is not None:
-        prior = check_vector_param("class_prior", class_prior, K)
+        labels = np.arange(K) if classes is None else classes
+        prior = check_probability_vector("class_prior", class_prior, labels)
         with np.errstate(divide="ignore"):
             return np.log(prior) - np.log(prior.sum())
     if not fit_prior:
@@ -184,10 +187,10 @@ class BaseNB(Generative):
         mix = self._mixture(n_rows=len(count))
         if mix is None:
             prior = class_log_prior(count, fit_prior=self.fit_prior, class_prior=self.class_prior,
-                                    class_alpha=self.class_alpha)
+                                    class_alpha=self.class_alpha, classes=self._estimation_classes)
             return {"class_log_prior_": prior, "_intercept": prior}
         log_pc, log_w = mix.log_priors(count, fit_prior=self.fit_prior, class_prior=self.class_prior,
-                                       class_alpha=self.class_alpha)
+                                       class_alpha=self.class_alpha, classes=self._estimation_classes)
         return {"class_log_prior_": log_pc, "_intercept": log_pc[mix.owner] + log_w,
                 "component_log_weight_": log_w}
 
@@ -355,11 +358,11 @@ class BaseNB(Generative):
             )
         if self._names() != other._names():
             raise MergeError("cannot merge: the models were fitted on different column names")
+        new = self._new_like(other)  # checks what the statistics' layout needs equal
         classes = union_labels(self.classes_, other.classes_)
         pa, _ = encode_labels(self.classes_, classes)
         pb, _ = encode_labels(other.classes_, classes)
         stats = self.stats_.embed(pa, len(classes)) + other.stats_.embed(pb, len(classes))
-        new = self._new_like(other)
         new._commit(stats, classes, self.n_features_in_, self._names())
         return new
 
@@ -372,7 +375,11 @@ class BaseNB(Generative):
             raise DataError("sample_weight: the weights sum to zero; the model would have no data")
         if "n_components" in self.__dict__:
             _check_layout(self, stats, classes)
-        derived = self._estimate(stats, n_features)  # may raise: nothing assigned yet
+        self.__dict__["_estimating_classes"] = classes
+        try:
+            derived = self._estimate(stats, n_features)  # may raise: nothing assigned yet
+        finally:
+            del self.__dict__["_estimating_classes"]
         self.stats_ = stats
         self.classes_ = classes
         self.n_features_in_ = n_features
@@ -406,6 +413,13 @@ class BaseNB(Generative):
                 return d[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
+
+    @property
+    def _estimation_classes(self) -> np.ndarray | None:
+        """The class labels of the statistics being estimated (a prior given as a mapping from
+        label to probability is laid out in their order)."""
+        d = self.__dict__
+        return d["_estimating_classes"] if "_estimating_classes" in d else d.get("classes_")
 
     # ------------------------------------------------------------------ fitted attributes
     @property
@@ -470,21 +484,32 @@ class BaseNB(Generative):
     def with_prior(self, class_prior: Any) -> "BaseNB":
         """A copy that predicts under another class balance (spam rates drift): the same
         statistics (a copy: the two models learn apart), the log prior replaced, so P(y | x) is
-        Bayes' rule with ``class_prior`` exactly. The original is unchanged, and the copy keeps
-        the prior if it learns more (it is its ``class_prior`` / ``priors`` setting)."""
+        Bayes' rule with ``class_prior`` exactly. ``class_prior`` is a sequence in ``classes_``
+        order or a mapping from label to probability (every class named); finite, >= 0, with a
+        positive sum (normalised). The original is unchanged, and the copy keeps the prior if it
+        learns more (it is its ``class_prior`` / ``priors`` setting).
+
+        >>> from nbayes import MultinomialNB
+        >>> m = MultinomialNB().fit([[3, 0], [0, 3]], ["ham", "spam"])
+        >>> m.with_prior({"ham": 0.9, "spam": 0.1}).class_log_prior_.round(3).tolist()
+        [-0.105, -2.303]
+        """
         import copy
 
         from ..errors import InvalidParameterError
 
         self._check_fitted()
-        if type(self).__name__ == "ComplementNB" or getattr(self, "model", None) in ("complement", "nblr"):
+        if "with_prior" not in self.capabilities:
             raise InvalidParameterError(
-                "with_prior: this model's decision does not use a class prior (complement NB "
-                "follows scikit-learn in leaving it out; nblr's intercepts are fitted), so a new "
-                "prior cannot be applied exactly"
+                f"with_prior: this {type(self).__name__}'s decision does not use a class prior "
+                "(complement NB follows scikit-learn in leaving it out; nblr's intercepts are "
+                "fitted), so a new prior cannot be applied exactly"
             )
         name = "priors" if "priors" in self._param_names() else "class_prior"
-        new = self._new_like(self).set_params(**{name: class_prior})
+        prior = check_probability_vector(name, class_prior, self.classes_)
+        if name == "priors":
+            prior = prior / prior.sum()
+        new = self._new_like(self).set_params(**{name: prior})
         new._commit(copy.deepcopy(self.stats_), self.classes_, self.n_features_in_, self._names())
         return new
 
@@ -564,6 +589,7 @@ class BaseNB(Generative):
         meta = state["meta"]
         n_features = int(meta["n_features_in"])
         stats = cls._stats_from_arrays(arrays, n_features)
+        check_state(stats, arrays["classes"], n_features, meta)
         model._commit(stats, arrays["classes"], n_features, meta.get("feature_names"))
         return model
 
@@ -574,6 +600,24 @@ _NOT_DERIVED = frozenset({"feature_names_in_", "column_kinds_", "_pending_kinds"
 
 
 # ---------------------------------------------------------------------------- helpers
+def check_state(stats: Any, classes: Any, n_features: int, meta: dict[str, Any]) -> None:
+    """A model file's statistics are ones data could have produced (a valid checksum is not a
+    valid model): the statistics' own check, one distinct label per class, and the recorded
+    number of training rows equal to the class weights it summarises."""
+    from ..errors import StatisticsError
+
+    labels = np.asarray(classes)
+    if labels.ndim != 1 or len(labels) == 0 or len(sorted_unique(labels)) != len(labels):
+        raise StatisticsError(f"classes: expected distinct labels, got {labels.tolist()!r}")
+    stats.check(n_classes=None, n_features=n_features)
+    seen = meta.get("n_samples_seen")
+    total = float(np.sum(stats.class_count))
+    if seen is not None and not np.isclose(float(seen), total, rtol=1e-9, atol=1e-9):
+        raise StatisticsError(
+            f"meta 'n_samples_seen' is {seen!r} but the class weights sum to {total!r}"
+        )
+
+
 def _check_layout(model: Any, stats: Any, classes: np.ndarray) -> None:
     """Statistics with one row per component (mixtures) or per class, as ``n_components`` says."""
     from ._components import Components

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import encode_values as encode
-from .._validation import feature_count_message, missing_mask, sorted_unique
+from .._validation import check_flat, feature_count_message, frame_names, missing_mask, sorted_unique
 from ..errors import DataError, FeatureMismatchError
 
 
@@ -36,9 +36,9 @@ def read_table(
     mod = type(X).__module__.split(".")[0]
     names: list[str] | None = None
     if mod in ("pandas", "polars", "pyarrow") and hasattr(X, "columns"):
-        raw_names = list(X.columns) if mod != "pyarrow" else list(X.column_names)
+        raw_names = frame_names(X, who)
         names = [str(c) for c in raw_names] if all(isinstance(c, str) for c in raw_names) else None
-        cols = [frame_column(X, c) for c in raw_names]
+        cols = [frame_column(X, c, who) for c in raw_names]
         n = len(cols[0]) if cols else 0
         table = Table(None, cols, (n, len(cols)))
     else:
@@ -79,30 +79,36 @@ def read_table(
     return table, names
 
 
-def frame_column(X: Any, name: Any) -> np.ndarray:
+def frame_column(X: Any, name: Any, who: str = "X") -> np.ndarray:
     """One column of a pandas / polars / pyarrow table as numpy: numbers as float64 with NaN
-    for nulls (integers without nulls stay int64), everything else as objects with None."""
+    for nulls (integers without nulls stay int64), everything else as objects with None.
+    Nested values (lists, structs, dicts) are a DataError naming the column."""
     mod = type(X).__module__.split(".")[0]
     if mod == "pyarrow":
-        values = X.column(name).to_pylist()
-        return _from_list(values)
+        col = X.column(name)
+        if col.type.num_fields or str(col.type).startswith(("list", "large_list", "map", "struct")):
+            raise DataError(f"{who}: column {name!r} has nested type {col.type}; nbayes reads flat values")
+        return _from_list(col.to_pylist(), name, who)
     if mod == "polars":
         s = X.get_column(name)
+        if s.dtype.is_nested():
+            raise DataError(f"{who}: column {name!r} has nested type {s.dtype}; nbayes reads flat values")
         if s.dtype.is_numeric():
             if s.null_count() == 0 and s.dtype.is_integer():
                 return s.to_numpy().astype(np.int64)
             return s.cast(float).to_numpy()
-        return _from_list(s.to_list())
+        return _from_list(s.to_list(), name, who)
     s = X[name]
     kind = getattr(s.dtype, "kind", "O")
     if kind in "iu" and not s.hasnans:
         return s.to_numpy(dtype=np.int64)
     if kind in "iuf" or str(s.dtype) in ("Int64", "Int32", "Float64", "Float32", "Int8", "Int16"):
         return s.to_numpy(dtype=np.float64, na_value=np.nan)
-    return _from_list(s.tolist())
+    return _from_list(s.tolist(), name, who)
 
 
-def _from_list(values: list[Any]) -> np.ndarray:
+def _from_list(values: list[Any], name: Any, who: str) -> np.ndarray:
+    check_flat(values, name, who)
     out = np.empty(len(values), dtype=object)
     out[:] = values
     out[missing_mask(out)] = None

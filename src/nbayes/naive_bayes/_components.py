@@ -125,11 +125,13 @@ class Components:
         return out
 
     def log_priors(
-        self, count: np.ndarray, *, fit_prior: bool, class_prior: Any, class_alpha: float
+        self, count: np.ndarray, *, fit_prior: bool, class_prior: Any, class_alpha: float,
+        classes: Any = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(log P(c) per class, log P(m | c) per component) from the components' weights."""
         totals = self.class_sums(count)
-        log_pc = class_log_prior(totals, fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha)
+        log_pc = class_log_prior(totals, fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha,
+                                 classes=classes)
         a = float(class_alpha)
         num = np.asarray(count, dtype=np.float64) + a
         den = (totals + self.sizes * a)[self.owner]

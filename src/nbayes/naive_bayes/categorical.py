@@ -238,6 +238,7 @@ class CategoricalNB(BaseNB):
             fit_prior=self.fit_prior,
             class_prior=self.class_prior,
             class_alpha=self.class_alpha,
+            classes=self._estimation_classes,
         )
         # per feature, the lookup table used at predict: [values..., unseen, missing]
         tables = [

@@ -81,7 +81,8 @@ class ComplementNB(BaseNB):
         logged = np.log(comp / comp.sum(axis=1, keepdims=True))
         flp = logged / logged.sum(axis=1, keepdims=True) if self.norm else -logged
         prior = class_log_prior(
-            stats.class_count, fit_prior=self.fit_prior, class_prior=self.class_prior, class_alpha=0.0
+            stats.class_count, fit_prior=self.fit_prior, class_prior=self.class_prior, class_alpha=0.0,
+            classes=self._estimation_classes,
         )
         intercept = prior if len(prior) == 1 else np.zeros(len(prior))
         return {

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_number, check_vector_param, check_X_numeric, show
+from .._validation import check_choice, check_number, check_probability_vector, check_X_numeric, show
 from ..errors import DataError, InvalidParameterError
 from ..stats import MomentStats
 from ._base import BaseNB
@@ -131,7 +131,7 @@ class GaussianNB(BaseNB):
         }
 
     def _priors(self, class_count: np.ndarray) -> np.ndarray:
-        return class_priors(self.priors, class_count)
+        return class_priors(self.priors, class_count, self._estimation_classes)
 
     def _linear_form(self):
         """log N(x; mu_c, sigma^2) = x mu_c / sigma^2 - mu_c^2 / (2 sigma^2) + (terms free of c)
@@ -221,10 +221,12 @@ def _raise_inf(X: np.ndarray, row: int) -> None:
     )
 
 
-def class_priors(priors: Any, class_count: np.ndarray) -> np.ndarray:
-    """The given ``priors`` (checked: one per class, summing to 1) or the class frequencies."""
+def class_priors(priors: Any, class_count: np.ndarray, classes: Any = None) -> np.ndarray:
+    """The given ``priors`` (checked: one per class in ``classes`` order, or a mapping from
+    label to probability; summing to 1, as scikit-learn) or the class frequencies."""
     if priors is not None:
-        p = check_vector_param("priors", priors, len(class_count))
+        labels = np.arange(len(class_count)) if classes is None else classes
+        p = check_probability_vector("priors", priors, labels)
         if not np.isclose(p.sum(), 1.0):
             raise InvalidParameterError(f"parameter 'priors' must sum to 1, got {p.sum()!r}")
         return p

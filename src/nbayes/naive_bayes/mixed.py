@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, is_missing, show
-from ..errors import DataError, InvalidParameterError, MergeError
+from .._validation import check_choice, frame_names, is_missing, show
+from ..errors import DataError, InvalidParameterError, MergeError, StatisticsError
 from ..stats import CategoricalStats, CountStats, MomentStats
-from ._base import BaseNB, class_log_prior
+from ..stats._common import check_class_count
+from ._base import BaseNB, check_state, class_log_prior
 from ._columns import Table, frame_column, read_table
 from .bernoulli import BernoulliNB, _Binary
 from .categorical import CategoricalNB
@@ -55,6 +56,20 @@ class MixedStats:
         parts = {k: s.subtract(other.parts[k], classes) for k, s in self.parts.items()}
         cc = next(iter(parts.values())).class_count if parts else self.class_count - other.class_count
         return MixedStats(cc, parts)
+
+    def merge(self, other: "MixedStats") -> "MixedStats":
+        return self + other
+
+    def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
+        """Each part's own check, and every part counting the same class weights."""
+        cc = check_class_count(self.class_count, n_classes)
+        for kind, part in self.parts.items():
+            part.check(n_classes=len(cc))
+            if not np.allclose(part.class_count, cc, rtol=1e-9, atol=1e-9):
+                raise StatisticsError(
+                    f"statistics 'part/{kind}/class_count' {np.asarray(part.class_count).tolist()} differ "
+                    f"from the model's class weights {cc.tolist()}"
+                )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         out = {"stats/class_count": self.class_count}
@@ -216,6 +231,8 @@ class NaiveBayes(BaseNB):
 
     def _infer_kinds(self, X: Any) -> list[str]:
         mod = type(X).__module__.split(".")[0]
+        if mod in ("pandas", "polars", "pyarrow") and hasattr(X, "columns"):
+            frame_names(X)  # unique, before any column is looked up by name
         if mod == "pandas" and hasattr(X, "dtypes"):
             return [_pandas_kind(X[c]) for c in X.columns]
         if mod == "polars" and hasattr(X, "schema"):
@@ -292,6 +309,7 @@ class NaiveBayes(BaseNB):
             fit_prior=self.fit_prior,
             class_prior=self.class_prior,
             class_alpha=self.class_alpha,
+            classes=self._estimation_classes,
         )
         return {"components_": components, "class_log_prior_": prior, "_intercept": prior}
 
@@ -370,6 +388,9 @@ def _load(cls: type[NaiveBayes], state: dict[str, Any]) -> NaiveBayes:
         S = _stats_class(kind)
         parts[kind] = S.from_arrays(sub) if S in (MomentStats, CountStats) else S.from_arrays(sub, d)
     stats = MixedStats(arrays["stats/class_count"], parts)
+    if sum(1 for k in kinds) != int(meta["n_features_in"]):
+        raise StatisticsError(f"meta: {len(kinds)} column kinds for {meta['n_features_in']} features")
+    check_state(stats, arrays["classes"], int(meta["n_features_in"]), meta)
     model._pending_kinds = kinds
     model._commit(stats, arrays["classes"], int(meta["n_features_in"]), meta.get("feature_names"))
     return model

@@ -1,13 +1,16 @@
-"""Shared checks for subtracting statistics."""
+"""Shared checks of statistics: what subtraction may remove, and what no data could produce."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from ..errors import UnlearnError
+from .._validation import show
+from ..errors import StatisticsError, UnlearnError
 
-#: Relative slack when comparing removed weight with learned weight: float sums of the same
-#: weights in another order can differ in the last bits.
+#: Relative slack when comparing removed weight with learned weight (and a part with the whole
+#: it belongs to): float sums of the same weights in another order can differ in the last bits.
 REL_TOL = 1e-9
 
 
@@ -26,3 +29,45 @@ def check_removable(have: np.ndarray, remove: np.ndarray, classes: np.ndarray, w
 def zero_small(total: np.ndarray, before: np.ndarray) -> np.ndarray:
     """Snap to exactly 0 the entries that cancel to rounding noise after a subtraction."""
     return np.where(np.abs(total) <= REL_TOL * np.abs(before), 0.0, total)
+
+
+def check_array(
+    name: str, arr: Any, shape: tuple[int, ...] | None = None, *, nonnegative: bool = True
+) -> np.ndarray:
+    """``arr`` as a numeric array of ``shape`` whose entries are finite (and >= 0 for counts and
+    weights); a StatisticsError names the array and the first bad entry otherwise."""
+    a = np.asarray(arr)
+    if a.dtype.kind not in "biuf":
+        raise StatisticsError(f"statistics {name!r}: expected numbers, got an array of {a.dtype}")
+    if shape is not None and a.shape != tuple(shape):
+        raise StatisticsError(f"statistics {name!r}: expected shape {tuple(shape)}, got {a.shape}")
+    bad = ~np.isfinite(a)
+    if nonnegative:
+        bad |= a < 0
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        what = "finite and >= 0 (a count or weight)" if nonnegative else "finite"
+        raise StatisticsError(f"statistics {name!r}: entry {list(at)} is {show(a[at])}; expected {what}")
+    return a
+
+
+def check_at_most(part_name: str, part: np.ndarray, whole_name: str, whole: np.ndarray) -> None:
+    """A part of a weight cannot exceed the whole (e.g. the weight of class-c rows where feature j
+    is observed cannot exceed class c's weight)."""
+    whole = np.broadcast_to(whole, part.shape)
+    excess = part > whole * (1 + REL_TOL) + REL_TOL
+    if excess.any():
+        at = tuple(int(i) for i in np.argwhere(excess)[0])
+        raise StatisticsError(
+            f"statistics {part_name!r}: entry {list(at)} is {show(part[at])}, more than "
+            f"{whole_name} ({show(whole[at])}), which it is a part of"
+        )
+
+
+def check_class_count(class_count: Any, n_classes: int | None) -> np.ndarray:
+    """The per-class weights: a finite, non-negative vector of one entry per class."""
+    shape = None if n_classes is None else (n_classes,)
+    cc = check_array("class_count", class_count, shape)
+    if cc.ndim != 1:
+        raise StatisticsError(f"statistics 'class_count': expected one weight per class, got shape {cc.shape}")
+    return cc

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import encode_labels, union_labels
-from ._common import check_removable, zero_small
+from .._validation import encode_labels, sorted_unique, union_labels
+from ..errors import StatisticsError
+from ._common import check_array, check_at_most, check_class_count, check_removable, zero_small
 
 
 @dataclass
@@ -60,6 +61,22 @@ class CountStats:
         if other.missing_count is not None and mc is not None:
             mc = np.maximum(zero_small(mc - other.missing_count, mc), 0)
         return CountStats(cc, fc, mc)
+
+    def merge(self, other: "CountStats") -> "CountStats":
+        """The statistics of both sets of rows (same class layout): ``self + other``."""
+        return self + other
+
+    def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
+        """Raise StatisticsError unless data could have produced these counts: finite and
+        non-negative, one row per class, and missing weight within each class's weight."""
+        cc = check_class_count(self.class_count, n_classes)
+        fc = check_array("feature_count", self.feature_count)
+        if fc.ndim != 2 or fc.shape[0] != len(cc) or (n_features is not None and fc.shape[1] != n_features):
+            want = (len(cc), "n_features" if n_features is None else n_features)
+            raise StatisticsError(f"statistics 'feature_count': expected shape {want}, got {fc.shape}")
+        if self.missing_count is not None:
+            mc = check_array("missing_count", self.missing_count, fc.shape)
+            check_at_most("missing_count", mc, "its class's weight", cc[:, None])
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         out = {"stats/class_count": self.class_count, "stats/feature_count": self.feature_count}
@@ -130,6 +147,27 @@ class CategoricalStats:
             counts.append(np.maximum(zero_small(a - b, a), 0))
         cc = np.maximum(zero_small(self.class_count - other.class_count, self.class_count), 0)
         return CategoricalStats(cc, cats, counts)
+
+    def merge(self, other: "CategoricalStats") -> "CategoricalStats":
+        """The statistics of both sets of rows (same class layout; value sets united)."""
+        return self + other
+
+    def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
+        """Raise StatisticsError unless data could have produced these counts: finite and
+        non-negative, one table per feature with one column per distinct value, and no class
+        with more counted values than its weight."""
+        cc = check_class_count(self.class_count, n_classes)
+        if len(self.categories) != len(self.counts) or (n_features is not None and len(self.counts) != n_features):
+            raise StatisticsError(
+                f"statistics: {len(self.categories)} value sets and {len(self.counts)} count tables "
+                f"for {n_features if n_features is not None else len(self.counts)} features"
+            )
+        for j, (cat, cnt) in enumerate(zip(self.categories, self.counts)):
+            cat = np.asarray(cat)
+            if cat.ndim != 1 or len(sorted_unique(cat)) != len(cat):
+                raise StatisticsError(f"statistics 'categories/{j}': expected distinct values, got {cat.tolist()!r}")
+            c = check_array(f"counts/{j}", cnt, (len(cc), len(cat)))
+            check_at_most(f"counts/{j} summed over values", c.sum(axis=1), "its class's weight", cc)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         out = {"stats/class_count": self.class_count}

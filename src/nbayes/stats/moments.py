@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import REL_TOL, check_removable
+from ..errors import StatisticsError
+from ._common import REL_TOL, check_array, check_at_most, check_class_count, check_removable
 
 
 @dataclass
@@ -62,6 +63,27 @@ class MomentStats:
         mean = (self.weight * self.mean).sum(axis=0) / safe
         m2 = (self.m2 + self.weight * (self.mean - mean) ** 2).sum(axis=0)
         return w, np.where(w > 0, mean, 0.0), np.where(w > 0, m2, 0.0)
+
+    def merge(self, other: "MomentStats") -> "MomentStats":
+        """The moments of both sets of rows (same class layout): ``self + other``."""
+        return self + other
+
+    def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
+        """Raise StatisticsError unless data could have produced these moments: weights finite,
+        non-negative and within their class's weight, means finite, sums of squares >= 0, and
+        a cell without weight holding no mean or spread."""
+        cc = check_class_count(self.class_count, n_classes)
+        w = check_array("weight", self.weight)
+        if w.ndim != 2 or w.shape[0] != len(cc) or (n_features is not None and w.shape[1] != n_features):
+            want = (len(cc), "n_features" if n_features is None else n_features)
+            raise StatisticsError(f"statistics 'weight': expected shape {want}, got {w.shape}")
+        mean = check_array("mean", self.mean, w.shape, nonnegative=False)
+        m2 = check_array("m2", self.m2, w.shape)
+        check_at_most("weight", w, "its class's weight", cc[:, None])
+        empty = (w == 0) & ((mean != 0) | (m2 != 0))
+        if empty.any():
+            at = [int(i) for i in np.argwhere(empty)[0]]
+            raise StatisticsError(f"statistics 'mean'/'m2': entry {at} has no weight but a mean or spread")
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         return {

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ._common import check_removable, zero_small
+from ..errors import StatisticsError
+from ._common import check_array, check_at_most, check_class_count, check_removable, zero_small
 
 
 @dataclass
@@ -102,6 +103,30 @@ class TextStats:
             sub(a.doc_count, b.doc_count), a.df - b.df, a.tf - b.tf, a.n_docs - b.n_docs,
             _table_of(terms, self, other), weighted,
         )
+
+    def merge(self, other: "TextStats") -> "TextStats":
+        """The statistics of both corpora (same class layout; vocabularies united)."""
+        return self + other
+
+    def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
+        """Raise StatisticsError unless a corpus could have produced these statistics: counts
+        finite and non-negative, one row per class and one column per term, a class's documents
+        containing a term within its documents, corpus document frequencies within the number
+        of documents and within the occurrences."""
+        cc = check_class_count(self.class_count, n_classes)
+        V = len(self.terms)
+        tc = check_array("term_count", self.term_count)
+        if tc.ndim != 2 or tc.shape[0] != len(cc) or tc.shape[1] != V:
+            raise StatisticsError(f"statistics 'term_count': expected shape {(len(cc), V)}, got {tc.shape}")
+        dc = check_array("doc_count", self.doc_count, tc.shape)
+        check_at_most("doc_count", dc, "its class's weight", cc[:, None])
+        df = check_array("df", self.df, (V,))
+        tf = check_array("tf", self.tf, (V,))
+        n_docs = float(check_array("n_docs", np.asarray(self.n_docs, dtype=float)))
+        check_at_most("df", df, "n_docs", np.asarray(n_docs))
+        check_at_most("df", df, "tf", tf)
+        if self.terms.dtype.kind == "O" and len(set(self.terms.tolist())) != V:
+            raise StatisticsError("statistics 'terms': the vocabulary repeats a term")
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         extra = {}

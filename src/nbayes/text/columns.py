@@ -33,6 +33,17 @@ class TextColumnsStats:
         cols = [a.subtract(b, classes) for a, b in zip(self.columns, other.columns)]
         return TextColumnsStats(cols[0].class_count, cols)
 
+    def merge(self, other: "TextColumnsStats") -> "TextColumnsStats":
+        return self + other
+
+    def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
+        """Each column's own check, all of them counting the model's class weights."""
+        from ..stats._common import check_class_count
+
+        cc = check_class_count(self.class_count, n_classes)
+        for s in self.columns:
+            s.check(n_classes=len(cc))
+
     def to_arrays(self) -> dict[str, np.ndarray]:
         out = {"stats/class_count": self.class_count}
         for j, s in enumerate(self.columns):
