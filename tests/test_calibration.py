@@ -25,7 +25,13 @@ from nbayes.calibration import (
     calibrate,
 )
 from nbayes.errors import DataError, InvalidParameterError, NotFittedError
-from nbayes.metrics import brier_score, expected_calibration_error, log_loss, reliability_curve, reliability_diagram
+from nbayes.evaluate.metrics import (
+    brier_score,
+    expected_calibration_error,
+    log_loss,
+    reliability_curve,
+    reliability_diagram,
+)
 
 METHODS = ("temperature", "sigmoid", "isotonic")
 MAPS = {"temperature": TemperatureScaling, "sigmoid": SigmoidCalibration, "isotonic": IsotonicCalibration}
@@ -258,11 +264,17 @@ def test_text_frames_logistic_gaussian_bayes_and_zero_probabilities(rng, sms, tm
             assert back.calibrator_.method == method
 
 
-def test_explain_delegates_to_the_base_model(sms):
+def test_explain_is_the_base_models_scaled_or_labelled(sms):
+    """(tests/calibration/test_calibrated_explain.py holds the law over every method.)"""
     texts, labels = sms
     cal = CalibratedClassifier(nbayes.TextClassifier(), cv=3).fit(texts[:800], labels[:800])
     e, b = cal.explain("WIN a FREE prize now"), cal.base_estimator_.explain("WIN a FREE prize now")
-    assert e.predicted == b.predicted and np.array_equal(e.contributions, b.contributions)
+    assert e.predicted == b.predicted and e.tokens == b.tokens
+    T = cal.calibrator_.temperature_
+    if e.calibrated:  # eps 0: the base terms divided by T
+        assert np.allclose(e.contributions, b.contributions / T, rtol=1e-15, atol=0)
+    else:  # eps > 0: not additive; the base model's, unchanged and labelled
+        assert np.array_equal(e.contributions, b.contributions) and "uncalibrated" in e.sums_to
 
 
 def test_calibrate_a_fitted_model_on_held_out_rows(rng):
@@ -311,6 +323,7 @@ class _NoProba:
 def test_public_names():
     assert nbayes.CalibratedClassifier is CalibratedClassifier
     assert nbayes.metrics.log_loss is log_loss and "CalibratedClassifier" in nbayes.__all__
+    assert nbayes.evaluate.log_loss is log_loss and "evaluate" in nbayes.__all__
 
 
 # ---------------------------------------------------------------------------- serving

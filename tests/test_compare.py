@@ -1,4 +1,5 @@
-"""nbayes.compare: Ng & Jordan's learning-curve experiment (Naive Bayes vs logistic regression)."""
+"""nbayes.compare (home: nbayes.evaluate.learning_curves and nbayes.evaluate.comparison): Ng &
+Jordan's learning-curve experiment (Naive Bayes vs logistic regression)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ import pyarrow as pa
 import pytest
 
 import nbayes
-from nbayes.compare import Comparison, MissingDependencyError, Row, _LRInput, crossover_size, default_sizes
+from nbayes.errors import MissingDependencyError
+from nbayes.evaluate import Comparison, Row, crossover_size
+from nbayes.evaluate._lr_input import _LRInput
+from nbayes.evaluate._sampling import default_sizes
 from nbayes.errors import DataError, InvalidParameterError, NBayesError
 
 
@@ -311,6 +315,10 @@ def test_bad_inputs(gaussian_data, lr):
 # ----------------------------------------------------------------------------- exports
 def test_lazy_exports_and_callable_module(gaussian_data, lr):
     assert nbayes.Comparison is Comparison
+    import nbayes.compare as old  # the public path of before: the same objects
+
+    assert old.Comparison is Comparison and old.default_sizes is default_sizes and old._LRInput is _LRInput
+    assert nbayes.evaluate.compare is old.compare
     module = importlib.import_module("nbayes.compare")
     X, y = gaussian_data
     # `import nbayes.compare` may bind the module on the package: calling it calls compare

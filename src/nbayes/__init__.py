@@ -25,7 +25,7 @@ _WHERE = {
     "CalibratedClassifier": "nbayes.calibration",
     "CategoricalNB": "nbayes.naive_bayes",
     "ComplementNB": "nbayes.naive_bayes",
-    "Comparison": "nbayes.compare",
+    "Comparison": "nbayes.evaluate",
     "Explanation": "nbayes.naive_bayes",
     "GaussianBayes": "nbayes.gaussian_bayes",
     "GaussianNB": "nbayes.naive_bayes",
@@ -33,10 +33,11 @@ _WHERE = {
     "MultinomialNB": "nbayes.naive_bayes",
     "NaiveBayes": "nbayes.naive_bayes.mixed",
     "TextClassifier": "nbayes.text",
-    "compare": "nbayes.compare",
+    "compare": "nbayes.evaluate",
     "load": "nbayes.io.load",
     "errors": "nbayes.errors",
     "metrics": "nbayes.metrics",
+    "evaluate": "nbayes.evaluate",
     "calibration": "nbayes.calibration",
     "model_selection": "nbayes.model_selection",
 }
@@ -44,9 +45,9 @@ _WHERE = {
 __all__ = sorted(_WHERE) + ["__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import calibration, errors, metrics, model_selection
+    from . import calibration, errors, evaluate, metrics, model_selection
     from .calibration import CalibratedClassifier
-    from .compare import Comparison, compare
+    from .evaluate import Comparison, compare
     from .io.load import load
     from .linear import LogisticRegression
     from .naive_bayes import (
@@ -66,7 +67,7 @@ def __getattr__(name: str) -> Any:
     if where is None:
         raise AttributeError(f"module 'nbayes' has no attribute {name!r}")
     module = import_module(where)
-    value = module if name in ("errors", "metrics", "calibration", "model_selection") else getattr(module, name)
+    value = module if name in ("errors", "metrics", "calibration", "model_selection", "evaluate") else getattr(module, name)
     globals()[name] = value
     return value
 

@@ -106,7 +106,7 @@ def sms_spam() -> dict[str, Any]:
     """SMS spam (UCI): train on the first 80% of the messages, evaluate on the rest, explain
     three test messages word by word."""
     from . import TextClassifier
-    from ._cli.metrics import evaluate
+    from .evaluate import classification_measures
 
     raw = resources.files("nbayes").joinpath("data", "sms_spam.jsonl.gz").read_bytes()
     rows = [json.loads(line) for line in gzip.decompress(raw).decode("utf-8").splitlines()]
@@ -117,7 +117,7 @@ def sms_spam() -> dict[str, Any]:
     model = TextClassifier().fit(texts[:cut], y[:cut])
     fit_seconds = time.perf_counter() - t0
     test = texts[cut:]
-    measures = evaluate(y[cut:], model.predict(test), model.predict_proba(test), model.classes_)
+    measures = classification_measures(y[cut:], model.predict(test), model.predict_proba(test), model.classes_)
     spam_rows = [i for i in range(cut, len(rows)) if y[i] == "spam"][:2]
     ham_rows = [i for i in range(cut, len(rows)) if y[i] == "ham"][:1]
     explained = []
@@ -146,7 +146,7 @@ def sms_spam() -> dict[str, Any]:
 
 def learning_curve() -> Any:
     """Ng & Jordan's experiment on the house votes (missing votes included)."""
-    from .compare import compare
+    from .evaluate import compare
 
     header, rows = _read_csv("house_votes_84.csv.gz")
     y = np.array([r[0] for r in rows])

@@ -61,6 +61,19 @@ def _registry() -> dict[str, type]:
     return {kind: model_class(kind) for kind in KINDS}
 
 
+def build(state: dict[str, Any]) -> Any:
+    """The model of a verified state (kind, params, meta, arrays). A kind whose state nests
+    other models' states (``_state_nests_models``: a calibrated model) is handed this function
+    to build them, so it needs no import of this module."""
+    kind = state.get("kind")
+    cls = _registry().get(kind)  # type: ignore[arg-type]
+    if cls is None:
+        raise ValueError(f"unknown model kind {kind!r}")
+    if getattr(cls, "_state_nests_models", False):
+        return cls._from_state(state, build)
+    return cls._from_state(state)
+
+
 def load(path: str | os.PathLike[str]) -> Any:
     """Load a model written by ``model.save(path)``.
 
@@ -80,7 +93,7 @@ def load_with_state(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any]]:
     except ModelFileError:
         raise ModelFileError(f"{os.fspath(path)}: unknown model kind {kind!r}") from None
     try:
-        return cls._from_state(state), state
+        return build(state), state
     except ModelFileError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:

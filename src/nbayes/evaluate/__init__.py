@@ -1,0 +1,88 @@
+"""Evaluation: measures of predictions, Ng & Jordan's learning curves, and reports.
+
+- :mod:`nbayes.evaluate.metrics`: log-loss, Brier score, expected calibration error, the
+  reliability curve and diagram, and :func:`classification_measures` (accuracy, macro-F1,
+  per-class precision / recall, confusion matrix) (also ``nbayes.metrics``);
+- :mod:`nbayes.evaluate.learning_curves` and :mod:`nbayes.evaluate.comparison`:
+  :func:`compare` (Naive Bayes against logistic regression over training sizes) and its result
+  :class:`Comparison` (also ``nbayes.compare``);
+- :mod:`nbayes.evaluate.reports`: calibration measured before and after a map
+  (:func:`calibration_scores`, :func:`calibration_of_model`, :func:`cross_validated_calibration`,
+  :func:`training_calibration`), the reliability data, the console table and the
+  self-contained HTML report (:func:`write_report`), as ``nbayes evaluate`` shows them.
+
+Every log-loss here is one core (:func:`nbayes._math.log_loss_of_true_class`).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from .metrics import (
+    ReliabilityCurve,
+    brier_score,
+    classification_measures,
+    expected_calibration_error,
+    log_loss,
+    reliability_curve,
+    reliability_diagram,
+)
+
+# The measures load with the package; the learning curves and the reports on first use: they
+# import the models and nbayes.calibration, which (through nbayes.model_selection's scorers)
+# use the measures, so importing them here would make ``import nbayes.metrics`` load every model.
+_LAZY = {
+    "Comparison": "comparison",
+    "Row": "comparison",
+    "crossover_size": "comparison",
+    "compare": "learning_curves",
+    "N_BINS": "reports",
+    "CalibrationCurves": "reports",
+    "calibration_of_model": "reports",
+    "calibration_scores": "reports",
+    "calibration_table": "reports",
+    "cross_validated_calibration": "reports",
+    "training_calibration": "reports",
+    "uncalibrated_curves": "reports",
+    "write_report": "reports",
+}
+
+__all__ = sorted([
+    "ReliabilityCurve",
+    "brier_score",
+    "classification_measures",
+    "expected_calibration_error",
+    "log_loss",
+    "reliability_curve",
+    "reliability_diagram",
+    *_LAZY,
+])
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .comparison import Comparison, Row, crossover_size
+    from .learning_curves import compare
+    from .reports import (
+        N_BINS,
+        CalibrationCurves,
+        calibration_of_model,
+        calibration_scores,
+        calibration_table,
+        cross_validated_calibration,
+        training_calibration,
+        uncalibrated_curves,
+        write_report,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'nbayes.evaluate' has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
