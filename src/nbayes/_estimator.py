@@ -7,7 +7,7 @@ and ``__sklearn_tags__`` (imported lazily, only when scikit-learn asks for it).
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -36,7 +36,25 @@ CAPABILITIES: dict[str, str] = {
 }
 
 
-class BaseEstimator:
+class FittedAttributes:
+    """Fitted attributes (public names ending in ``_``) asked for before ``fit`` raise
+    :class:`~nbayes.errors.NotFittedError` naming the class, as every method does; after fit, a
+    fitted attribute the model does not have (``feature_names_in_`` of a model fitted on an
+    array) is a plain AttributeError. ``NotFittedError`` is an AttributeError, so ``hasattr``
+    and ``getattr(model, name, default)`` work as for any attribute."""
+
+    #: the attribute whose presence means "fitted"
+    _fitted_marker: ClassVar[str] = "classes_"
+
+    def __getattr__(self, name: str) -> Any:
+        if name.endswith("_") and not name.startswith("_") and self._fitted_marker not in self.__dict__:
+            what = type(self).__name__
+            raise NotFittedError(f"{what}.{name}: this {what} is not fitted yet; call fit first")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+
+class BaseEstimator(FittedAttributes):
     """Parameters are the keyword-only arguments of ``__init__``, stored unchanged."""
 
     _estimator_type = "classifier"

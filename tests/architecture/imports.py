@@ -27,6 +27,11 @@ def _resolve(mod: str, is_pkg: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def _is_module(name: str) -> bool:
+    path = SRC.parent / Path(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
 def imports() -> list[tuple[str, str, int, bool]]:
     """(importer, imported nbayes module, line, inside a function) for every import."""
     out = []
@@ -53,14 +58,10 @@ def imports() -> list[tuple[str, str, int, bool]]:
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
                 base = _resolve(mod, is_pkg, node)
-                targets = [base]
-                # "from . import x" / "from .pkg import sub": x may be a submodule
-                for a in node.names:
-                    cand = f"{base}.{a.name}" if base else a.name
-                    if (SRC.parent / Path(*cand.split("."))).with_suffix(".py").exists() or (
-                        SRC.parent / Path(*cand.split(".")) / "__init__.py"
-                    ).exists():
-                        targets.append(cand)
+                # "from . import x" / "from .pkg import sub": x may be a submodule (then the
+                # package's own names are not what is imported)
+                subs = [f"{base}.{a.name}" for a in node.names if _is_module(f"{base}.{a.name}")]
+                targets = subs if len(subs) == len(node.names) else [base, *subs]
             for t in targets:
                 if t == "nbayes" or t.startswith("nbayes."):
                     out.append((mod, t, node.lineno, id(node) in funcs))

@@ -27,7 +27,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 KNOWN_UPWARD: set[tuple[str, str]] = {
     ("nbayes.naive_bayes", "nbayes.semi_supervised"),
     ("nbayes.text", "nbayes.semi_supervised"),
-    ("nbayes.calibration", "nbayes.io"),
 }
 
 #: import cycles that still exist (as sets of modules): to be removed

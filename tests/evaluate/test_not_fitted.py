@@ -17,7 +17,7 @@ import pytest
 
 import nbayes
 from nbayes._estimator import BaseEstimator
-from nbayes.calibration._base import FittedAttributes
+
 from nbayes.errors import NotFittedError
 
 TEXTS = ["cheap pills now", "meeting at noon", "cheap cheap offer", "lunch meeting today",
@@ -112,22 +112,11 @@ def _fitted_attributes(make: Callable[[], Any]) -> list[str]:
     return sorted(names)
 
 
-def _generic_attribute_check() -> bool:
-    """Whether fitted attributes are guarded for every estimator (a ``__getattr__`` on the
-    shared base class); until then only the classes that guard their own are checked."""
-    return "__getattr__" in vars(BaseEstimator)
-
-
-ATTRIBUTE_CASES = []
-for _name, _make in ESTIMATORS:
-    guarded = _generic_attribute_check() or isinstance(_make(), FittedAttributes)
-    for _attr in _fitted_attributes(_make):
-        marks = () if guarded else pytest.mark.xfail(
-            strict=False, raises=AttributeError,
-            reason="nbayes/_estimator.py: BaseEstimator has no __getattr__ guarding fitted attributes before fit "
-                   "(a plain AttributeError); see CalibratedClassifier's (nbayes.calibration._base.FittedAttributes)",
-        )
-        ATTRIBUTE_CASES.append(pytest.param(_make, _attr, id=f"{_name}.{_attr}", marks=marks))
+ATTRIBUTE_CASES = [
+    pytest.param(_make, _attr, id=f"{_name}.{_attr}")
+    for _name, _make in ESTIMATORS
+    for _attr in _fitted_attributes(_make)
+]
 
 
 @pytest.mark.parametrize("make, attribute", ATTRIBUTE_CASES)

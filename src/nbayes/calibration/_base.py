@@ -10,6 +10,7 @@ import numpy as np
 
 from .._math import log_normalize_rows, logsumexp
 from .._validation import check_sample_weight, encode_labels, show
+from .._estimator import FittedAttributes
 from ..errors import DataError, NotFittedError
 
 #: the calibration methods, in the order the docs list them
@@ -75,23 +76,6 @@ def _check_scores(L: Any, codes: Any, sample_weight: Any) -> tuple[np.ndarray, n
     if w.sum() <= 0:
         raise DataError("sample_weight: the weights sum to zero; nothing to calibrate on")
     return _normalise(L), codes.astype(np.intp), w
-
-
-class FittedAttributes:
-    """Fitted attributes (public names ending in ``_``) asked for before ``fit`` raise
-    :class:`~nbayes.errors.NotFittedError` naming the class, as every method does; after fit, a
-    fitted attribute the model does not have (``feature_names_in_`` of a model fitted on an
-    array) is a plain AttributeError. ``NotFittedError`` is an AttributeError, so ``hasattr``
-    and ``getattr(model, name, default)`` work as for any attribute."""
-
-    #: the attribute whose presence means "fitted"
-    _fitted_marker: ClassVar[str] = "classes_"
-
-    def __getattr__(self, name: str) -> Any:
-        if name.endswith("_") and not name.startswith("_") and self._fitted_marker not in self.__dict__:
-            what = type(self).__name__
-            raise NotFittedError(f"{what}.{name}: this {what} is not fitted yet; call fit first")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 class Calibrator(FittedAttributes):

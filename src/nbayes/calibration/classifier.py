@@ -16,7 +16,7 @@ from ..model_selection import check_cv
 from ..model_selection._split import LeaveOneOutSplits
 from ..model_selection._validate import out_of_fold
 from . import _state
-from ._base import METHODS, Calibrator, FittedAttributes, check_classes
+from ._base import METHODS, Calibrator, check_classes
 from .explanation import CalibratedExplanation, explain_calibrated
 from .isotonic import IsotonicCalibration
 from .sigmoid import SigmoidCalibration
@@ -65,7 +65,7 @@ def _log_proba_of(model: Any, X: Any) -> np.ndarray:
         return np.log(np.asarray(model.predict_proba(X), dtype=np.float64))
 
 
-class CalibratedClassifier(FittedAttributes, Classifier):
+class CalibratedClassifier(Classifier):
     """A classifier whose probabilities are calibrated on out-of-fold scores.
 
     ``fit(X, y)`` fits ``estimator`` (any nbayes classifier: Naive Bayes models including

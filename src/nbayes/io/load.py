@@ -51,27 +51,18 @@ def model_class(kind: Any) -> type:
 
 
 def from_state(state: dict[str, Any]) -> Any:
-    """The model a verified state describes (nested states, such as a calibrated model's base
-    model, are built by the same function)."""
-    return model_class(state.get("kind"))._from_state(state)
+    """The model of a verified state (kind, params, meta, arrays). A kind whose state nests
+    other models' states (``_state_nests_models``: a calibrated model) is handed this function
+    to build them, so it needs no import of this module."""
+    cls = model_class(state.get("kind"))
+    if getattr(cls, "_state_nests_models", False):
+        return cls._from_state(state, from_state)
+    return cls._from_state(state)
 
 
 def _registry() -> dict[str, type]:
     """Every registered kind and its class (imports them all: for listings, not for loading)."""
     return {kind: model_class(kind) for kind in KINDS}
-
-
-def build(state: dict[str, Any]) -> Any:
-    """The model of a verified state (kind, params, meta, arrays). A kind whose state nests
-    other models' states (``_state_nests_models``: a calibrated model) is handed this function
-    to build them, so it needs no import of this module."""
-    kind = state.get("kind")
-    cls = _registry().get(kind)  # type: ignore[arg-type]
-    if cls is None:
-        raise ValueError(f"unknown model kind {kind!r}")
-    if getattr(cls, "_state_nests_models", False):
-        return cls._from_state(state, build)
-    return cls._from_state(state)
 
 
 def load(path: str | os.PathLike[str]) -> Any:
@@ -89,11 +80,11 @@ def load_with_state(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any]]:
     state = load_state(path)
     kind = state.get("kind")
     try:
-        cls = model_class(kind)
+        model_class(kind)
     except ModelFileError:
         raise ModelFileError(f"{os.fspath(path)}: unknown model kind {kind!r}") from None
     try:
-        return build(state), state
+        return from_state(state), state
     except ModelFileError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:

@@ -411,7 +411,7 @@ class BaseNB(Generative):
             self._set_derived(self._estimate(d["stats_"], d["n_features_in_"]))
             if name in d:
                 return d[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return super().__getattr__(name)
 
 
     @property
