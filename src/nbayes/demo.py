@@ -106,7 +106,7 @@ def sms_spam() -> dict[str, Any]:
     """SMS spam (UCI): train on the first 80% of the messages, evaluate on the rest, explain
     three test messages word by word."""
     from . import TextClassifier
-    from ._cli.metrics import evaluate
+    from .cli.metrics import evaluate
 
     raw = resources.files("nbayes").joinpath("data", "sms_spam.jsonl.gz").read_bytes()
     rows = [json.loads(line) for line in gzip.decompress(raw).decode("utf-8").splitlines()]
