@@ -90,7 +90,8 @@ def _guard(pairs: Iterator[tuple[Any, Any]], path: Path) -> Iterator[tuple[Any, 
 def read_columns(
     path: str | os.PathLike[str], *, text: str = "text", label: str = "label", chunk_size: int | None = None
 ) -> Pair | Iterator[Pair]:
-    """Documents from two columns of a CSV, TSV or Parquet file (read with pyarrow)."""
+    """Documents from two columns of a CSV, TSV or Parquet file (read with pyarrow). Only an
+    empty field is missing: ``NA``, ``null``, ``N/A``, ``NaN`` are values."""
     path = Path(path)
     try:
         import pyarrow.csv as pacsv
@@ -104,7 +105,12 @@ def read_columns(
             table = pq.read_table(path)
         else:
             delim = "\t" if path.suffix in (".tsv", ".tab") or path.name.endswith(".tsv.gz") else ","
-            table = pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter=delim))
+            # only an empty field is missing: NA, null, N/A, NaN are values (a label, a word)
+            table = pacsv.read_csv(
+                path,
+                parse_options=pacsv.ParseOptions(delimiter=delim, newlines_in_values=True),
+                convert_options=pacsv.ConvertOptions(null_values=[""], strings_can_be_null=True),
+            )
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds; name the file
         raise DataError(f"{path}: cannot be read as a table ({exc})") from None
     for col in (text, label):
@@ -114,7 +120,8 @@ def read_columns(
     labels = table.column(label).to_pylist()
     for n, t in enumerate(texts):
         if t is not None and not isinstance(t, str):
-            raise DataError(f"{path}: row {n}, column {text!r} is not text")
+            where = f"row {n + 1}" if path.suffix == ".parquet" else f"line {n + 2}"  # the header is line 1
+            raise DataError(f"{path}: {where}, column {text!r} is not text")
     pairs = ((t if t is not None else "", y) for t, y in zip(texts, labels))
     return _finish(_chunks(pairs, chunk_size), chunk_size, path)
 

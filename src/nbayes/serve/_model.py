@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import math
 import os
 import threading
 import time
@@ -19,10 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from ..io.info import json_value, model_info
+from ..io.load import load_with_state
+from ..linear import LogisticRegression
+from ..naive_bayes import CategoricalNB
+
 log = logging.getLogger("nbayes.serve")
 
-#: models that leave a missing feature out of the product (the others need every feature)
-MARGINALISE = ("NaiveBayes", "CategoricalNB", "GaussianNB", "BernoulliNB")
 #: the kinds of a table feature, as the web page and the OpenAPI schema name them
 KIND_NAMES = {"gaussian": "number", "categorical": "category", "bernoulli": "boolean", "text": "text"}
 #: at most this many categories of a feature are listed in the metadata (the page's choices)
@@ -46,15 +48,9 @@ class Limits:
 
 
 # ---------------------------------------------------------------------------- plain values
-def plain(v: Any) -> Any:
-    """A JSON-ready Python value: numpy scalars unwrapped; inf and NaN as the strings
-    ``"Infinity"``, ``"-Infinity"`` and ``"NaN"`` (JavaScript's ``Number()`` reads them),
-    since JSON has no such numbers."""
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, float) and not math.isfinite(v):
-        return "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
-    return v
+#: a JSON-ready Python value: numpy scalars unwrapped; inf and NaN as the strings ``"Infinity"``,
+#: ``"-Infinity"`` and ``"NaN"`` (JavaScript's ``Number()`` reads them)
+plain = json_value
 
 
 def plain_floats(a: np.ndarray) -> list[Any]:
@@ -62,22 +58,6 @@ def plain_floats(a: np.ndarray) -> list[Any]:
     if np.isfinite(a).all():
         return values
     return [plain(v) for v in values]
-
-
-def _json_safe(v: Any, depth: int = 0) -> Any:
-    """Model parameters for the metadata: containers walked, large mappings summarised."""
-    if isinstance(v, dict):
-        if len(v) > 50:
-            return f"<mapping of {len(v)} entries>"
-        return {str(k): _json_safe(x, depth + 1) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_json_safe(x, depth + 1) for x in v[:1000]]
-    if isinstance(v, np.ndarray):
-        return _json_safe(v.tolist(), depth + 1) if v.size <= 1000 else f"<array of shape {v.shape}>"
-    v = plain(v)
-    if v is None or isinstance(v, bool | int | float | str):
-        return v
-    return str(v)
 
 
 # ---------------------------------------------------------------------------- the loaded model
@@ -92,6 +72,7 @@ class Loaded:
     header: dict[str, Any]
     signature: tuple[int, int, int] | None
     loaded_at: float
+    about: dict[str, Any] = field(default_factory=dict)  # nbayes.io.info.model_info of the file
     kind: str = ""  # "text" or "table"
     classes: list[Any] = field(default_factory=list)
     class_keys: list[str] = field(default_factory=list)
@@ -100,8 +81,8 @@ class Loaded:
     def __post_init__(self) -> None:
         m = self.model
         # a calibrated model: its base model decides the input and explains; the map predicts
-        self.base = m.base_estimator_ if type(m).__name__ == "CalibratedClassifier" else m
-        self.kind = "text" if type(self.base).__name__ == "TextClassifier" else "table"
+        self.base = getattr(m, "base_estimator_", m)
+        self.kind = "text" if "text" in self.base.capabilities else "table"
         self.classes = [plain(c) for c in m.classes_.tolist()]
         self.class_keys = [str(c) for c in self.classes]
         if self.kind == "table":
@@ -118,28 +99,11 @@ class Loaded:
 
     # ------------------------------------------------------------------ metadata
     def info(self) -> dict[str, Any]:
-        """What ``nbayes info --json`` prints, plus the input the service takes."""
-        m = self.model
-        names = getattr(m, "feature_names_in_", None)
-        out = {
-            "file": self.path,
-            "format_version": self.header.get("format_version"),
-            "written_by": self.header.get("nbayes_version"),
-            "checksum": "verified (SHA-256)",
-            "model": self.header.get("kind"),
-            "params": {k: _json_safe(v) for k, v in m.get_params().items() if not hasattr(v, "to_logistic")},
-            "classes": self.classes,
-            "n_features": int(getattr(m, "n_features_in_", 0)),
-            "features": list(self.cli.get("columns") or ([str(n) for n in names] if names is not None else [])),
-            "training_rows": _json_safe(self.cli.get("rows", _training_rows(self.state_meta))),
-            "target": self.cli.get("target"),
-            "input": self.kind,
-            "loaded_at": _iso(self.loaded_at),
-        }
+        """What ``nbayes info --json`` prints (the same function), plus the input the service
+        takes."""
+        out = {**self.about, "input": self.kind, "loaded_at": _iso(self.loaded_at)}
         if self.kind == "table":
             out["feature_schema"] = self.features
-        if self.base is not m:
-            out["calibration"] = calibration_info(m)
         return out
 
     # ------------------------------------------------------------------ requests
@@ -180,7 +144,7 @@ class Loaded:
             raise Problem(422, f"{where} must be an object (feature -> value), got {_what(row)}")
         for f, v in zip(self.features, values):
             _check_value(f"{where}.{f['name']}", f, v, limits)
-        if type(self.base).__name__ not in MARGINALISE:
+        if "missing_values" not in self.base.capabilities:
             absent = [f["name"] for f, v in zip(self.features, values) if v is None]
             if absent:
                 raise Problem(
@@ -192,7 +156,7 @@ class Loaded:
 
     def matrix(self, rows: list[list[Any]]) -> Any:
         """The model's input for checked rows."""
-        if type(self.base).__name__ in ("NaiveBayes", "CategoricalNB"):
+        if _takes_table(self.base):
             X = np.empty((len(rows), len(self.features)), dtype=object)
             for i, r in enumerate(rows):
                 X[i, :] = r
@@ -243,7 +207,7 @@ class Loaded:
         m = self.base  # a calibrated model is explained by its base model (uncalibrated log-odds)
         X = self.matrix([values])
         names = list(self._names)
-        if type(m).__name__ == "LogisticRegression":
+        if isinstance(m, LogisticRegression):
             x = np.asarray(X, dtype=float)[0]
             Z = np.atleast_1d(m.decision_function(X)[0])
             if m.coef_.shape[0] == 1:  # binary: the log-odds of classes_[1]
@@ -257,7 +221,7 @@ class Loaded:
                 base = float(m.intercept_[a] - m.intercept_[b])
                 log_odds = float(Z[a] - Z[b])
             pred, runner = m.classes_[a], m.classes_[b]
-        elif hasattr(m, "explain"):
+        elif "explain" in m.capabilities:
             ex = m.explain(X)
             pred, runner, terms, base = ex.log_odds(0)
             joint = ex.joint()[0]
@@ -280,12 +244,11 @@ class Loaded:
 
 def load_model(path: str, signature: tuple[int, int, int] | None = None) -> Loaded:
     """Read, verify and build the model in ``path`` (a :class:`ModelFileError` if it is bad)."""
-    from ..io.load import load_with_state
-
     model, state = load_with_state(path)
     header = {"format_version": state.get("format_version"), "nbayes_version": state.get("nbayes_version"), "kind": state.get("kind")}
     meta = state.get("meta") or {}
-    return Loaded(os.fspath(path), model, dict(meta.get("cli") or {}), meta, header, signature, time.time())
+    return Loaded(os.fspath(path), model, dict(meta.get("cli") or {}), meta, header, signature, time.time(),
+                  model_info(model, state, path))
 
 
 def file_signature(path: str) -> tuple[int, int, int]:
@@ -458,20 +421,19 @@ def _check_value(where: str, f: dict[str, Any], v: Any, limits: Limits) -> None:
 # ---------------------------------------------------------------------------- features
 def table_features(model: Any, cli: dict[str, Any]) -> list[dict[str, Any]]:
     """[{"name", "kind" (number, category, boolean, text), "categories"?}] in the model's order."""
-    name = type(model).__name__
     display = model._display_names() if hasattr(model, "_display_names") else None
     if display is None:
         names = getattr(model, "feature_names_in_", None)
         n = int(getattr(model, "n_features_in_", 0))
         display = [str(x) for x in names] if names is not None else [f"x{j}" for j in range(n)]
-    if name == "NaiveBayes":
+    if "columns" in model.capabilities:
         kinds = [KIND_NAMES.get(k, "category") for k in model.column_kinds_]
-    elif name == "CategoricalNB":
+    elif isinstance(model, CategoricalNB):
         kinds = ["category"] * len(display)
     else:
         kinds = ["number"] * len(display)
     cols = cli.get("columns") or {}
-    if list(cols) == display and name == "NaiveBayes":
+    if list(cols) == display and "columns" in model.capabilities:
         kinds = [KIND_NAMES.get(cols[c], k) for c, k in zip(display, kinds)]
     out = [{"name": n, "kind": k} for n, k in zip(display, kinds)]
     cats = _categories(model)
@@ -483,41 +445,23 @@ def table_features(model: Any, cli: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _categories(model: Any) -> list[np.ndarray]:
-    if type(model).__name__ == "NaiveBayes":
+    if "columns" in model.capabilities:
         comp = getattr(model, "components_", {}).get("categorical")
         return list(getattr(comp, "categories_", []) or []) if comp is not None else []
-    if type(model).__name__ == "CategoricalNB":
+    if isinstance(model, CategoricalNB):
         return list(getattr(model, "categories_", []))
     return []
 
 
-def calibration_info(model: Any) -> dict[str, Any]:
-    """A calibrated model's map, for ``nbayes info`` and ``/v1/model``."""
-    cal = model.calibrator_
-    if cal is None:  # an ensemble: one fold model and one map per split, probabilities averaged
-        return {"method": model.calibrators_[0].method, "base_model": type(model.base_estimator_).__name__,
-                "ensemble": len(model.calibrators_)}
-    out: dict[str, Any] = {"method": cal.method, "base_model": type(model.base_estimator_).__name__}
-    if cal.method == "temperature":
-        out.update(temperature=plain(float(cal.temperature_)), eps=plain(float(cal.eps_)))
-    elif cal.method == "sigmoid":
-        out.update(slope=plain_floats(cal.coef_), intercept=plain_floats(cal.intercept_))
-    else:
-        out["breakpoints"] = [int(len(x)) for x in cal.thresholds_]
-    return out
+def _takes_table(model: Any) -> bool:
+    """Whether the model reads a table of values of any type (not a float matrix)."""
+    return "columns" in model.capabilities or isinstance(model, CategoricalNB)
 
 
 def _is_generative(model: Any) -> bool:
     from .._estimator import Generative
 
     return isinstance(model, Generative) and hasattr(model, "predict_joint_log_proba")
-
-
-def _training_rows(meta: Any) -> Any:
-    def unwrap(v: Any) -> Any:
-        return v.get("value") if isinstance(v, dict) and "value" in v else v
-
-    return unwrap(meta.get("n_samples_seen")) if isinstance(meta, dict) else None
 
 
 def _difference(a: float, b: float) -> float:

@@ -39,7 +39,7 @@ def _known(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
 def of_model(model: Any, Xm: Any, y: np.ndarray) -> tuple[dict[str, Any], tuple]:
     """A calibrated model on labelled rows: its base model's probabilities (before) and its own
     (after), one pass of the base model. Rows whose label the model never saw are left out."""
-    from ..serve._model import calibration_info
+    from ..io.info import calibration_info
 
     L = np.asarray(model.base_estimator_.predict_log_proba(Xm), dtype=np.float64)
     if model.calibrator_ is None:  # an ensemble: its fold models and maps, averaged

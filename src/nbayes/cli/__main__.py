@@ -1,0 +1,5 @@
+"""``python -m nbayes.cli``: the ``nbayes`` command."""
+
+from . import main
+
+main()

@@ -1,0 +1,206 @@
+"""From rows of a file to a model: the label column, the typing of the feature columns, the
+estimator a ``--model`` name makes, and the input in the form the model takes.
+
+What a model can take is read from its capabilities (``"text"``: documents; ``"columns"``: a
+table of named mixed columns), never from its class name.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+import polars as pl
+
+from ..errors import DataError
+from ..linear import LogisticRegression
+from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
+from ..naive_bayes.mixed import NaiveBayes
+from ..text import TextClassifier
+from ._read import Chunk, DataFile
+
+MODELS = ("auto", "categorical", "bernoulli", "multinomial", "complement", "gaussian", "logistic", "nblr")
+TEXT_KINDS = ("multinomial", "complement", "bernoulli", "nblr")
+
+
+@dataclass
+class Labelled:
+    """Labelled rows: features ``X``, labels ``y``, and ``rows``: the data row of the file
+    (0-based) of each of them, for error messages."""
+
+    X: pl.DataFrame
+    y: np.ndarray
+    rows: np.ndarray
+    dropped: int
+
+
+def split_target(frame: pl.DataFrame, target: str, source: DataFile, start: int = 0) -> Labelled:
+    """The rows of ``frame`` (its first row being data row ``start`` of the file) that have a
+    label; rows without one are dropped and counted."""
+    keep = _labelled(frame, target, source)
+    dropped = int(len(keep) - keep.sum())
+    kept = frame.filter(keep)
+    rows = start + np.flatnonzero(keep.to_numpy())
+    return Labelled(kept.drop(target), kept.get_column(target).to_numpy(), rows, dropped)
+
+
+def labelled(chunks: Iterable[Chunk], target: str, source: DataFile) -> Labelled:
+    """All labelled rows of ``chunks`` (of ``source``) at once."""
+    parts = [split_target(c.frame, target, source, c.start) for c in chunks]
+    if len(parts) == 1:
+        return parts[0]
+    return Labelled(pl.concat([p.X for p in parts], how="vertical_relaxed"), np.concatenate([p.y for p in parts]),
+                    np.concatenate([p.rows for p in parts]), sum(p.dropped for p in parts))
+
+
+def unlabelled_rows(frame: pl.DataFrame, target: str, source: DataFile) -> pl.DataFrame:
+    """The feature frame of the rows whose label is empty (semi-supervised training)."""
+    return frame.filter(~_labelled(frame, target, source)).drop(target)
+
+
+def _labelled(frame: pl.DataFrame, target: str, source: DataFile) -> pl.Series:
+    if target not in frame.columns:
+        raise source.fail(f"no column {target!r} (the --target); columns are {frame.columns}")
+    y = frame.get_column(target)
+    keep = y.is_not_null()
+    if y.dtype.is_float():
+        keep = keep & y.is_not_nan()
+    if y.dtype == pl.String:
+        keep = keep & (y.str.strip_chars() != "")
+    return keep
+
+
+def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, str], source: str) -> dict[str, str]:
+    """Column -> kind (gaussian / categorical / bernoulli / text), the dtype's choice unless
+    overridden on the command line (``source``: the file, for messages)."""
+    for name in list(ignore) + list(overrides):
+        if name not in frame.columns:
+            raise DataError(f"{source}: no column {name!r}; columns are {frame.columns}")
+    cols = [c for c in frame.columns if c not in ignore]
+    if not cols:
+        raise DataError(f"{source}: no feature columns left (all ignored or only the target)")
+    kinds = NaiveBayes()._infer_kinds(frame.select(cols))
+    return {c: overrides.get(c, k) for c, k in zip(cols, kinds)}
+
+
+def make_model(name: str, kinds: dict[str, str], alpha: float | None, C: float | None, source: Any) -> Any:
+    """The estimator for ``--model`` over the typed columns."""
+    texts = [c for c, k in kinds.items() if k == "text"]
+    single_text = len(kinds) == 1 and len(texts) == 1
+    a: dict[str, Any] = {} if alpha is None else {"alpha": alpha}
+    c: dict[str, Any] = {} if C is None else {"C": C}
+    if name == "auto":
+        return TextClassifier(**a) if single_text else NaiveBayes(column_types=kinds, **a)
+    if name in TEXT_KINDS and single_text:
+        return TextClassifier(model=name, **a, **(c if name == "nblr" else {}))
+    if name == "nblr":
+        raise DataError(f"{source}: --model nblr takes one text column (found columns {list(kinds)})")
+    if texts:
+        raise DataError(
+            f"{source}: column {texts[0]!r} is text; --model {name} takes one text column alone or "
+            "no text (use --model auto, or --ignore / --categorical the column)"
+        )
+    makers = {
+        "categorical": lambda: CategoricalNB(**a),
+        "bernoulli": lambda: BernoulliNB(**a),
+        "multinomial": lambda: MultinomialNB(**a),
+        "complement": lambda: ComplementNB(**a),
+        "gaussian": lambda: GaussianNB(),
+        "logistic": lambda: LogisticRegression(**c),
+    }
+    return makers[name]()
+
+
+def streams(model: Any) -> bool:
+    """Whether ``partial_fit`` over chunks equals ``fit`` for this model: it learns from chunks
+    and is its statistics (not logistic regression's iterative fit, nor nblr's)."""
+    return {"partial_fit", "statistics"} <= model.capabilities
+
+
+def model_name(model: Any) -> str:
+    """The estimator as the summaries show it: ``TextClassifier(multinomial)``."""
+    name = type(model).__name__
+    return f"{name}({model.model})" if "text" in model.capabilities else name
+
+
+def columns_of(model: Any, cli: dict[str, Any], frame: pl.DataFrame, target: str | None) -> dict[str, str]:
+    """The columns a loaded model reads (as the CLI trained it, else as the model names them)."""
+    model = getattr(model, "base_estimator_", model)  # a calibrated model: its base's columns
+    if cli.get("columns"):
+        return dict(cli["columns"])
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        return {str(n): "?" for n in names}
+    cols = [c for c in frame.columns if c != (target or cli.get("target"))]
+    if "text" in model.capabilities:
+        return {("text" if "text" in cols else cols[0]): "text"}
+    return {c: "?" for c in cols}
+
+
+def model_input(model: Any, frame: pl.DataFrame, columns: dict[str, str], source: Any) -> Any:
+    """The feature frame in the form the model takes: documents, a table, or a float matrix."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataError(f"{source}: no column {missing[0]!r}, which the model was trained on; columns are {frame.columns}")
+    sub = frame.select(list(columns))
+    model = getattr(model, "base_estimator_", model)  # a calibrated model takes its base's input
+    caps = model.capabilities
+    if "text" in caps:
+        col = sub.get_column(list(columns)[0])
+        return ["" if t is None else str(t) for t in col.to_list()]
+    if "columns" in caps or isinstance(model, CategoricalNB):
+        return sub
+    return numeric_matrix(sub, source)
+
+
+def numeric_matrix(sub: pl.DataFrame, source: Any) -> np.ndarray:
+    for name, dtype in sub.schema.items():
+        if not (dtype.is_numeric() or dtype == pl.Boolean):
+            raise DataError(
+                f"{source}: column {name!r} is {dtype}, not numeric; this model takes numbers only "
+                "(use --model auto or categorical, or --ignore the column)"
+            )
+    return sub.cast(pl.Float64).to_numpy()
+
+
+# ---------------------------------------------------------------------------- rows in errors
+#: how the models name a row of their input: "X: row 12, column 'a' holds ...", or
+#: "X: Negative values in data: row 12, column 3 holds ..."
+_ROW = re.compile(r"^(X|y|sample_weight|X_unlabeled): (?:([^:]+): )?row (\d+)")
+_COLUMN = re.compile(r"^, column (\d+)\b")
+
+
+@contextmanager
+def file_rows(source: DataFile, rows: np.ndarray, unlabeled: tuple[DataFile, np.ndarray] | None = None,
+              columns: Iterable[str] | None = None) -> Iterator[None]:
+    """A model's error about row ``i`` of its input, said of the file: ``FILE: line N: ...``
+    (``rows[i]`` is that input row's data row in the file; ``unlabeled``: the same for
+    ``X_unlabeled``; ``columns``: the names of a matrix's columns). Other errors of the model
+    get the file's name in front."""
+    try:
+        yield
+    except DataError as exc:
+        names = list(columns) if columns is not None else None
+        raise type(exc)(relabel(str(exc), source, rows, unlabeled, names)) from None
+
+
+def relabel(message: str, source: DataFile, rows: np.ndarray, unlabeled: tuple[DataFile, np.ndarray] | None = None,
+            columns: list[str] | None = None) -> str:
+    """``message`` of a model about its input, said of the file (see :func:`file_rows`)."""
+    m = _ROW.match(message)
+    if m is not None:
+        src, at = unlabeled if (unlabeled is not None and m.group(1) == "X_unlabeled") else (source, rows)
+        i = int(m.group(3))
+        if i < len(at):
+            rest = message[m.end():]
+            c = _COLUMN.match(rest)
+            if c is not None and columns is not None and int(c.group(1)) < len(columns):
+                rest = f", column {columns[int(c.group(1))]!r}{rest[c.end():]}"
+            problem = f": {m.group(2)}" if m.group(2) else ""
+            return f"{src.name}: {src.where(int(at[i]))}{problem}{rest}"
+    if message.startswith(source.name):
+        return message
+    return f"{source.name}: {message}"

@@ -1,0 +1,27 @@
+"""Model files of the command line: the model, and what ``train`` recorded beside it (target,
+columns, rows, the markers of missing values) under ``meta["cli"]``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..io.load import load_with_state
+from ..io.model_file import save_state
+from ._paths import check_model_file, check_output
+
+
+def load(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """(model, its verified state, what the CLI recorded) of the model file ``path``."""
+    check_model_file(path)
+    model, state = load_with_state(path)
+    cli = (state.get("meta") or {}).get("cli") or {}
+    return model, state, dict(cli)
+
+
+def save(model: Any, path: str | os.PathLike[str], meta: dict[str, Any]) -> None:
+    """Write ``model`` to ``path`` atomically, with ``meta`` as what the CLI recorded."""
+    check_output(path, "the model file")
+    state = model._state()
+    state["meta"]["cli"] = meta
+    save_state(path, state)

@@ -1,0 +1,55 @@
+"""What the commands print: JSON on stdout, rich tables, a progress line on a terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Iterator
+
+import click
+import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from ._read import Chunk, DataFile
+
+
+def emit(data: Any) -> None:
+    """``data`` as indented JSON on stdout."""
+    click.echo(json.dumps(data, indent=2, default=json_default))
+
+
+def json_default(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return str(v)
+
+
+def plain(v: Any) -> Any:
+    """A label or value as JSON writes it (numpy scalars as Python ones)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def console() -> Console:
+    return Console(stderr=False, highlight=False)
+
+
+def progress(what: str) -> Progress:
+    return Progress(
+        SpinnerColumn(), TextColumn(what), BarColumn(), TextColumn("{task.completed:,} rows"),
+        TimeElapsedColumn(), transient=True, console=Console(stderr=True),
+    )
+
+
+def chunks(source: DataFile, what: str, show: bool = True) -> Iterator[Chunk]:
+    """The chunks of ``source``, with a progress line on a terminal (stderr) while they come."""
+    if not (show and sys.stderr.isatty()):
+        yield from source.chunks()
+        return
+    with progress(what) as bar:
+        task = bar.add_task(what, total=None)
+        for chunk in source.chunks():
+            yield chunk
+            bar.update(task, advance=chunk.frame.height)

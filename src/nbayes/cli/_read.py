@@ -1,0 +1,398 @@
+"""Data files for the command line, read in chunks that know where they come from.
+
+CSV / TSV (``.gz`` too) are read by pyarrow's streaming CSV reader and Parquet by row groups, so
+a file larger than memory streams; JSON Lines (``.gz`` too) in chunks of lines; a folder with one
+sub-folder per class becomes a ``text`` and a ``label`` column. Every chunk is a polars frame with
+the index of its first row in the file, so that an error found anywhere (by the reader, by the
+typing of the columns, by a model) names the row of the file: :meth:`DataFile.where` says
+``line N`` for the text formats (the file's own line numbering: the CSV header is line 1, the
+first data row line 2, a quoted field spanning lines counts them all) and ``row N`` for Parquet
+(1-based; the first row is row 1).
+
+Missing values: only an empty field is missing. ``NA``, ``null``, ``N/A``, ``NaN``, ``None`` are
+values (a region code, a label): pyarrow's own list of null markers is switched off, and a
+numeric-looking column holding the text ``NaN`` is read as text (a float NaN would be missing).
+``na_values`` names more markers of missing values, in every format (string fields of JSON Lines
+and Parquet too).
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import gzip
+import io
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Iterator, Sequence
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from ..errors import DataError
+from ..io.readers import read_folder
+
+CHUNK_ROWS = 100_000
+CSV_NAMES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".tab", ".txt")
+JSONL_NAMES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz", ".json", ".json.gz")
+#: bytes of a CSV file looked at before reading (binary content, encoding)
+HEAD_BYTES = 1 << 16
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Rows of a file: ``frame``, whose first row is data row ``start`` (0-based) of the file."""
+
+    frame: pl.DataFrame
+    start: int
+
+
+class DataFile:
+    """A data file (or class-per-folder tree) named on the command line.
+
+    >>> DataFile("no/such.csv")
+    Traceback (most recent call last):
+    ...
+    nbayes.errors.DataError: no/such.csv: no such file or folder
+    """
+
+    def __init__(self, path: str | os.PathLike[str], na_values: Sequence[str] = ()) -> None:
+        self.name = os.fspath(path)
+        self.path = Path(path)
+        self.na_values = tuple(dict.fromkeys(na_values))
+        self.kind = self._kind()
+
+    def __str__(self) -> str:
+        return self.name
+
+    def fail(self, what: str) -> DataError:
+        return DataError(f"{self.name}: {what}")
+
+    def _kind(self) -> str:
+        p = self.path
+        if p.is_dir():
+            return "folder"
+        if not p.exists():
+            raise self.fail("no such file or folder")
+        if not p.is_file():
+            raise self.fail("is not a regular file")
+        if not os.access(p, os.R_OK):
+            raise self.fail("cannot be read (permission denied)")
+        if p.stat().st_size == 0:
+            raise self.fail("is empty")
+        name = p.name.lower()
+        if name.endswith(CSV_NAMES):
+            return "tsv" if ".tsv" in name or name.endswith(".tab") else "csv"
+        if name.endswith(".parquet"):
+            return "parquet"
+        if name.endswith(JSONL_NAMES):
+            return "jsonl"
+        raise self.fail("unknown kind of file; expected .csv, .tsv, .parquet, .jsonl (or .gz), or a folder")
+
+    # ------------------------------------------------------------------ reading
+    def chunks(self, chunk_rows: int = CHUNK_ROWS) -> Iterator[Chunk]:
+        """The rows as polars frames of at most ``chunk_rows`` rows each."""
+        if self.kind == "folder":
+            start = 0
+            for texts, labels in read_folder(self.path, chunk_size=chunk_rows):  # type: ignore[union-attr]
+                yield Chunk(pl.DataFrame({"text": texts, "label": labels}), start)
+                start += len(texts)
+            return
+        reader = {"csv": self._csv, "tsv": self._csv, "parquet": self._parquet, "jsonl": self._jsonl}[self.kind]
+        yield from reader(chunk_rows)
+
+    def read_all(self) -> pl.DataFrame:
+        frames = [c.frame for c in self.chunks()]
+        return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
+
+    def _mark_missing(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """``na_values`` in the string columns of a frame read without them (JSON Lines, Parquet)."""
+        if not self.na_values:
+            return frame
+        cols = [c for c, t in frame.schema.items() if t == pl.String]
+        if not cols:
+            return frame
+        na = list(self.na_values)
+        return frame.with_columns(
+            [pl.when(pl.col(c).is_in(na)).then(None).otherwise(pl.col(c)).alias(c) for c in cols]
+        )
+
+    # CSV ---------------------------------------------------------------
+    @property
+    def delimiter(self) -> str:
+        return "\t" if self.kind == "tsv" else ","
+
+    def _csv_reader(self, as_text: Sequence[str] = ()) -> Any:
+        return pacsv.open_csv(
+            self.path,
+            read_options=pacsv.ReadOptions(block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(
+                null_values=["", *self.na_values],  # only an empty field (and --na-values) is missing
+                strings_can_be_null=True,
+                column_types={c: pa.string() for c in as_text},
+            ),
+        )
+
+    def _csv(self, chunk_rows: int) -> Iterator[Chunk]:
+        self._check_text_head()
+        rows = 0
+        try:
+            reader = self._csv_reader()
+            batch = reader.read_next_batch()
+        except StopIteration:
+            raise self.fail("has a header but no rows") from None
+        except (pa.ArrowInvalid, OSError, EOFError) as exc:
+            raise self._arrow_failure(exc, 0) from None
+        text_nan = _nan_columns(batch)
+        if text_nan:  # the text "NaN" is a value: those columns are text, read again as such
+            try:
+                reader = self._csv_reader(text_nan)
+                batch = reader.read_next_batch()
+            except (pa.ArrowInvalid, OSError, EOFError) as exc:
+                raise self._arrow_failure(exc, 0) from None
+        while True:
+            bad = _nan_columns(batch)
+            if bad:
+                col = bad[0]
+                at = rows + int(pc.index(pc.is_nan(batch.column(col)), True).as_py())
+                raise self.fail(
+                    f"{self.where(at)}, column {col!r}: the text NaN in a column of numbers (only an "
+                    "empty field is missing; --na-values NaN makes it missing)"
+                )
+            for start in range(0, batch.num_rows, chunk_rows):
+                part = batch.slice(start, chunk_rows)
+                yield Chunk(pl.from_arrow(pa.Table.from_batches([part])), rows + start)  # type: ignore[arg-type]
+            rows += batch.num_rows
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            except (pa.ArrowInvalid, OSError, EOFError) as exc:
+                raise self._arrow_failure(exc, rows) from None
+        if rows == 0:
+            raise self.fail("has a header but no rows")
+
+    def _arrow_failure(self, exc: BaseException, rows: int) -> DataError:
+        """pyarrow's message, with the line of the file it is about."""
+        msg = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        if isinstance(exc, (OSError, EOFError)) and not isinstance(exc, pa.ArrowInvalid):
+            hint = " (a truncated or corrupted gzip file)" if self.path.name.lower().endswith(".gz") else ""
+            after = f" after data row {rows}" if rows else ""
+            return self.fail(f"cannot be read{after}: {msg}{hint}")
+        if "Empty CSV file" in msg:
+            return self.fail("is empty")
+        if "Expected" in msg and "columns" in msg:
+            found = self._ragged_record()
+            if found is not None:
+                line, got, want = found
+                return self.fail(f"line {line}: ragged rows: {got} field{'s' * (got != 1)} where the header has "
+                                 f"{want} (every row needs as many fields as the header)")
+            return self.fail(f"ragged rows: {msg} (every row needs as many fields as the header)")
+        if "UTF8" in msg or "utf8" in msg.lower():
+            line = self._bad_utf8_line()
+            return self.fail(f"is not UTF-8 text (line {line}); convert it to UTF-8")
+        if "conversion error" in msg and "invalid value" in msg:
+            value = msg.split("invalid value", 1)[1].strip().strip("'")
+            col = _column_number(msg)
+            names = self._header()
+            name = names[col] if col is not None and col < len(names) else f"#{col}"
+            row = self._find_value(col, value, rows) if col is not None else None
+            where = self.where(row) if row is not None else f"after data row {rows:,}"
+            kind = msg.split("conversion error to", 1)[1].split(":", 1)[0].strip()
+            return self.fail(
+                f"{where}, column {name!r}: {value!r} is not {_ARROW_KINDS.get(kind, kind)}, as the column's "
+                "values in the rows above are (a column holds one type of value)"
+            )
+        return self.fail(f"cannot be read as a table: {msg}")
+
+    def _open_text(self) -> IO[str]:
+        raw: Any = gzip.open(self.path, "rb") if self.path.name.lower().endswith(".gz") else open(self.path, "rb")
+        return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
+
+    def _records(self) -> Iterator[tuple[int, list[str]]]:
+        """(line where the record starts, fields) of every non-empty record, the header first."""
+        csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+        with self._open_text() as f:
+            reader = csv.reader(f, delimiter=self.delimiter)
+            line = 1
+            for rec in reader:
+                if rec:
+                    yield line, rec
+                line = reader.line_num + 1
+
+    def _header(self) -> list[str]:
+        return next((rec for _, rec in self._records()), [])
+
+    def _ragged_record(self) -> tuple[int, int, int] | None:
+        want = None
+        for line, rec in self._records():
+            if want is None:
+                want = len(rec)
+            elif len(rec) != want:
+                return line, len(rec), want
+        return None
+
+    def _find_value(self, col: int, value: str, from_row: int) -> int | None:
+        for row, (_, rec) in enumerate(_skip(self._records(), 1)):
+            if row >= from_row and col < len(rec) and rec[col] == value:
+                return row
+        return None
+
+    def _bad_utf8_line(self) -> int:
+        opener: Any = gzip.open if self.path.name.lower().endswith(".gz") else open
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        line = 1
+        with opener(self.path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                try:
+                    decoder.decode(block)
+                except UnicodeDecodeError as exc:
+                    return line + block[: exc.start].count(b"\n")
+                line += block.count(b"\n")
+        return line
+
+    def _check_text_head(self) -> None:
+        """A CSV must be UTF-8 text: refuse binary files and other encodings up front (the first
+        64 KiB), naming the line and byte offset."""
+        opener: Any = gzip.open if self.path.name.lower().endswith(".gz") else open
+        try:
+            with opener(self.path, "rb") as f:
+                head = f.read(HEAD_BYTES)
+        except (OSError, EOFError) as exc:
+            raise self.fail(f"cannot be read ({_gzip_reason(exc)})") from None
+        if not head:
+            raise self.fail("is empty")
+        nul = head.find(b"\x00")
+        if nul >= 0:
+            raise self.fail(f"is a binary file (NUL byte at offset {nul}), not CSV text")
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start < len(head) - 4 or len(head) < HEAD_BYTES:  # not a character cut by the window
+                line = head[: exc.start].count(b"\n") + 1
+                raise self.fail(f"is not UTF-8 text (line {line}, byte offset {exc.start}); convert it to UTF-8") from None
+
+    # Parquet ------------------------------------------------------------
+    def _parquet(self, chunk_rows: int) -> Iterator[Chunk]:
+        rows = 0
+        try:
+            f = pq.ParquetFile(self.path, pre_buffer=False)  # one row group at a time: memory stays flat
+            for group in range(f.num_row_groups):
+                for batch in f.iter_batches(batch_size=chunk_rows, row_groups=[group]):
+                    frame = pl.from_arrow(pa.Table.from_batches([batch]))
+                    yield Chunk(self._mark_missing(frame), rows)  # type: ignore[arg-type]
+                    rows += batch.num_rows
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise self.fail(f"cannot be read as Parquet ({str(exc).splitlines()[0]})") from None
+        if rows == 0:
+            raise self.fail("has no rows")
+
+    # JSON Lines ---------------------------------------------------------
+    def _jsonl(self, chunk_rows: int) -> Iterator[Chunk]:
+        rows: list[dict[str, Any]] = []
+        start = 0
+        n = 0
+        try:
+            with self._open_strict() as f:
+                for n, line in enumerate(f, start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        obj = json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        raise self.fail(f"line {n} is not JSON ({exc.msg})") from None
+                    if not isinstance(obj, dict):
+                        raise self.fail(f"line {n} is not a JSON object")
+                    rows.append(obj)
+                    if len(rows) == chunk_rows:
+                        yield Chunk(self._json_frame(rows, start), start)
+                        start += len(rows)
+                        rows = []
+        except UnicodeDecodeError:
+            raise self.fail(f"is not UTF-8 text (line {n + 1})") from None
+        except (OSError, EOFError) as exc:
+            raise self.fail(f"cannot be read past line {n:,} ({_gzip_reason(exc)})") from None
+        if rows:
+            yield Chunk(self._json_frame(rows, start), start)
+        elif start == 0:
+            raise self.fail("holds no rows")
+
+    def _open_strict(self) -> IO[str]:
+        raw: Any = gzip.open(self.path, "rb") if self.path.name.lower().endswith(".gz") else open(self.path, "rb")
+        return io.TextIOWrapper(raw, encoding="utf-8", errors="strict")
+
+    def _json_frame(self, rows: list[dict[str, Any]], start: int) -> pl.DataFrame:
+        try:
+            frame = pl.DataFrame(rows, infer_schema_length=None)
+        except Exception as exc:  # noqa: BLE001 - polars' many kinds; name the file and the lines
+            raise self.fail(f"lines of data rows {start + 1:,}..{start + len(rows):,} cannot make a table "
+                            f"({str(exc).splitlines()[0]})") from None
+        return self._mark_missing(frame)
+
+    # ------------------------------------------------------------------ locations
+    def where(self, row: int) -> str:
+        """Where data row ``row`` (0-based) is in the file: ``line N`` (text formats: the file's
+        line numbering, the CSV header being line 1), ``row N`` (Parquet, 1-based) or
+        ``file F`` (a class-per-folder tree)."""
+        if self.kind == "parquet":
+            return f"row {row + 1}"
+        if self.kind == "folder":
+            files = [f for c in sorted(p for p in self.path.iterdir() if p.is_dir())
+                     for f in sorted(p for p in c.rglob("*") if p.is_file())]
+            return f"file {files[row].relative_to(self.path)}" if row < len(files) else f"document {row + 1}"
+        if self.kind == "jsonl":
+            seen = -1
+            with self._open_text() as f:
+                for n, line in enumerate(f, start=1):
+                    if line.strip():
+                        seen += 1
+                        if seen == row:
+                            return f"line {n}"
+            return f"data row {row + 1}"
+        for i, (line, _) in enumerate(_skip(self._records(), 1)):
+            if i == row:
+                return f"line {line}"
+        return f"data row {row + 1}"
+
+
+#: pyarrow's type names, as the messages say them
+_ARROW_KINDS = {"double": "a number", "float": "a number", "int64": "an integer", "bool": "a boolean",
+                "date32[day]": "a date", "timestamp[s]": "a date-time", "null": "empty"}
+
+
+def _skip(it: Iterator[Any], n: int) -> Iterator[Any]:
+    for _ in range(n):
+        next(it, None)
+    return it
+
+
+def _nan_columns(batch: pa.RecordBatch) -> list[str]:
+    """Float columns of a CSV batch holding NaN: in a text file, the text ``NaN`` (or ``nan``)."""
+    out = []
+    for name, col in zip(batch.schema.names, batch.columns):
+        if pa.types.is_floating(col.type) and col.null_count < len(col) and pc.any(pc.is_nan(col)).as_py():
+            out.append(name)
+    return out
+
+
+def _column_number(msg: str) -> int | None:
+    """The column index of pyarrow's "In CSV column #3: ..."."""
+    if "column #" not in msg:
+        return None
+    digits = msg.split("column #", 1)[1].split(":", 1)[0]
+    return int(digits) if digits.isdigit() else None
+
+
+def _gzip_reason(exc: BaseException) -> str:
+    if isinstance(exc, gzip.BadGzipFile):
+        return f"not a valid gzip file: {exc}"
+    if isinstance(exc, EOFError):
+        return "the gzip stream is truncated"
+    return str(exc) or type(exc).__name__

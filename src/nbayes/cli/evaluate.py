@@ -1,0 +1,170 @@
+"""``nbayes evaluate``: a saved model on labelled rows, or K-fold cross-validation from a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from .._validation import check_y, classes_and_codes
+from ..errors import DataError
+from ..model_selection import StratifiedKFold, cross_val_predict
+from ._columns import choose_columns, columns_of, file_rows, labelled, make_model, model_input
+from ._modelfile import load
+from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, split
+from ._output import chunks, console, emit
+from ._paths import check_output
+from ._read import DataFile
+from .calibration import _known, cross_validated, of_model, print_calibration, write_report
+from .metrics import evaluate as measure
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, metavar="[MODEL] DATA")
+@click.option("--target", required=True, metavar="COL", help="The label column.")
+@click.option("--cv", type=click.IntRange(2, None), default=None,
+              help="K-fold cross-validation of a model trained from DATA alone (no MODEL).")
+@click.option("--model", "model_name", type=click.Choice(MODELS), default="auto", show_default=True,
+              help="With --cv: the model to train.")
+@click.option("--alpha", type=float, default=None)
+@click.option("--C", "C", type=float, default=None)
+@columns_option
+@na_option
+@click.option("--calibrate", type=click.Choice(CALIBRATION), is_flag=False, flag_value="temperature", default=None,
+              help="With --cv: calibrate each fold's model (alone: temperature); report before/after.")
+@click.option("--report", "report_path", default=None, type=click.Path(),
+              help="Also write an HTML report (measures, calibration, reliability diagram).")
+@click.option("--json", "as_json", is_flag=True, help="Print the measures as JSON on stdout.")
+def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: str, alpha: float | None,
+             C: float | None, ignore: tuple[str, ...], numeric_cols: tuple[str, ...], categorical_cols: tuple[str, ...],
+             text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], na_values: tuple[str, ...],
+             calibrate: str | None, report_path: str | None, as_json: bool) -> None:
+    """Accuracy, macro-F1, log-loss, per-class precision/recall and the confusion matrix.
+
+    \b
+    A calibrated MODEL (nbayes train --calibrate) is measured before and after its map
+    (log-loss, Brier score, expected calibration error); with --cv K --calibrate METHOD,
+    each fold's model is calibrated on its training part and measured on the held-out fold.
+
+    \b
+    Examples:
+      nbayes evaluate spam.nbm test.csv --target label
+      nbayes evaluate spam.csv --target label --cv 10
+      nbayes evaluate spam.csv --target label --cv 5 --calibrate --report report.html
+    """
+    if cv is None and len(paths) != 2:
+        raise click.UsageError("evaluate takes MODEL DATA (or DATA with --cv K)")
+    if cv is not None and len(paths) != 1:
+        raise click.UsageError("with --cv, evaluate takes DATA only (the model is trained per fold)")
+    if report_path:
+        check_output(report_path, "the report", inputs=paths)
+    na = split(na_values)
+    if cv is None:
+        model_path, data = paths
+        model, _, cli = load(model_path)
+        source = DataFile(data, na or cli.get("na_values") or ())
+        lab = labelled(chunks(source, "reading", not as_json), target, source)
+        cols = columns_of(model, cli, lab.X, target)
+        Xm = model_input(model, lab.X, cols, source)
+        with file_rows(source, lab.rows, columns=cols):
+            P = model.predict_proba(Xm)
+            result = measure(lab.y, model.predict(Xm), P, model.classes_)
+            calibration = _calibration_of(model, Xm, lab.y, P, calibrate, model_path)
+        result.update(model=str(model_path), data=str(data), rows_without_label=lab.dropped)
+    else:
+        source = DataFile(paths[0], na)
+        lab = labelled(chunks(source, "reading", not as_json), target, source)
+        y = lab.y
+        if len(y) < cv:
+            raise source.fail(f"{len(y)} labelled rows cannot make {cv} folds")
+        kinds = choose_columns(lab.X, split(ignore), overrides(numeric_cols, categorical_cols, text_cols, boolean_cols),
+                               source.name)
+        # out-of-fold probabilities from fold statistics: each fold counted once (issue #9)
+        m = make_model(model_name, kinds, alpha, C, source)
+        splits = list(StratifiedKFold(cv, shuffle=True, random_state=0).split(np.empty((len(y), 0)), y))
+        with file_rows(source, lab.rows, columns=kinds):
+            P_all = cross_val_predict(m, model_input(m, lab.X, kinds, source), y, cv=splits, method="predict_proba")
+            classes_all = classes_and_codes(check_y(y, len(y)))[0]
+        result = measure(y, classes_all[np.argmax(P_all, axis=1)], P_all, classes_all)
+        result.update(data=str(source), cv=cv, model=model_name, rows_without_label=lab.dropped)
+        calibration: tuple[Any, Any] = (None, (y, P_all, None, classes_all))
+        if calibrate:
+            X = lab.X
+            with file_rows(source, lab.rows, columns=kinds):
+                calibration = cross_validated(
+                    lambda: make_model(model_name, kinds, alpha, C, source),
+                    lambda m, rows: model_input(m, X[rows], kinds, source), y, [test for _, test in splits], calibrate,
+                )
+    if calibration[0] is not None:
+        result["calibration"] = calibration[0]
+    if report_path:
+        _report(report_path, result, calibration[1], str(paths[-1]))
+        result["report"] = str(report_path)
+    if as_json:
+        emit(result)
+        return
+    _print_measures(result)
+    if "calibration" in result:
+        print_calibration(console(), result["calibration"])
+    if report_path:
+        console().print(f"report: {report_path}")
+
+
+def _report(path: str, result: dict[str, Any], curves: Any, title: str) -> None:
+    """The HTML report, written atomically; a failure names ``path`` and leaves nothing."""
+    try:
+        write_report(path, result, curves, title)
+    except OSError as exc:
+        tmp = Path(path).with_name(f".{Path(path).name}.tmp")
+        if tmp.exists():
+            tmp.unlink()
+        raise DataError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
+
+
+def _calibration_of(model: Any, Xm: Any, y: np.ndarray, P: np.ndarray, calibrate: str | None,
+                    model_path: str) -> tuple[Any, Any]:
+    """(calibration measures or None, the reliability curves' data) of a loaded model."""
+    if hasattr(model, "base_estimator_"):  # a CalibratedClassifier
+        method = model.calibrators_[0].method
+        if calibrate and calibrate != method:
+            raise click.UsageError(
+                f"{model_path} is calibrated with {method}; --calibrate {calibrate} "
+                "applies to DATA --cv K (calibrate at training: nbayes train --calibrate METHOD)"
+            )
+        return of_model(model, Xm, y)
+    if calibrate:
+        raise click.UsageError(
+            f"{model_path} is not calibrated, and its test data must not calibrate it: train it with "
+            "nbayes train --calibrate, or use evaluate DATA --cv K --calibrate"
+        )
+    classes = np.asarray(model.classes_)
+    keep = _known(y, classes)
+    return None, (y[keep], np.asarray(P)[keep], None, classes)
+
+
+def _print_measures(r: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    con = console()
+    head = f"{r['rows']:,} rows" + (f", {r['cv']}-fold cross-validation" if r.get("cv") else "")
+    con.print(f"[bold]{head}[/]")
+    line = f"accuracy {100 * r['accuracy']:.2f}%   macro-F1 {r['macro_f1']:.4f}"
+    if "log_loss" in r:
+        line += f"   log-loss {r['log_loss']:.4f}"
+    con.print(line)
+    t = Table(show_edge=False)
+    for c in ("class", "precision", "recall", "f1", "support"):
+        t.add_column(c, justify="left" if c == "class" else "right")
+    for label, m in r["per_class"].items():
+        t.add_row(label, f"{m['precision']:.3f}", f"{m['recall']:.3f}", f"{m['f1']:.3f}", f"{m['support']:,}")
+    con.print(t)
+    con.print("confusion matrix (rows: true, columns: predicted)")
+    cm = Table(show_edge=False)
+    cm.add_column("")
+    for label in r["labels"]:
+        cm.add_column(str(label), justify="right")
+    for label, row in zip(r["labels"], r["confusion_matrix"]):
+        cm.add_row(str(label), *[f"{v:,}" for v in row])
+    con.print(cm)

@@ -1,0 +1,93 @@
+"""``nbayes predict``: the class (and probabilities) of every row of a file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import click
+import numpy as np
+import polars as pl
+
+from ..errors import DataError
+from ..linear import LogisticRegression
+from ._columns import columns_of, file_rows, model_input
+from ._modelfile import load
+from ._options import na_option, split
+from ._output import chunks, json_default, plain
+from ._paths import check_output, write_atomic
+from ._read import DataFile
+
+#: output kinds by extension
+WRITERS = {".parquet": "parquet", ".jsonl": "ndjson", ".ndjson": "ndjson", ".csv": "csv", ".tsv": "tsv"}
+
+
+@click.command()
+@click.argument("model_path", metavar="MODEL", type=click.Path())
+@click.argument("data", type=click.Path())
+@click.option("-o", "--output", type=click.Path(), default=None,
+              help="Write predictions here (.csv, .tsv, .jsonl, .parquet); default stdout as CSV.")
+@click.option("--proba", is_flag=True, help="Add one probability column per class.")
+@na_option
+@click.option("--json", "as_json", is_flag=True, help="Print predictions as JSON on stdout.")
+def predict(model_path: str, data: str, output: str | None, proba: bool, na_values: tuple[str, ...], as_json: bool) -> None:
+    """Predict the class of every row of DATA with the model in MODEL.
+
+    \b
+    Markers of missing values are those the model was trained with (train --na-values) unless
+    --na-values is given.
+
+    \b
+    Examples:
+      nbayes predict spam.nbm new.csv                    CSV on stdout
+      nbayes predict spam.nbm new.csv -o out.parquet --proba
+    """
+    if output is not None:
+        check_output(output, "the predictions", inputs=[model_path, data])
+        kind = WRITERS.get(Path(output).suffix.lower())
+        if kind is None:
+            raise DataError(f"{output}: unknown output kind; use .csv, .tsv, .jsonl or .parquet")
+    model, _, cli = load(model_path)
+    source = DataFile(data, split(na_values) or cli.get("na_values") or ())
+    parts = []
+    for pred, P in predictions(model, cli, source, None, proba):
+        cols: dict[str, Any] = {"prediction": [plain(p) for p in pred]}
+        if P is not None:
+            for j, c in enumerate(model.classes_):
+                cols[f"p_{c}"] = P[:, j]
+        parts.append(pl.DataFrame(cols))
+    out = pl.concat(parts, how="vertical_relaxed")
+    if as_json:
+        click.echo(json.dumps(out.to_dicts(), default=json_default))
+    elif output is None:
+        click.echo(out.write_csv(), nl=False)
+    else:
+        write_atomic(output, lambda tmp: _write(out, tmp, WRITERS[Path(output).suffix.lower()]), "the predictions")
+        click.echo(f"wrote {out.height:,} predictions to {output}", err=True)
+
+
+def predictions(model: Any, cli: dict[str, Any], source: DataFile, target: str | None,
+                proba: bool) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
+    """(predictions, probabilities or None) per chunk of ``source``."""
+    cols = None
+    for chunk in chunks(source, "predicting"):
+        if cols is None:
+            cols = columns_of(model, cli, chunk.frame, target)
+        X = model_input(model, chunk.frame, cols, source)
+        with file_rows(source, chunk.start + np.arange(chunk.frame.height), columns=cols):
+            P = model.predict_proba(X) if proba else None
+            if P is not None and isinstance(model, LogisticRegression):
+                pred = model.classes_[P.argmax(axis=1)]
+            else:
+                pred = model.predict(X)  # the model's own rule (ties, impossible rows)
+        yield pred, P
+
+
+def _write(frame: pl.DataFrame, path: Path, kind: str) -> None:
+    if kind == "parquet":
+        frame.write_parquet(path)
+    elif kind == "ndjson":
+        frame.write_ndjson(path)
+    else:
+        frame.write_csv(path, separator="\t" if kind == "tsv" else ",")
