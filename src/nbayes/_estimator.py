@@ -19,6 +19,7 @@ from .errors import InvalidParameterError, NotFittedError
 #: here, never for a class name.
 CAPABILITIES: dict[str, str] = {
     "partial_fit": "learns from chunks; partial_fit over chunks equals fit on all rows",
+    "online": "partial_fit learns from chunks by stochastic updates (approximately, not equal to fit)",
     "unlearn": "unlearn(X, y) forgets rows exactly: the model never trained on them",
     "merge": "a.merge(b) equals the model trained on the union of both models' rows",
     "statistics": "the model is its statistics (stats_) plus estimation settings",

@@ -82,35 +82,9 @@ CONFIGS: list[tuple[str, Any, dict[str, Any], dict[str, str]]] = [
 #: the model it XPASSes and fails, and the entry (or the pattern) is deleted.
 NB_WITH_CLASS_PRIOR = "multinomial* complement* bernoulli* categorical* mixed* text*"
 KNOWN_FAILURES: list[tuple[str, str, str]] = [
-    ("labels_keep_their_types", "*",
-     "labels of mixed types are converted to str: MultinomialNB().fit([[1], [2]], [1, 'a']).classes_ "
-     "-> ['1', 'a'] (every estimator: the shared label check)"),
-    ("empty_chunk_changes_nothing", "*",
-     "an empty chunk is refused: MultinomialNB().fit([[1]], [0]).partial_fit(np.zeros((0, 1)), []) -> "
-     "DataError 'X: 0 sample(s) ... minimum of 1 is required' (TextClassifier: 'no documents given')"),
-    ("failed_partial_fit_changes_nothing", NB_WITH_CLASS_PRIOR + " gaussian",
-     "classes declared on the first partial_fit are not a contract (CORRECTNESS): "
-     "MultinomialNB().partial_fit([[1]], [0], classes=[0, 1]).partial_fit([[1]], [2]) is accepted"),
-    ("failed_partial_fit_changes_nothing", "gaussian-missing gaussian-smooth gaussian-feature-ddof1 "
-     "gaussian-class gaussian-pooled-map", "as above, GaussianNB().partial_fit(X, y, classes=[0, 1]) then label 2"),
-    ("with_prior", "*",
-     "with_prior as a mapping raises TypeError: MultinomialNB().fit([[1], [2]], ['a', 'b'])"
-     ".with_prior({'a': .9, 'b': .1}) -> TypeError: float() argument must be ... not 'dict'"),
-    ("prior_parameter", NB_WITH_CLASS_PRIOR,
-     "an all-zero class_prior is accepted (NaN log prior, RuntimeWarning): "
-     "MultinomialNB(class_prior=[0, 0]).fit([[1], [2]], [0, 1])"),
     ("unlearn_class", "complement* text-complement",
      "complement NB leaves the prior out, so a forgotten class is still predicted: "
      "c = ComplementNB().fit(X, y); c.unlearn(X[y == 1], y[y == 1]); c.predict_proba(X)[:, 1] > 0"),
-    ("unlearn_class", "multinomial-uniform-prior",
-     "fit_prior=False gives a forgotten class (weight 0) the uniform prior: "
-     "MultinomialNB(fit_prior=False).fit(X, y).unlearn(X[y == 1], y[y == 1]).predict_proba(X)[:, 1] > 0"),
-    ("unlearn_class", "multinomial-class-alpha categorical-ignore-class-alpha",
-     "class_alpha smooths a forgotten class (weight 0) back to a positive prior: "
-     "MultinomialNB(class_alpha=1).fit(X, y).unlearn(X[y == 1], y[y == 1]).predict_proba(X)[:, 1] > 0"),
-    ("failed_fit_changes_nothing", "mixed*",
-     "a refit that fails leaves '_pending_kinds' in __dict__: m = NaiveBayes().fit(df, y); "
-     "m.fit(df, y[:-1]) raises, then '_pending_kinds' in vars(m)"),
     ("duplicated_rows_are_weights", "text text-complement text-bernoulli text-binary-mle text-tfidf "
      "text-ngrams text-min-df text-nblr",
      "a document of weight 0 still puts its terms in the vocabulary (|V|, smoothing): "
@@ -122,11 +96,12 @@ KNOWN_FAILURES: list[tuple[str, str, str]] = [
     ("fit_equals_chunked_partial_fit", "text-min-df",
      "a first chunk whose terms are all pruned fails: TextClassifier(min_df=2).partial_fit(['', 'a b'], "
      "[0, 0], classes=[0, 1]) -> DataError 'After pruning, no terms remain'"),
-    ("fit_equals_chunked_partial_fit", "logistic*",
-     "LogisticRegression declares partial_fit but it is SGD (AdaGrad): chunked partial_fit is not fit "
-     "(the capability says 'partial_fit over chunks equals fit'); declare another capability or fix the doc"),
-    ("not_fitted", "calibrated-*",
-     "CalibratedClassifier(MultinomialNB()).predict([[1]]) raises AttributeError, not NotFittedError"),
+    ("empty_chunk_changes_nothing", "text-hashing",
+     "hashing-mode partial_fit refuses an empty chunk: TextClassifier(n_features=64).fit(docs, y)"
+     ".partial_fit([], []) -> DataError"),
+    ("explanations_add_up", "calibrated-multinomial calibrated-text-isotonic-ensemble",
+     "CalibratedClassifier.explain returns a CalibratedExplanation whose terms add up to the base "
+     "model's joint log-probability only where the map is affine; the law reads it as the calibrated one"),
 ]
 
 

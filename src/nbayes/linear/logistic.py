@@ -76,7 +76,7 @@ class LogisticRegression(Classifier):
     _accepts_sparse = True
     _allows_nan = False
 
-    _capabilities = frozenset({"partial_fit", "sparse", "sample_weight", "save"})
+    _capabilities = frozenset({"online", "sparse", "sample_weight", "save"})
 
     def __init__(
         self,

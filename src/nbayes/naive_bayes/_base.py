@@ -22,6 +22,8 @@ from .._validation import (
     show,
     classes_and_codes,
     encode_labels,
+    label_array,
+    n_rows,
     sorted_unique,
     union_labels,
 )
@@ -75,16 +77,21 @@ def class_log_prior(
     if class_prior is not None:
         labels = np.arange(K) if classes is None else classes
         prior = check_probability_vector("class_prior", class_prior, labels)
-        with np.errstate(divide="ignore"):
-            return np.log(prior) - np.log(prior.sum())
-    if not fit_prior:
-        return np.full(K, -np.log(K))
-    counts = class_count + class_alpha
-    total = counts.sum()
-    if total <= 0:
-        return np.full(K, -np.log(K))
+    elif not fit_prior:
+        prior = np.ones(K)
+    else:
+        prior = np.asarray(class_count, dtype=np.float64) + class_alpha
+    # a class without weight (forgotten by unlearn, or declared and never seen) is gone: as in
+    # a model never trained on its rows, it has probability 0 and the others share the rest
+    # (CORRECTNESS.md, "A forgotten class is gone")
+    live = np.asarray(class_count) > 0
+    if live.any() and not live.all():
+        prior = np.where(live, prior, 0.0)
+    total = prior.sum()
+    if not total > 0:  # a given prior that puts all its mass on classes without data
+        prior, total = live.astype(np.float64), float(live.sum())
     with np.errstate(divide="ignore"):
-        return np.log(counts) - np.log(total)
+        return np.log(prior) - np.log(total)
 
 
 class BaseNB(Generative):
@@ -246,13 +253,21 @@ class BaseNB(Generative):
 
         if (X_unlabeled is not None or not is_off(getattr(self, "unlabeled_label", OFF))
                 or self._has_components()):
-            return fit_em(self, X, y, sample_weight, X_unlabeled)
-        self._fit_supervised(X, y, sample_weight)
+            with self._transaction():
+                return fit_em(self, X, y, sample_weight, X_unlabeled)
+        with self._transaction():
+            self._fit_supervised(X, y, sample_weight)
         for name in EM_ATTRS:
             self.__dict__.pop(name, None)
         return self
 
+    def _transaction(self) -> Any:
+        """A failed fit / partial_fit / unlearn leaves the model as it was: the attributes are
+        restored (statistics are computed aside, never changed in place before validation)."""
+        return _Transaction(self)
+
     def _fit_supervised(self, X: Any, y: Any = None, sample_weight: Any = None) -> "BaseNB":
+        self.__dict__.pop("_declared_classes", None)  # a fit makes a new class set
         if y is None and is_chunk_stream(X):
             return stream_into(self, X, fresh=True)
         self._check_params()
@@ -275,7 +290,15 @@ class BaseNB(Generative):
         self._no_components("partial_fit")
         if y is None and is_chunk_stream(X):
             return stream_into(self, X, fresh=False, classes=classes)
+        with self._transaction():
+            return self._partial_fit(X, y, classes, sample_weight)
+
+    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any) -> "BaseNB":
         first = not hasattr(self, "classes_")
+        if _is_empty(X, y):  # an empty chunk of a stream: nothing to add
+            if classes is not None and not first:
+                self._check_declared(classes)
+            return self
         self._check_params()
         Xv, names = self._prepare_X(X, fitting=first)
         n = _n_rows(Xv)
@@ -298,6 +321,14 @@ class BaseNB(Generative):
                     f"classes={list(declared)!r}"
                 )
             base = declared if first else base
+        elif not first and self.__dict__.get("_declared_classes", False):
+            _, unknown = encode_labels(labels, self.classes_)
+            if unknown.any():
+                raise DataError(
+                    f"y holds label {show(labels[np.argmax(unknown)])}, which is not among the classes "
+                    f"declared by the first partial_fit (classes={list(self.classes_)!r}); the model "
+                    "is unchanged"
+                )
         all_classes = labels if base is None else union_labels(base, labels)
         codes, _ = encode_labels(y, all_classes)
         new = self._count(Xv, codes, len(all_classes), w)
@@ -306,14 +337,31 @@ class BaseNB(Generative):
         else:
             pos, _ = encode_labels(self.classes_, all_classes)
             stats = self.stats_.embed(pos, len(all_classes)) + new
+        declared_before = self.__dict__.get("_declared_classes", False)
         self._commit(stats, all_classes, _n_cols(Xv), names if first else self._names())
+        # classes declared on the first call are a contract (CORRECTNESS.md)
+        self.__dict__["_declared_classes"] = (classes is not None) if first else declared_before
         return self
+
+    def _check_declared(self, classes: Any) -> None:
+        declared = sorted_unique(np.asarray(list(classes) if not hasattr(classes, "dtype") else classes))
+        if not _same_labels(declared, self.classes_):
+            raise DataError(
+                f"classes={list(declared)!r} differs from the classes of the earlier "
+                f"partial_fit calls {list(self.classes_)!r}"
+            )
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> "BaseNB":
         """Remove examples learned before, exactly: the model becomes the one trained without
         them. Removing more weight than was learned is an error; the model is then unchanged."""
         self._check_fitted()
         self._no_components("unlearn")
+        if _is_empty(X, y):
+            return self
+        with self._transaction():
+            return self._unlearn(X, y, sample_weight)
+
+    def _unlearn(self, X: Any, y: Any, sample_weight: Any) -> "BaseNB":
         Xv, _ = self._prepare_X(X, fitting=False)
         n = _n_rows(Xv)
         y = check_y(y, n)
@@ -631,6 +679,31 @@ def _check_layout(model: Any, stats: Any, classes: np.ndarray) -> None:
             f"classes (expected {rows}); a model with several components per class is made by fit "
             "(EM), not from per-class counts"
         )
+
+
+class _Transaction:
+    """Restores an estimator's attributes when the block inside raises."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def __enter__(self) -> None:
+        self.saved = dict(self.model.__dict__)
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        if kind is not None:
+            self.model.__dict__.clear()
+            self.model.__dict__.update(self.saved)
+        return False
+
+
+def _is_empty(X: Any, y: Any) -> bool:
+    """A chunk with no rows (and no labels)."""
+    try:
+        n = n_rows(X)
+    except NBayesError:
+        return False
+    return n == 0 and y is not None and len(label_array(y)) == 0
 
 
 def is_chunk_stream(X: Any) -> bool:
