@@ -1214,3 +1214,121 @@ def test_gnb_array_api_compliance_proba_dtype(method):
     X_np = X.astype(np.float32)
     clf_np = GaussianNB().fit(X_np, y)
     assert getattr(clf_np, method)(X_np).dtype == X_np.dtype
+
+
+# ---------------------------------------------------------------------------------------------
+# nbayes additions: the fixes this suite asked for, pinned beyond its examples
+# ---------------------------------------------------------------------------------------------
+import sklearn.naive_bayes as sknb  # noqa: E402
+
+import nbayes  # noqa: E402
+from nbayes.errors import DataError  # noqa: E402
+
+GNB_PARAMS = ("theta_", "var_", "class_prior_", "class_count_")
+
+
+def _gaussian_data(dtype, seed=0):
+    rng = np.random.RandomState(seed)
+    y_ = rng.randint(0, 3, 60)
+    return (rng.normal(size=(60, 4)) + y_[:, None]).astype(dtype), y_
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64])
+def test_gnb_parameter_dtype_as_sklearn(dtype):
+    X_, y_ = _gaussian_data(dtype)
+    ours, theirs = GaussianNB().fit(X_, y_), sknb.GaussianNB().fit(X_, y_)
+    # scikit-learn computes in float16 there; nbayes rounds its float64 estimate
+    rtol = 5e-3 if dtype == np.float16 else 1e-5
+    for name in GNB_PARAMS:
+        assert getattr(ours, name).dtype == getattr(theirs, name).dtype, name
+        assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=rtol)
+
+
+def test_gnb_float32_travels_with_the_model(tmp_path):
+    X32, y_ = _gaussian_data(np.float32)
+    full = GaussianNB().fit(X32, y_)
+    chunked = GaussianNB().partial_fit(X32[:20], y_[:20]).partial_fit(X32[20:], y_[20:])
+    a = GaussianNB().fit(X32[:30], y_[:30])
+    b = GaussianNB().fit(X32[30:], y_[30:])
+    for model in (chunked, a.merge(b), full.with_prior([0.2, 0.3, 0.5])):
+        for name in GNB_PARAMS:
+            assert getattr(model, name).dtype == np.float32, name
+    full.save(tmp_path / "g.nbm")
+    loaded = nbayes.load(tmp_path / "g.nbm")
+    for name in GNB_PARAMS:
+        assert_array_equal(getattr(loaded, name), getattr(full, name))
+        assert getattr(loaded, name).dtype == np.float32
+    assert_array_equal(loaded.predict_proba(X32), full.predict_proba(X32))
+    # the float64 statistics predict: float32 parameters round, the probabilities do not
+    full64 = GaussianNB().fit(X32.astype(np.float64), y_)
+    assert_allclose(full.predict_proba(X32), full64.predict_proba(X32), rtol=1e-12)
+    assert full.predict_proba(X32).dtype == np.float64
+
+
+def test_gnb_dtype_promotes_and_survives_a_failed_fit():
+    X32, y_ = _gaussian_data(np.float32)
+    mixed = GaussianNB().partial_fit(X32[:20], y_[:20]).partial_fit(X32[20:].astype(np.float64), y_[20:])
+    assert mixed.theta_.dtype == np.float64  # as fit on the concatenation
+    assert GaussianNB().fit(X32, y_).merge(GaussianNB().fit(X32.astype(float), y_)).var_.dtype == np.float64
+    model = GaussianNB().fit(X32, y_)
+    bad = X32.astype(np.float64)
+    bad[3, 1] = np.inf
+    with pytest.raises(DataError):
+        model.fit(bad, y_)
+    with pytest.raises(DataError):
+        model.partial_fit(bad, y_)
+    assert model.theta_.dtype == np.float32
+    assert model.partial_fit(X32, y_).theta_.dtype == np.float32
+
+
+def test_gnb_float32_frame():
+    pd = pytest.importorskip("pandas")
+    X32, y_ = _gaussian_data(np.float32)
+    assert GaussianNB().fit(pd.DataFrame(X32), y_).theta_.dtype == np.float32
+    frame = pd.DataFrame(X32).astype({0: np.float64})
+    assert GaussianNB().fit(frame, y_).theta_.dtype == np.float64
+
+
+@pytest.mark.parametrize("min_categories", [5, [7, 3, 9]])
+def test_categoricalnb_min_categories_as_sklearn(min_categories):
+    # codes 0..3 with some absent per class; the floor lies above the largest code
+    rng = np.random.RandomState(0)
+    y_ = rng.randint(0, 2, 80)
+    X_ = (rng.randint(0, 3, (80, 3)) + y_[:, None]) % 4
+    ours = CategoricalNB(min_categories=min_categories).fit(X_, y_)
+    theirs = sknb.CategoricalNB(min_categories=min_categories).fit(X_, y_)
+    assert_array_equal(ours.n_categories_, theirs.n_categories_)
+    for j in range(3):
+        assert_array_equal(ours.categories_[j], np.arange(theirs.n_categories_[j]))
+        assert_array_equal(ours.category_count_[j], theirs.category_count_[j])
+        assert_allclose(ours.feature_log_prob_[j], theirs.feature_log_prob_[j], rtol=1e-12)
+    X_test = np.array([[4, 3, 4], [0, 1, 2]])  # 4: below the floor, never seen in training
+    assert_allclose(ours.predict_proba(X_test), theirs.predict_proba(X_test), rtol=1e-12)
+    assert_allclose(ours.predict_proba(X_), theirs.predict_proba(X_), rtol=1e-12)
+
+
+def test_categoricalnb_min_categories_codes_are_unseen_values():
+    """Added codes are listed, never seen: at predict they take the unseen value's term, so
+    predictions equal those of J_j floored alone, under every setting."""
+    X_ = np.array([[0, 5], [2, 7], [0, 7], [2, 5]])
+    y_ = np.array([0, 0, 1, 1])
+    X_test = np.array([[1, 6], [3, 0], [0, 7]])
+    for params in ({}, {"handle_unknown": "ignore"}, {"alpha": 0.0}, {"m": 2.0}):
+        model = CategoricalNB(min_categories=4, **params).fit(X_, y_)
+        assert_array_equal(model.categories_[0], [0, 1, 2, 3])
+        assert_array_equal(model.categories_[1], [0, 1, 5, 7])  # the smallest unused codes
+        assert_array_equal(model.n_categories_, [4, 4])
+        assert_array_equal(model.category_count_[1][:, :2], 0)
+        joint = model.predict_joint_log_proba(X_test)
+        assert not np.isnan(joint).any()
+        assert_allclose(model.explain(X_test).joint(), joint, rtol=1e-12)
+        # an added code and a value outside every code scale alike: both are unseen
+        assert_allclose(joint[1], model.predict_joint_log_proba([[3, 99]])[0], rtol=1e-12)
+        if "alpha" not in params:
+            assert_allclose(model.to_logistic().predict_proba(X_test), model.predict_proba(X_test), rtol=1e-9)
+    # strings have no codes to add: J is floored, the listed values are those seen
+    S = np.array([["a"], ["b"], ["a"], ["b"]], dtype=object)
+    model = CategoricalNB(min_categories=5).fit(S, y_)
+    assert_array_equal(model.n_categories_, [5])
+    assert list(model.categories_[0]) == ["a", "b"]
+    assert_allclose(np.exp(model.feature_log_prob_[0]).sum(axis=1), 4 / 7)  # 2 of 5 slots: (1+1)/(2+5) each

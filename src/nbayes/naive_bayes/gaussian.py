@@ -7,11 +7,13 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_choice, check_number, check_vector_param, check_X_numeric, show
-from ..errors import DataError, InvalidParameterError
+from ..errors import DataError, InvalidParameterError, ModelFileError
 from ..stats import MomentStats
 from ._base import BaseNB
 
 VARIANCES = ("class_feature", "feature", "class", "pooled")
+#: the parameter dtypes a model file may record (float64 is the default, never recorded)
+_FLOAT_NAMES = frozenset({"float16", "float32", "longdouble"})
 
 
 class GaussianNB(BaseNB):
@@ -121,8 +123,9 @@ class GaussianNB(BaseNB):
 
     def _state(self) -> dict[str, Any]:
         state = super()._state()
-        if _dtype_of(self) != np.float64:
-            state["meta"]["dtype"] = str(_dtype_of(self))
+        dtype = _dtype_of(self)
+        if dtype != np.float64:
+            state["meta"]["dtype"] = "longdouble" if dtype == np.longdouble else str(dtype)
         return state
 
     @classmethod
@@ -130,9 +133,11 @@ class GaussianNB(BaseNB):
         model = super()._from_state(state)
         dtype = state["meta"].get("dtype")
         if dtype is not None:
-            if dtype != "float32":
-                raise DataError(f"meta 'dtype' is {dtype!r}; expected 'float32' (or absent: float64)")
-            model.__dict__["_dtype"] = np.dtype(np.float32)
+            if dtype not in _FLOAT_NAMES:
+                raise ModelFileError(
+                    f"meta 'dtype' is {dtype!r}; expected one of {sorted(_FLOAT_NAMES)} (or absent: float64)"
+                )
+            model.__dict__["_dtype"] = np.dtype(dtype)
             model._set_derived(model._estimate(model.stats_, model.n_features_in_))
         return model  # type: ignore[return-value]
 
@@ -246,16 +251,22 @@ class GaussianNB(BaseNB):
 
 
 def float_dtype(X: Any) -> np.dtype:
-    """float32 for a float32 array or a frame whose columns are all float32, else float64
-    (scikit-learn keeps float32 and turns everything else into float64)."""
+    """The float dtype of an array, or of a frame whose columns all have that one float dtype;
+    float64 for anything else (integers, lists, mixed columns), as scikit-learn's GaussianNB."""
     dt = getattr(X, "dtype", None)
     if dt is None:
         dts = getattr(X, "dtypes", None)  # pandas (a Series of dtypes) or polars (a list)
         if dts is None:
             return np.dtype(np.float64)
-        names = [str(t).lower() for t in (dts.tolist() if hasattr(dts, "tolist") else dts)]
-        return np.dtype(np.float32 if names and all(n == "float32" for n in names) else np.float64)
-    return np.dtype(np.float32 if dt == np.float32 else np.float64)
+        names = {str(t).lower() for t in (dts.tolist() if hasattr(dts, "tolist") else dts)}
+        dt = names.pop() if len(names) == 1 else None
+        if dt not in ("float16", "float32"):
+            return np.dtype(np.float64)
+    try:
+        dt = np.dtype(dt)
+    except TypeError:  # an extension dtype without a NumPy twin
+        return np.dtype(np.float64)
+    return dt if dt.kind == "f" else np.dtype(np.float64)
 
 
 def _dtype_of(model: Any) -> np.dtype:
