@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -220,19 +221,24 @@ class CategoricalNB(BaseNB):
     def _estimate(self, stats: CategoricalStats, n_features: int) -> dict[str, Any]:
         declared = self._declared(n_features)
         min_cat = self._min_categories(n_features)
-        values, logps, unseen, counts = [], [], [], []
+        values, logps, unseen, counts, padded, n_cats = [], [], [], [], [], []
         for j in range(n_features):
             vals, cnt = stats.categories[j], stats.counts[j]
             keep = cnt.sum(axis=0) > 0
             vals, cnt = vals[keep], cnt[:, keep]
+            pad = None
             if declared[j] is not None:
                 vals, cnt = _on(vals, cnt, declared[j])
+            elif min_cat[j] > len(vals):
+                vals, cnt, pad = _pad_codes(vals, cnt, int(min_cat[j]))
             J = max(len(vals), int(min_cat[j]))
             logp, un = self._estimate_feature(j, vals, cnt, J)
             values.append(vals)
             counts.append(cnt)
             logps.append(logp)
             unseen.append(un)
+            padded.append(pad)
+            n_cats.append(J)
         prior = class_log_prior(
             stats.class_count,
             fit_prior=self.fit_prior,
@@ -240,16 +246,19 @@ class CategoricalNB(BaseNB):
             class_alpha=self.class_alpha,
             classes=self._estimation_classes,
         )
-        # per feature, the lookup table used at predict: [values..., unseen, missing]
-        tables = [
-            np.column_stack([lp, np.zeros(len(prior)) if u is None else u, np.zeros(len(prior))])
-            for lp, u in zip(logps, unseen)
-        ]
+        # per feature, the lookup table used at predict: [values..., unseen, missing]; the codes
+        # min_categories adds were never seen, so they take the unseen value's term
+        tables = []
+        for lp, u, pad in zip(logps, unseen, padded):
+            un = np.zeros(len(prior)) if u is None else u
+            if pad is not None:
+                lp = np.where(pad, un[:, None], lp)
+            tables.append(np.column_stack([lp, un, np.zeros(len(prior))]))
         return {
             "categories_": values,
             "category_count_": counts,
             "feature_log_prob_": logps,
-            "n_categories_": np.array([t.shape[1] - 2 for t in tables], dtype=np.int64),
+            "n_categories_": np.array(n_cats, dtype=np.int64),
             "class_log_prior_": prior,
             "_intercept": prior,
             "_tables": tables,
@@ -348,6 +357,42 @@ class CategoricalNB(BaseNB):
 def _keep_seen(values: np.ndarray, cnt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     keep = cnt.sum(axis=0) > 0
     return values[keep], np.ascontiguousarray(cnt[:, keep])
+
+
+def _pad_codes(vals: np.ndarray, cnt: np.ndarray, J: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``min_categories`` on integer codes: add the smallest non-negative codes not seen, with
+    zero counts, until there are J values (scikit-learn's codes 0..J-1 when the seen codes are
+    among them). Values that are not integers have no codes to add: unchanged (J alone is
+    floored). Returns the values, the counts and the mask of added values."""
+    if vals.dtype.kind in "iu":
+        ints = True
+    elif vals.dtype.kind == "f":
+        ints = bool(np.all(np.isfinite(vals) & (vals == np.round(vals))))
+    elif vals.dtype.kind == "O":
+        ints = all(isinstance(v, numbers.Integral) and not isinstance(v, bool | np.bool_) for v in vals.tolist())
+    else:
+        ints = False
+    if not ints:
+        return vals, cnt, None
+    seen = set(vals.tolist())
+    extra: list[int] = []
+    code = 0
+    while len(seen) + len(extra) < J:
+        if code not in seen:
+            extra.append(code)
+        code += 1
+    if vals.dtype.kind == "O" or not len(vals):
+        add = np.empty(len(extra), dtype=object if len(vals) else np.int64)
+        add[:] = extra
+    else:
+        add = np.asarray(extra, dtype=vals.dtype)
+    merged = union_labels(vals, add) if len(vals) else add
+    pos, _ = encode_labels(vals, merged) if len(vals) else (np.zeros(0, np.intp), None)
+    out = np.zeros((cnt.shape[0], len(merged)))
+    out[:, pos] = cnt
+    pad = np.ones(len(merged), dtype=bool)
+    pad[pos] = False
+    return merged, out, pad
 
 
 def _on(vals: np.ndarray, cnt: np.ndarray, declared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

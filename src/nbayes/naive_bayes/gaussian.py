@@ -7,11 +7,13 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_choice, check_number, check_probability_vector, check_X_numeric, show
-from ..errors import DataError, InvalidParameterError
+from ..errors import DataError, InvalidParameterError, ModelFileError
 from ..stats import MomentStats
 from ._base import BaseNB
 
 VARIANCES = ("class_feature", "feature", "class", "pooled")
+#: the parameter dtypes a model file may record (float64 is the default, never recorded)
+_FLOAT_NAMES = frozenset({"float16", "float32", "longdouble"})
 
 
 class GaussianNB(BaseNB):
@@ -85,6 +87,61 @@ class GaussianNB(BaseNB):
             model=type(self).__name__,
         )
 
+    # ------------------------------------------------------------------ parameter dtype
+    def _fit_supervised(self, X: Any, y: Any = None, sample_weight: Any = None) -> "GaussianNB":
+        self.__dict__["_incoming_dtype"] = float_dtype(X)  # read by _estimate, then dropped
+        try:
+            super()._fit_supervised(X, y, sample_weight)
+        finally:
+            self.__dict__.pop("_incoming_dtype", None)
+        return self
+
+    def partial_fit(
+        self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None
+    ) -> "GaussianNB":
+        dtype = float_dtype(X)
+        if "_dtype" in self.__dict__:  # float32 only while every chunk so far was float32
+            dtype = np.promote_types(self.__dict__["_dtype"], dtype)
+        self.__dict__["_incoming_dtype"] = dtype
+        try:
+            super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+        finally:
+            self.__dict__.pop("_incoming_dtype", None)
+        return self
+
+    partial_fit.__doc__ = BaseNB.partial_fit.__doc__
+
+    def _new_like(self, other: BaseNB) -> "GaussianNB":
+        new = super()._new_like(other)
+        new.__dict__["_dtype"] = np.promote_types(_dtype_of(self), _dtype_of(other))
+        return new  # type: ignore[return-value]
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        """Weight of training rows per class (in the parameters' dtype)."""
+        return self.stats_.class_count.astype(_dtype_of(self), copy=False)
+
+    def _state(self) -> dict[str, Any]:
+        state = super()._state()
+        dtype = _dtype_of(self)
+        if dtype != np.float64:
+            state["meta"]["dtype"] = "longdouble" if dtype == np.longdouble else str(dtype)
+        return state
+
+    @classmethod
+    def _from_state(cls, state: dict[str, Any]) -> "GaussianNB":
+        model = super()._from_state(state)
+        dtype = state["meta"].get("dtype")
+        if dtype is not None:
+            if dtype not in _FLOAT_NAMES:
+                raise ModelFileError(
+                    f"meta 'dtype' is {dtype!r}; expected one of {sorted(_FLOAT_NAMES)} (or absent: float64)"
+                )
+            model.__dict__["_dtype"] = np.dtype(dtype)
+            model._set_derived(model._estimate(model.stats_, model.n_features_in_))
+        return model  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ statistics
     def _count(self, Xv, codes, n_classes, w) -> MomentStats:
         from .._kernels import run, threads
         from .._kernels.gaussian import moments
@@ -120,11 +177,17 @@ class GaussianNB(BaseNB):
         priors = self._priors(stats.class_count)
         with np.errstate(divide="ignore"):
             log_prior = np.log(priors)
+        d = self.__dict__
+        dtype = np.dtype(d.get("_incoming_dtype", d.get("_dtype", np.float64)))
         return {
-            "theta_": theta,
-            "var_": var,
+            # the exposed parameters in the data's float dtype; the float64 ones predict
+            "theta_": theta.astype(dtype, copy=False),
+            "var_": var.astype(dtype, copy=False),
             "epsilon_": epsilon,
-            "class_prior_": priors,
+            "class_prior_": priors.astype(dtype, copy=False),
+            "_dtype": dtype,
+            "_theta": theta,
+            "_var": var,
             "_intercept": log_prior,
             "_prec": 0.5 / var,
             "_lognorm": -0.5 * np.log(2.0 * np.pi * var),
@@ -138,15 +201,15 @@ class GaussianNB(BaseNB):
         when sigma does not depend on the class (chapter 002 section 3.1)."""
         from ..errors import InvalidParameterError
 
-        var = self.var_
+        var = self._var
         if not np.all(var == var[:1]):
             raise InvalidParameterError(
                 f"to_logistic: the variances depend on the class (variance={self.variance!r}), so "
                 "the log-odds have x^2 terms: the boundary is quadratic and no logistic model on x "
                 "has these probabilities. Fit with variance='feature' or 'pooled' for a linear one"
             )
-        W = self.theta_ / var
-        b = self._intercept - 0.5 * np.sum(self.theta_ * W, axis=1)
+        W = self._theta / var
+        b = self._intercept - 0.5 * np.sum(self._theta * W, axis=1)
         return W, b, None
 
     def _jll(self, Xv) -> np.ndarray:
@@ -159,7 +222,7 @@ class GaussianNB(BaseNB):
         from .._kernels import run, threads
         from .._kernels.gaussian import joint_log_likelihood
 
-        out, bad = run(joint_log_likelihood, Xv, self.theta_, self._prec, self._lognorm, intercept, threads())
+        out, bad = run(joint_log_likelihood, Xv, self._theta, self._prec, self._lognorm, intercept, threads())
         if bad >= 0:
             _raise_inf(Xv, bad)
         return out
@@ -167,7 +230,7 @@ class GaussianNB(BaseNB):
     def _feature_terms(self, Xv) -> np.ndarray:
         if np.isinf(Xv).any():
             _raise_inf(Xv, int(np.argmax(np.isinf(Xv).any(axis=1))))
-        terms = self._lognorm[None] - self._prec[None] * (Xv[:, None, :] - self.theta_[None]) ** 2
+        terms = self._lognorm[None] - self._prec[None] * (Xv[:, None, :] - self._theta[None]) ** 2
         return np.where(np.isnan(Xv)[:, None, :], 0.0, terms)
 
     def _feature_scores(self):
@@ -180,11 +243,34 @@ class GaussianNB(BaseNB):
         mu_rest = np.where(rest_w > 0, (tot - w * s.mean) / np.where(rest_w > 0, rest_w, 1), s.mean)
         sigma = np.sqrt(_tied_variance(s, "feature", 0) + self.epsilon_)
         sigma = np.broadcast_to(sigma, w.shape)
-        return np.abs(self.theta_ - mu_rest) / sigma, self._display_names()
+        return np.abs(self._theta - mu_rest) / sigma, self._display_names()
 
     @classmethod
     def _stats_from_arrays(cls, arrays, n_features):
         return MomentStats.from_arrays(arrays)
+
+
+def float_dtype(X: Any) -> np.dtype:
+    """The float dtype of an array, or of a frame whose columns all have that one float dtype;
+    float64 for anything else (integers, lists, mixed columns), as scikit-learn's GaussianNB."""
+    dt = getattr(X, "dtype", None)
+    if dt is None:
+        dts = getattr(X, "dtypes", None)  # pandas (a Series of dtypes) or polars (a list)
+        if dts is None:
+            return np.dtype(np.float64)
+        names = {str(t).lower() for t in (dts.tolist() if hasattr(dts, "tolist") else dts)}
+        dt = names.pop() if len(names) == 1 else None
+        if dt not in ("float16", "float32"):
+            return np.dtype(np.float64)
+    try:
+        dt = np.dtype(dt)
+    except TypeError:  # an extension dtype without a NumPy twin
+        return np.dtype(np.float64)
+    return dt if dt.kind == "f" else np.dtype(np.float64)
+
+
+def _dtype_of(model: Any) -> np.dtype:
+    return np.dtype(model.__dict__.get("_dtype", np.float64))
 
 
 def _tied_variance(stats: MomentStats, variance: str, ddof: int) -> np.ndarray:
