@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .errors import InvalidParameterError, NotFittedError
+from ._math import logsumexp
 
 
 #: What an estimator can declare in :attr:`BaseEstimator.capabilities`. Code that needs a
@@ -195,7 +196,7 @@ class Generative(Classifier):
     @property
     def _fallback(self) -> np.ndarray:
         lp = self._log_prior
-        m = np.max(lp)
-        if not np.isfinite(m):
+        total = logsumexp(lp)
+        if not np.isfinite(total):
             return np.full(len(lp), -np.log(len(lp)))
-        return lp - (m + np.log(np.sum(np.exp(lp - m))))
+        return lp - total

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from .._validation import is_missing, take_rows
 from ..errors import DataError
-from ..naive_bayes._columns import distinct, read_table
+from .._tables import distinct, read_table
 
 #: how ``lr_preprocess`` may make X numeric
 LR_PREPROCESS = ("auto", "always", "never")

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import DataError, ModelFileError
 
-__all__ = ["FORMAT_VERSION", "MAGIC", "save_state", "load_state", "read_header"]
+__all__ = ["FORMAT_VERSION", "MAGIC", "save_state", "load_state", "read_header", "encode_params", "decode_params"]
 
 FORMAT_VERSION = 1
 MAGIC = b"NBAYES\x00\x01"
@@ -300,3 +300,45 @@ def load_state(path: str | os.PathLike[str]) -> dict[str, Any]:
         }
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelFileError(f"{name}: corrupted model file ({type(exc).__name__}: {exc})") from None
+
+
+# ----------------------------------------------------------------------------- hyperparameters
+def encode_params(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Hyperparameters to JSON-able values; lists of arrays go to the array section."""
+    out: dict[str, Any] = {}
+    arrays: dict[str, np.ndarray] = {}
+    for name, value in params.items():
+        if isinstance(value, list | tuple) and any(
+            isinstance(e, np.ndarray | list | tuple) for e in value
+        ):
+            out[name] = {"__arrays__": len(value), "none": [i for i, e in enumerate(value) if e is None]}
+            for i, e in enumerate(value):
+                if e is not None:
+                    arrays[f"params/{name}/{i}"] = as_label_array(e)
+        elif isinstance(value, list | tuple):
+            out[name] = np.asarray(value)
+        else:
+            out[name] = value
+    return out, arrays
+
+
+def as_label_array(e: Any) -> np.ndarray:
+    arr = np.asarray(e)
+    if arr.dtype.kind not in "biufU":
+        obj = np.empty(len(e), dtype=object)
+        obj[:] = list(e)
+        return obj
+    return arr
+
+
+def decode_params(params: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    out = {}
+    for name, value in params.items():
+        if isinstance(value, dict) and "__arrays__" in value:
+            none = set(value["none"])
+            out[name] = [
+                None if i in none else arrays[f"params/{name}/{i}"] for i in range(value["__arrays__"])
+            ]
+        else:
+            out[name] = value
+    return out

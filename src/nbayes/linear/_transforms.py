@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from .._validation import check_X_numeric, encode_values
 from ..errors import DataError
+from .._tables import read_table
 
 
 class Binarize:
@@ -63,7 +64,6 @@ class OneHot:
         return int(self.offsets[-1])
 
     def transform(self, X: Any) -> sp.csr_matrix:
-        from ..naive_bayes._columns import read_table
 
         T, _ = read_table(
             X, n_features=len(self.categories), feature_names=self.names, model=self.model

@@ -27,7 +27,9 @@ from .._validation import (
     show,
 )
 from ..errors import ConvergenceError, ConvergenceWarning, DataError, InvalidParameterError
+from ..io.model_file import decode_params, encode_params, save_state
 from ._loss import Design, LogLoss
+from .._math import log_normalize_rows
 
 __all__ = ["LogisticRegression"]
 
@@ -307,8 +309,7 @@ class LogisticRegression(Classifier):
         Z = self.decision_function(X)
         if Z.ndim == 1:
             return np.column_stack([-np.logaddexp(0.0, Z), -np.logaddexp(0.0, -Z)])
-        m = Z.max(axis=1, keepdims=True)
-        return Z - (m + np.log(np.exp(Z - m).sum(axis=1, keepdims=True)))
+        return log_normalize_rows(Z)
 
     def predict(self, X: Any) -> np.ndarray:
         """The most probable class of each row."""
@@ -319,18 +320,14 @@ class LogisticRegression(Classifier):
     # ------------------------------------------------------------------ model files
     def save(self, path: Any) -> None:
         """Write the model to ``path`` (atomically, no pickle); read it with :func:`nbayes.load`."""
-        from ..io.model_file import save_state
-
         self._check_fitted()
         save_state(path, self._state())
 
     def _state(self) -> dict[str, Any]:
-        from ..naive_bayes._base import _encode_params
-
         params = self.get_params()
         init = params.pop("init")
         params["init"] = init if isinstance(init, str) else "zeros"
-        params, arrays = _encode_params(params)
+        params, arrays = encode_params(params)
         if isinstance(self.class_weight, dict):
             params["class_weight"] = "dict"
             arrays["class_weight/labels"] = _label_array(list(self.class_weight))
@@ -349,10 +346,8 @@ class LogisticRegression(Classifier):
 
     @classmethod
     def _from_state(cls, state: dict[str, Any]) -> "LogisticRegression":
-        from ..naive_bayes._base import _decode_params
-
         arrays = state["arrays"]
-        params = _decode_params(state["params"], arrays)
+        params = decode_params(state["params"], arrays)
         if params.get("class_weight") == "dict":
             labels = arrays["class_weight/labels"].tolist()
             params["class_weight"] = dict(zip(labels, arrays["class_weight/values"].tolist()))

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 
 from .._validation import check_sample_weight, check_y, classes_and_codes, encode_labels, n_rows, take_rows
 from ..errors import DataError, InvalidParameterError
+from .._tables import Table
 
 #: TextClassifier settings that shape the counted terms: a new value is a new count
 TEXT_COUNT_PARAMS = ("lowercase", "n_features", "ngram_range", "stop_words")
@@ -424,7 +425,6 @@ def fold_log_proba(model: Any, X: Any, engine: _Folds) -> np.ndarray:
 # ---------------------------------------------------------------------------- rows
 def take(Xv: Any, rows: np.ndarray) -> Any:
     """The prepared input (any model's ``_prepare_X`` result) restricted to ``rows``."""
-    from ..naive_bayes._columns import Table
     from ..naive_bayes.bernoulli import _Binary
     from ..naive_bayes.mixed import _Parts
     from ..text._settings import _Docs

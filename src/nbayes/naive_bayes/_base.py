@@ -28,6 +28,7 @@ from .._validation import (
     union_labels,
 )
 from ..errors import DataError, MergeError, NBayesError, UnlearnError
+from ..io.model_file import decode_params, encode_params, save_state
 
 __all__ = ["BaseNB", "Explanation", "class_log_prior"]
 
@@ -613,13 +614,11 @@ class BaseNB(Generative):
     def save(self, path: Any) -> None:
         """Write the model to ``path`` (atomically; no pickle). Read it back with
         :func:`nbayes.load`."""
-        from ..io.model_file import save_state
-
         self._check_fitted()
         save_state(path, self._state())
 
     def _state(self) -> dict[str, Any]:
-        params, arrays = _encode_params(self.get_params())
+        params, arrays = encode_params(self.get_params())
         arrays["classes"] = self.classes_
         arrays.update(self.stats_.to_arrays())
         meta = {
@@ -632,7 +631,7 @@ class BaseNB(Generative):
     @classmethod
     def _from_state(cls, state: dict[str, Any]) -> "BaseNB":
         arrays = state["arrays"]
-        params = _decode_params(state["params"], arrays)
+        params = decode_params(state["params"], arrays)
         model = cls(**params)
         meta = state["meta"]
         n_features = int(meta["n_features_in"])
@@ -770,44 +769,3 @@ def _same_param(a: Any, b: Any) -> bool:
         return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
     except (TypeError, ValueError):
         return a == b
-
-
-def _encode_params(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """Hyperparameters to JSON-able values; lists of arrays go to the array section."""
-    out: dict[str, Any] = {}
-    arrays: dict[str, np.ndarray] = {}
-    for name, value in params.items():
-        if isinstance(value, list | tuple) and any(
-            isinstance(e, np.ndarray | list | tuple) for e in value
-        ):
-            out[name] = {"__arrays__": len(value), "none": [i for i, e in enumerate(value) if e is None]}
-            for i, e in enumerate(value):
-                if e is not None:
-                    arrays[f"params/{name}/{i}"] = _as_label_array(e)
-        elif isinstance(value, list | tuple):
-            out[name] = np.asarray(value)
-        else:
-            out[name] = value
-    return out, arrays
-
-
-def _as_label_array(e: Any) -> np.ndarray:
-    arr = np.asarray(e)
-    if arr.dtype.kind not in "biufU":
-        obj = np.empty(len(e), dtype=object)
-        obj[:] = list(e)
-        return obj
-    return arr
-
-
-def _decode_params(params: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, Any]:
-    out = {}
-    for name, value in params.items():
-        if isinstance(value, dict) and "__arrays__" in value:
-            none = set(value["none"])
-            out[name] = [
-                None if i in none else arrays[f"params/{name}/{i}"] for i in range(value["__arrays__"])
-            ]
-        else:
-            out[name] = value
-    return out

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from ._base import class_log_prior
+from .._math import logsumexp
 
 __all__ = ["Components", "check_components", "is_mixture"]
 
@@ -149,9 +150,4 @@ class Components:
 
 
 def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
-    m = a.max(axis=1) if a.shape[1] else np.full(a.shape[0], -np.inf)
-    out = m.copy()
-    fin = np.isfinite(m)
-    if fin.any():
-        out[fin] = m[fin] + np.log(np.exp(a[fin] - m[fin, None]).sum(axis=1))
-    return out
+    return logsumexp(a, axis=1)

@@ -11,7 +11,7 @@ from .._validation import check_choice, check_number, encode_labels, encode_valu
 from ..errors import DataError, InvalidParameterError
 from ..stats import CategoricalStats
 from ._base import BaseNB, class_log_prior
-from ._columns import Table, distinct, read_table
+from .._tables import Table, distinct, read_table
 
 #: widest value range counted by direct indexing; wider integer columns take the sort path
 MAX_DIRECT_WIDTH = 1 << 16

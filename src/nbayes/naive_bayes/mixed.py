@@ -15,10 +15,11 @@ import numpy as np
 
 from .._validation import check_choice, frame_names, is_missing, show
 from ..errors import DataError, InvalidParameterError, MergeError, StatisticsError
+from ..io.model_file import decode_params
 from ..stats import CategoricalStats, CountStats, MomentStats
 from ..stats._common import check_class_count
 from ._base import BaseNB, check_state, class_log_prior
-from ._columns import Table, frame_column, read_table
+from .._tables import Table, frame_column, read_table
 from .bernoulli import BernoulliNB, _Binary
 from .categorical import CategoricalNB
 from .gaussian import VARIANCES, GaussianNB
@@ -371,11 +372,9 @@ class NaiveBayes(BaseNB):
 
 
 def _load(cls: type[NaiveBayes], state: dict[str, Any]) -> NaiveBayes:
-    from ._base import _decode_params
-
     arrays, meta = state["arrays"], state["meta"]
     kinds = list(meta["column_kinds"])
-    params = _decode_params(state["params"], arrays)
+    params = decode_params(state["params"], arrays)
     if isinstance(params.get("column_types"), dict):
         params["column_types"] = dict(params["column_types"])
     model = cls(**params)

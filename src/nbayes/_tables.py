@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import encode_values as encode
-from .._validation import check_flat, feature_count_message, frame_names, missing_mask, sorted_unique
-from ..errors import DataError, FeatureMismatchError
+from ._validation import encode_values as encode
+from ._validation import check_flat, feature_count_message, frame_names, missing_mask, sorted_unique
+from .errors import DataError, FeatureMismatchError
 
 
 @dataclass
