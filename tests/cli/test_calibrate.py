@@ -49,3 +49,14 @@ def test_train_calibrate_summary_is_training_calibration(cli, pima, tmp_path, en
     assert c.keys() == want.keys() and c["cv"] == 5 and ("ensemble" in c) == ensemble
     for k in ("out_of_fold_before", "out_of_fold_after"):
         np.testing.assert_allclose([c[k][m] for m in sorted(c[k])], [want[k][m] for m in sorted(want[k])], rtol=1e-9)
+
+
+def test_model_name_of_a_calibrated_text_model():
+    """A calibrated text model takes text but has no ``model`` setting of its own."""
+    from nbayes.cli._columns import model_name
+
+    texts, y = ["free prize now", "see you at noon", "win cash now", "lunch at noon"] * 4, ["s", "h", "s", "h"] * 4
+    text = nbayes.TextClassifier()
+    assert model_name(text) == "TextClassifier(multinomial)"
+    cal = nbayes.CalibratedClassifier(text, cv=2).fit(texts, y)
+    assert "text" in cal.capabilities and model_name(cal) == "CalibratedClassifier"
