@@ -121,9 +121,11 @@ def streams(model: Any) -> bool:
 
 
 def model_name(model: Any) -> str:
-    """The estimator as the summaries show it: ``TextClassifier(multinomial)``."""
+    """The estimator as the summaries show it: ``TextClassifier(multinomial)`` (a text model's
+    ``model`` setting); a wrapper such as a calibrated text model by its own class name."""
     name = type(model).__name__
-    return f"{name}({model.model})" if "text" in model.capabilities else name
+    inner = model.get_params(deep=False).get("model") if "text" in model.capabilities else None
+    return f"{name}({inner})" if isinstance(inner, str) else name
 
 
 def columns_of(model: Any, cli: dict[str, Any], frame: pl.DataFrame, target: str | None) -> dict[str, str]:

@@ -28,8 +28,12 @@ def json_default(v: Any) -> Any:
 
 
 def plain(v: Any) -> Any:
-    """A label or value as JSON writes it (numpy scalars as Python ones)."""
-    return v.item() if isinstance(v, np.generic) else v
+    """A label or value as JSON writes it (numpy scalars as Python ones, tuples as lists)."""
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, tuple):
+        return [plain(e) for e in v]
+    return v
 
 
 def console() -> Console:

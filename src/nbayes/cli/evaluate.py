@@ -10,6 +10,15 @@ import numpy as np
 
 from .._validation import check_y, classes_and_codes
 from ..errors import DataError
+from ..evaluate import (
+    CalibrationCurves,
+    calibration_of_model,
+    calibration_table,
+    classification_measures,
+    cross_validated_calibration,
+    uncalibrated_curves,
+    write_report,
+)
 from ..model_selection import StratifiedKFold, cross_val_predict
 from ._columns import choose_columns, columns_of, file_rows, labelled, make_model, model_input
 from ._modelfile import load
@@ -17,8 +26,6 @@ from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides,
 from ._output import chunks, console, emit
 from ._paths import check_output
 from ._read import DataFile
-from .calibration import _known, cross_validated, of_model, print_calibration, write_report
-from .metrics import evaluate as measure
 
 
 @click.command()
@@ -70,7 +77,7 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
         Xm = model_input(model, lab.X, cols, source)
         with file_rows(source, lab.rows, columns=cols):
             P = model.predict_proba(Xm)
-            result = measure(lab.y, model.predict(Xm), P, model.classes_)
+            result = classification_measures(lab.y, model.predict(Xm), P, model.classes_)
             calibration = _calibration_of(model, Xm, lab.y, P, calibrate, model_path)
         result.update(model=str(model_path), data=str(data), rows_without_label=lab.dropped)
     else:
@@ -87,13 +94,13 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
         with file_rows(source, lab.rows, columns=kinds):
             P_all = cross_val_predict(m, model_input(m, lab.X, kinds, source), y, cv=splits, method="predict_proba")
             classes_all = classes_and_codes(check_y(y, len(y)))[0]
-        result = measure(y, classes_all[np.argmax(P_all, axis=1)], P_all, classes_all)
+        result = classification_measures(y, classes_all[np.argmax(P_all, axis=1)], P_all, classes_all)
         result.update(data=str(source), cv=cv, model=model_name, rows_without_label=lab.dropped)
-        calibration: tuple[Any, Any] = (None, (y, P_all, None, classes_all))
+        calibration: tuple[dict[str, Any] | None, CalibrationCurves] = (None, CalibrationCurves(y, P_all, None, classes_all))
         if calibrate:
             X = lab.X
             with file_rows(source, lab.rows, columns=kinds):
-                calibration = cross_validated(
+                calibration = cross_validated_calibration(
                     lambda: make_model(model_name, kinds, alpha, C, source),
                     lambda m, rows: model_input(m, X[rows], kinds, source), y, [test for _, test in splits], calibrate,
                 )
@@ -107,12 +114,12 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
         return
     _print_measures(result)
     if "calibration" in result:
-        print_calibration(console(), result["calibration"])
+        calibration_table(console(), result["calibration"])
     if report_path:
         console().print(f"report: {report_path}")
 
 
-def _report(path: str, result: dict[str, Any], curves: Any, title: str) -> None:
+def _report(path: str, result: dict[str, Any], curves: CalibrationCurves, title: str) -> None:
     """The HTML report, written atomically; a failure names ``path`` and leaves nothing."""
     try:
         write_report(path, result, curves, title)
@@ -124,7 +131,7 @@ def _report(path: str, result: dict[str, Any], curves: Any, title: str) -> None:
 
 
 def _calibration_of(model: Any, Xm: Any, y: np.ndarray, P: np.ndarray, calibrate: str | None,
-                    model_path: str) -> tuple[Any, Any]:
+                    model_path: str) -> tuple[dict[str, Any] | None, CalibrationCurves]:
     """(calibration measures or None, the reliability curves' data) of a loaded model."""
     if hasattr(model, "base_estimator_"):  # a CalibratedClassifier
         method = model.calibrators_[0].method
@@ -133,15 +140,13 @@ def _calibration_of(model: Any, Xm: Any, y: np.ndarray, P: np.ndarray, calibrate
                 f"{model_path} is calibrated with {method}; --calibrate {calibrate} "
                 "applies to DATA --cv K (calibrate at training: nbayes train --calibrate METHOD)"
             )
-        return of_model(model, Xm, y)
+        return calibration_of_model(model, Xm, y)
     if calibrate:
         raise click.UsageError(
             f"{model_path} is not calibrated, and its test data must not calibrate it: train it with "
             "nbayes train --calibrate, or use evaluate DATA --cv K --calibrate"
         )
-    classes = np.asarray(model.classes_)
-    keep = _known(y, classes)
-    return None, (y[keep], np.asarray(P)[keep], None, classes)
+    return None, uncalibrated_curves(y, P, model.classes_)
 
 
 def _print_measures(r: dict[str, Any]) -> None:

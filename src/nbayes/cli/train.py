@@ -12,9 +12,8 @@ import polars as pl
 
 from ..calibration import CalibratedClassifier
 from ..errors import DataError
-from ..io.info import calibration_info
+from ..evaluate import training_calibration
 from ..linear import LogisticRegression
-from ..model_selection import check_cv
 from ._columns import (
     Labelled,
     choose_columns,
@@ -31,7 +30,6 @@ from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides,
 from ._output import chunks, console, emit, plain
 from ._paths import check_output
 from ._read import DataFile
-from .calibration import scores
 
 
 @click.command()
@@ -182,22 +180,9 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
 
 def _calibrate(model: Any, Xm: Any, y: np.ndarray, method: str, ensemble: bool) -> tuple[Any, dict[str, Any]]:
     """``model`` calibrated by ``method`` on 5-fold out-of-fold scores, and the scores before
-    and after the map."""
+    and after the map (:func:`nbayes.evaluate.training_calibration`)."""
     model = CalibratedClassifier(model, method=method, ensemble=ensemble).fit(Xm, y)
-    oof = model.oof_log_proba_
-    if model.calibrator_ is not None:
-        after = model.calibrator_.transform(oof)
-    else:  # an ensemble: each row through the map of the split that held it out
-        after = np.empty_like(oof)
-        for (_, test), cal in zip(check_cv(5, Xm, y), model.calibrators_, strict=True):
-            after[test] = cal.transform(oof[test])
-    calibration = {
-        **calibration_info(model), "cv": 5,
-        "out_of_fold_before": scores(y, np.exp(oof), model.classes_),
-        "out_of_fold_after": scores(y, np.exp(after), model.classes_),
-    }
-    del model.oof_log_proba_
-    return model, calibration
+    return model, training_calibration(model, y)
 
 
 def _train_dask(address: str, data: str, target: str, name: str, alpha: float | None, C: float | None,
@@ -273,6 +258,6 @@ def _print_summary(summary: dict[str, Any], data: str, output: str) -> None:
         con.print(
             f"calibrated ({c['method']}" + (f", T = {c['temperature']:.4g}" if "temperature" in c else "")
             + (f", an ensemble of {c['ensemble']} fold models" if "ensemble" in c else "")
-            + f") on 5-fold out-of-fold scores: log-loss {b['log_loss']:.4f} -> {a['log_loss']:.4f}, "
+            + f") on {c['cv']}-fold out-of-fold scores: log-loss {b['log_loss']:.4f} -> {a['log_loss']:.4f}, "
             f"ECE {b['ece']:.4f} -> {a['ece']:.4f} (the map's own fit: see nbayes evaluate for held-out figures)"
         )

@@ -7,14 +7,13 @@ import time
 from typing import Any
 
 import click
-import numpy as np
 
 from ..errors import InvalidParameterError
 from ..model_selection import SearchCV, StratifiedKFold
 from ._columns import choose_columns, file_rows, labelled, make_model, model_input, model_name
 from ._modelfile import save
 from ._options import MODELS, columns_option, na_option, overrides, split
-from ._output import chunks, console, emit
+from ._output import chunks, console, emit, plain
 from ._paths import check_output
 from ._read import DataFile
 
@@ -136,11 +135,3 @@ def _value(text: str) -> Any:
             pass
     return text
 
-
-def plain(v: Any) -> Any:
-    """A value as JSON writes it (tuples as lists, numpy scalars as numbers)."""
-    if isinstance(v, np.generic):
-        return v.item()
-    if isinstance(v, tuple):
-        return [plain(e) for e in v]
-    return v

@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["model_info", "calibration_info", "json_value"]
+from ..calibration import describe
+
+__all__ = ["model_info", "json_value"]
 
 #: a mapping, list or array longer than this is shown by its size (a frozen idf of 100,000 terms)
 MAX_SHOWN = 20
@@ -63,7 +65,8 @@ def param_value(v: Any) -> Any:
 
 def model_info(model: Any, state: dict[str, Any], path: str | os.PathLike[str]) -> dict[str, Any]:
     """The model file ``path``: format, writer, kind, hyperparameters, classes, features,
-    training rows and target (as ``nbayes train`` recorded them), and a calibrated model's map.
+    training rows and target (as ``nbayes train`` recorded them), and a calibrated model's map
+    (:func:`nbayes.calibration.describe`).
     ``state`` is what :func:`nbayes.io.load.load_with_state` returned with ``model``."""
     meta = state.get("meta") or {}
     cli = meta.get("cli") or {}
@@ -82,23 +85,6 @@ def model_info(model: Any, state: dict[str, Any], path: str | os.PathLike[str]) 
         "target": cli.get("target"),
     }
     if hasattr(model, "base_estimator_"):
-        out["calibration"] = calibration_info(model)
+        out["calibration"] = describe(model)
     return out
 
-
-def calibration_info(model: Any) -> dict[str, Any]:
-    """A calibrated model's map: method, base model, and its fitted numbers (temperature and
-    eps, Platt's slopes and intercepts, or the number of isotonic breakpoints per class)."""
-    base = type(model.base_estimator_).__name__
-    cal = model.calibrator_
-    if cal is None:  # an ensemble: one fold model and one map per split, probabilities averaged
-        return {"method": model.calibrators_[0].method, "base_model": base, "ensemble": len(model.calibrators_)}
-    out: dict[str, Any] = {"method": cal.method, "base_model": base}
-    if cal.method == "temperature":
-        out.update(temperature=json_value(float(cal.temperature_)), eps=json_value(float(cal.eps_)))
-    elif cal.method == "sigmoid":
-        out.update(slope=[json_value(v) for v in np.asarray(cal.coef_, dtype=float).tolist()],
-                   intercept=[json_value(v) for v in np.asarray(cal.intercept_, dtype=float).tolist()])
-    else:
-        out["breakpoints"] = [int(len(x)) for x in cal.thresholds_]
-    return out
