@@ -7,5 +7,7 @@ never data; counting reads data and never hyperparameters of estimation.
 
 from .counts import CategoricalStats, CountStats
 from .moments import MomentStats
+from .protocol import Statistics
+from .text import TextStats
 
-__all__ = ["CountStats", "CategoricalStats", "MomentStats"]
+__all__ = ["Statistics", "CountStats", "CategoricalStats", "MomentStats", "TextStats"]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._validation import encode_labels, sorted_unique, union_labels
 from ..errors import StatisticsError
@@ -24,6 +26,27 @@ class CountStats:
     class_count: np.ndarray
     feature_count: np.ndarray
     missing_count: np.ndarray | None = None
+
+    @classmethod
+    def of(
+        cls, X: Any, codes: np.ndarray, n_classes: int, sample_weight: np.ndarray | None = None
+    ) -> "CountStats":
+        """The counts of a batch: per class, the weight of its rows and the weighted sum of each
+        feature (one sparse product, dense or sparse X). ``codes[i]`` is row i's class index.
+
+        >>> import numpy as np
+        >>> s = CountStats.of(np.array([[1, 0], [2, 3], [0, 1]]), np.array([0, 1, 1]), 2)
+        >>> s.class_count.tolist(), s.feature_count.tolist()
+        ([1.0, 2.0], [[1.0, 0.0], [2.0, 4.0]])
+        """
+        codes = np.asarray(codes)
+        n = len(codes)
+        data = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        Y = sp.csr_matrix((data, (np.arange(n), codes)), shape=(n, n_classes))
+        sums = Y.T @ X
+        # C order always: sums read back from a model file then round the same way
+        sums = np.ascontiguousarray(sums.toarray() if sp.issparse(sums) else sums, dtype=np.float64)
+        return cls(np.bincount(codes, weights=sample_weight, minlength=n_classes).astype(np.float64), sums)
 
     @property
     def observed_count(self) -> np.ndarray:
