@@ -20,7 +20,7 @@ def check_removable(have: np.ndarray, remove: np.ndarray, classes: np.ndarray, w
     if np.any(excess):
         k = int(np.argwhere(excess)[0][0])
         raise UnlearnError(
-            f"unlearn would remove more {what} of class {classes[k]!r} than the model learned "
+            f"unlearn would remove more {what} of class {show(classes[k])} than the model learned "
             f"(learned {float(np.max(have[k])):g}, removing {float(np.max(remove[k])):g}); "
             "the model is unchanged"
         )
