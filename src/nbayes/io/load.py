@@ -16,8 +16,9 @@ from .model_file import load_state
 
 __all__ = ["load", "load_with_state", "register_kind", "model_class", "from_state"]
 
-#: the kind written in a model file -> "module:Class" that reads it back (``Class._from_state``)
-KINDS: dict[str, str] = {
+#: the kind written in a model file -> "module:Class" that reads it back (``Class._from_state``),
+#: or the class itself when registered as one
+KINDS: dict[str, str | type] = {
     "BernoulliNB": "nbayes.naive_bayes.bernoulli:BernoulliNB",
     "CategoricalNB": "nbayes.naive_bayes.categorical:CategoricalNB",
     "ComplementNB": "nbayes.naive_bayes.complement:ComplementNB",
@@ -36,8 +37,8 @@ def register_kind(kind: str, where: str | type) -> None:
     class method) or its "module:Class" path, imported on first use."""
     if not isinstance(kind, str) or not kind:
         raise ModelFileError(f"register_kind: the kind must be a non-empty string, got {kind!r}")
-    if isinstance(where, type):
-        where = f"{where.__module__}:{where.__qualname__}"
+    if not isinstance(where, type | str):
+        raise ModelFileError(f"register_kind: expected a class or 'module:Class', got {where!r}")
     KINDS[kind] = where
 
 
@@ -46,6 +47,8 @@ def model_class(kind: Any) -> type:
     where = KINDS.get(kind) if isinstance(kind, str) else None
     if where is None:
         raise ModelFileError(f"unknown model kind {kind!r}")
+    if isinstance(where, type):
+        return where
     module, _, name = where.partition(":")
     return getattr(import_module(module), name)
 

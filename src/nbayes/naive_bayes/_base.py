@@ -312,14 +312,14 @@ class BaseNB(Generative):
             declared = sorted_unique(np.asarray(list(classes) if not hasattr(classes, "dtype") else classes))
             if not first and not _same_labels(declared, self.classes_):
                 raise DataError(
-                    f"classes={list(declared)!r} differs from the classes of the earlier "
-                    f"partial_fit calls {list(self.classes_)!r}"
+                    f"classes={declared.tolist()!r} differs from the classes of the earlier "
+                    f"partial_fit calls {self.classes_.tolist()!r}"
                 )
             _, unknown = encode_labels(labels, declared)
             if unknown.any():
                 raise DataError(
                     f"y holds label {show(labels[np.argmax(unknown)])}, which is not in "
-                    f"classes={list(declared)!r}"
+                    f"classes={declared.tolist()!r}"
                 )
             base = declared if first else base
         elif not first and self.__dict__.get("_declared_classes", False):
@@ -327,7 +327,7 @@ class BaseNB(Generative):
             if unknown.any():
                 raise DataError(
                     f"y holds label {show(labels[np.argmax(unknown)])}, which is not among the classes "
-                    f"declared by the first partial_fit (classes={list(self.classes_)!r}); the model "
+                    f"declared by the first partial_fit (classes={self.classes_.tolist()!r}); the model "
                     "is unchanged"
                 )
         all_classes = labels if base is None else union_labels(base, labels)
@@ -348,8 +348,8 @@ class BaseNB(Generative):
         declared = sorted_unique(np.asarray(list(classes) if not hasattr(classes, "dtype") else classes))
         if not _same_labels(declared, self.classes_):
             raise DataError(
-                f"classes={list(declared)!r} differs from the classes of the earlier "
-                f"partial_fit calls {list(self.classes_)!r}"
+                f"classes={declared.tolist()!r} differs from the classes of the earlier "
+                f"partial_fit calls {self.classes_.tolist()!r}"
             )
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> "BaseNB":
