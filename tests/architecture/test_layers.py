@@ -31,10 +31,7 @@ KNOWN_UPWARD: set[tuple[str, str]] = {
 
 #: import cycles that still exist (as sets of modules): to be removed
 KNOWN_CYCLES: list[set[str]] = [
-    {"nbayes.linear", "nbayes.linear.logistic", "nbayes.naive_bayes", "nbayes.naive_bayes._base",
-     "nbayes.naive_bayes._components", "nbayes.naive_bayes.bernoulli", "nbayes.naive_bayes.categorical",
-     "nbayes.naive_bayes.complement", "nbayes.naive_bayes.gaussian", "nbayes.naive_bayes.multinomial",
-     "nbayes.semi_supervised"},
+    {"nbayes.naive_bayes._base", "nbayes.naive_bayes._components", "nbayes.semi_supervised"},
     {"nbayes.text", "nbayes.text._settings", "nbayes.text.classifier", "nbayes.text.vectorizer"},
 ]
 

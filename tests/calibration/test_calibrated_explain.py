@@ -157,8 +157,10 @@ def test_explain_of_a_base_without_explanations_is_a_clear_error(rng):
 def test_capabilities_are_the_base_models_that_a_map_keeps(make):
     base = make()
     cal = CalibratedClassifier(base)
-    kept = {"explain", "text", "columns", "sparse", "missing_values", "sample_weight", "save"}
+    # missing values are not passed on: the map was fitted on the scores of complete rows
+    kept = {"explain", "text", "columns", "sparse", "sample_weight", "save"}
     assert cal.capabilities == base.capabilities & kept
+    assert "missing_values" not in cal.capabilities
     for name in ("partial_fit", "unlearn", "merge", "with_prior", "to_logistic", "statistics", "joint_log_proba"):
         assert name not in cal.capabilities
         if name in ("partial_fit", "unlearn", "merge", "with_prior", "to_logistic"):

@@ -207,3 +207,20 @@ def test_no_warning_at_default_settings(rng):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         LogisticRegression().fit(X, y)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("negative", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nb_start_is_the_naive_bayes_models_logistic_twin(rng, n_classes, negative, weighted):
+    from nbayes.linear._nb_start import nb_start
+
+    X = np.abs(rng.normal(size=(60, 5))) * 3
+    X = X - 1.5 if negative else np.round(X)
+    y = np.arange(60) % n_classes
+    w = rng.random(60) + 0.5 if weighted else None
+    nb = nbayes.GaussianNB(variance="feature") if negative else nbayes.MultinomialNB()
+    twin = nb.fit(X, y, sample_weight=w).to_logistic()
+    coef, intercept = nb_start(X, y, n_classes, w)
+    assert_allclose(coef, twin.coef_, rtol=1e-10, atol=1e-10)
+    assert_allclose(intercept, twin.intercept_, rtol=1e-10, atol=1e-10)

@@ -30,6 +30,7 @@ from ..errors import ConvergenceError, ConvergenceWarning, DataError, InvalidPar
 from ..io.model_file import decode_params, encode_params, save_state
 from ._loss import Design, LogLoss
 from .._math import log_normalize_rows
+from ._nb_start import nb_start
 
 __all__ = ["LogisticRegression"]
 
@@ -213,12 +214,8 @@ class LogisticRegression(Classifier):
         if isinstance(self.init, str) and self.init == "zeros":
             return np.zeros(loss.size)
         if isinstance(self.init, str):  # "nb": the generative model of the same data
-            from ..naive_bayes import GaussianNB, MultinomialNB
-
-            values = Xv.data if sp.issparse(Xv) else Xv
-            Xmin = values.min() if values.size else 0.0
-            nb = MultinomialNB() if Xmin >= 0 else GaussianNB(variance="feature")
-            lr = nb.fit(Xv, y, sample_weight=sample_weight).to_logistic()
+            _, codes = classes_and_codes(y)
+            coef, intercept = nb_start(Xv, codes, len(classes), check_sample_weight(sample_weight, len(y)))
         else:
             lr = self.init.to_logistic()
             if not np.array_equal(np.asarray(lr.classes_), classes) or lr.coef_.shape[1] != loss.design.d:
@@ -226,8 +223,9 @@ class LogisticRegression(Classifier):
                     "parameter 'init': the Naive Bayes model has other classes or features than "
                     "the data given to fit"
                 )
-        b = lr.intercept_ if self.fit_intercept else np.zeros(0)
-        return loss.join(np.ascontiguousarray(lr.coef_.T), np.asarray(b, dtype=float))
+            coef, intercept = lr.coef_, lr.intercept_
+        b = intercept if self.fit_intercept else np.zeros(0)
+        return loss.join(np.ascontiguousarray(coef.T), np.asarray(b, dtype=float))
 
     def _set_coef(self, W: np.ndarray, b: np.ndarray, classes: np.ndarray, d: int, names: list[str] | None) -> None:
         coef = np.ascontiguousarray(W.T)
