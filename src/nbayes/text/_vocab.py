@@ -19,6 +19,7 @@ class Tokens:
 
     def __init__(self, ngram_range: tuple[int, int] = (1, 1), stop_words: Any = None) -> None:
         self.lo, self.hi = int(ngram_range[0]), int(ngram_range[1])
+        self.stop_words: tuple[str, ...] = tuple(stop_words) if stop_words else ()
         self.key = (self.lo, self.hi, tuple(sorted(stop_words)) if stop_words else None)
         stop = TermTable(sorted(stop_words)) if stop_words else None
         empty_i, empty_u = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint32)
@@ -202,14 +203,21 @@ class HashedTerms:
 def hash_terms(buf, bounds, table, codes, w, n_classes: int, n_features: int, how: Tokens | None = None):
     """:func:`learn_terms` in hashing mode: the terms are the bucket numbers 0..n_features-1,
     and memory does not grow with the corpus."""
-    from .._kernels.text import hash_counts
-
     how = how if how is not None else Tokens()
     K = n_classes
     counts, cdf = np.zeros((K, n_features)), np.zeros((K, n_features))
     df, tf = np.zeros(n_features), np.zeros(n_features)
-    last = np.full(n_features, -1, dtype=np.int64)
+    count_hashed_into(buf, bounds, table, codes, w, how, counts, cdf, df, tf)
+    return np.arange(n_features, dtype=np.int64), counts, cdf, df, tf
+
+
+def count_hashed_into(buf, bounds, table, codes, w, how: Tokens, counts: np.ndarray, cdf: np.ndarray,
+                      df: np.ndarray, tf: np.ndarray) -> None:
+    """Add a batch's hashed counts to class-major tables (K x n_features) in place."""
+    from .._kernels.text import hash_counts
+
+    n_features = counts.shape[1]
     has_w = w is not None
     hash_counts(buf, bounds, np.ascontiguousarray(codes, dtype=np.int64), w if has_w else np.empty(0),
-                has_w, table, *how.args(), n_features, counts, cdf, df, tf, last)
-    return np.arange(n_features, dtype=np.int64), counts, cdf, df, tf
+                has_w, table, *how.args(), n_features, counts, cdf, df, tf,
+                np.full(n_features, -1, dtype=np.int64))
