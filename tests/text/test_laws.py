@@ -221,6 +221,7 @@ def test_unlearning_equals_never_learning(kw, removed):
     assert_allclose(P, aligned_proba(never, probes, classes), rtol=1e-9, atol=1e-12)
     assert_array_equal(forgot.predict(probes), never.predict(probes))
     assert forgot.vocabulary_ == never.vocabulary_
+    assert forgot.stats_.terms.tolist() == never.stats_.terms.tolist()  # a forgotten term is gone
     gone = [k for k, c in enumerate(classes) if c not in never.classes_.tolist()]
     assert (P[:, gone] == 0).all()
     assert (forgot.predict_joint_log_proba(probes)[:, gone] == -np.inf).all()

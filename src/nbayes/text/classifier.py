@@ -250,6 +250,10 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         self._check_streamable("unlearn")
         return super().unlearn(X, y, sample_weight=sample_weight)
 
+    def _commit(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
+        # a term whose documents were all unlearned leaves the vocabulary (CORRECTNESS.md)
+        super()._commit(stats.without_absent_terms(), classes, n_features, names)
+
     def merge(self, other: Any):
         if self.model == "nblr" or getattr(other, "model", None) == "nblr":
             raise MergeError(_NOT_STATS.format(what="merge"))
