@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import run, threads
-from .._kernels.text import build, count_terms, rehash, score, term_ids
+from .._kernels.text import build, hash_counts, learn_counts, rehash, score, term_ids
 
 _NONE_I = np.zeros(0, dtype=np.int64)
 _NONE_U = np.zeros(0, dtype=np.uint32)
@@ -114,8 +114,8 @@ class _Learner:
         doc = 0
         while True:
             terms = (self.slots, self.keys, self.start, self.length, self.cps, self.last)
-            doc, self.n_terms, self.n_cps = count_terms(
-                buf, bounds, doc, codes, wv, has_w, table, *how.args(), 0, terms, self.n_terms, self.n_cps,
+            doc, self.n_terms, self.n_cps = learn_counts(
+                buf, bounds, doc, codes, wv, has_w, table, *how.args(), terms, self.n_terms, self.n_cps,
                 self.counts, self.cdf, self.df, self.tf,
             )
             if doc >= n_docs:
@@ -213,10 +213,8 @@ def hash_terms(buf, bounds, table, codes, w, n_classes: int, n_features: int, ho
 
 def count_hashed_into(buf, bounds, table, codes, w, how: Tokens, counts: np.ndarray, cdf: np.ndarray,
                       df: np.ndarray, tf: np.ndarray) -> None:
-    """Add a batch's hashed counts to class-major tables (K x n_features) in place (the kernel
-    indexes [term, class]: it is given their transposes)."""
+    """Add a batch's hashed counts to class-major tables (K x n_features) in place."""
     n_features = counts.shape[1]
     has_w = w is not None
-    last = np.full(n_features, -1, dtype=np.int64)
-    count_terms(buf, bounds, 0, np.ascontiguousarray(codes, dtype=np.int64), w if has_w else np.empty(0),
-                has_w, table, *how.args(), n_features, _no_table(last), 0, 0, counts.T, cdf.T, df, tf)
+    hash_counts(buf, bounds, np.ascontiguousarray(codes, dtype=np.int64), w if has_w else np.empty(0), has_w,
+                table, *how.args(), n_features, counts, cdf, df, tf, np.full(n_features, -1, dtype=np.int64))
