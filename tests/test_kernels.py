@@ -124,3 +124,63 @@ def test_linear_kernels_equal_their_numpy_twins(rng):
     f1, f2 = np.empty(40, np.float32), np.empty(40, np.float32)
     np.testing.assert_array_equal(k.to_float32(s, f1), k.to_float32_numpy(s, f2))
     np.testing.assert_allclose(k.add_from32(s.copy(), f1, 0.5, d), k.add_from32_numpy(s.copy(), f1, 0.5, d))
+
+
+# ---------------------------------------------------------------------------- text kernels
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from nbayes._kernels import text_twin  # noqa: E402
+from nbayes._kernels.text import murmur3  # noqa: E402
+from nbayes.text._buffer import to_buffer  # noqa: E402
+from nbayes.text._vocab import HashedTerms, TermTable, Tokens, hash_terms, learn_terms  # noqa: E402
+
+_WORDS = ["cheap", "pills", "the", "of", "naïve", "ΟΔΟΣ", "東京", "zürich", "ab", "x", "İstanbul", "straße"]
+_DOCS = st.lists(
+    st.one_of(st.text(max_size=30), st.lists(st.sampled_from(_WORDS), max_size=8).map(" ".join)),
+    min_size=1, max_size=6,
+)
+_MODES = [((1, 1), ()), ((1, 2), ()), ((2, 3), ("the", "of")), ((1, 3), ("the", "cheap"))]
+
+
+@pytest.mark.parametrize("ngram_range, stop", _MODES)
+@pytest.mark.parametrize("n_features", [0, 7, 2**16])  # 0: vocabulary mode; 7: many collisions
+@settings(max_examples=30, deadline=None)
+@given(docs=_DOCS, data=st.data())
+def test_text_kernels_equal_their_twins(ngram_range, stop, n_features, docs, data):
+    how = Tokens(ngram_range, list(stop))
+    buf, bounds, table = to_buffer(docs)
+    lowered = [d.lower() for d in docs]
+    K = 3
+    codes = np.array(data.draw(st.lists(st.integers(0, K - 1), min_size=len(docs), max_size=len(docs))))
+    w = np.array(data.draw(st.lists(st.floats(0.0, 3.0), min_size=len(docs), max_size=len(docs))))
+    # counting (with growth of the learner's tables in vocabulary mode)
+    if n_features:
+        terms, counts, cdf, df, tf = hash_terms(buf, bounds, table, codes, w, K, n_features, how)
+        terms = terms.tolist()
+    else:
+        terms, counts, cdf, df, tf, _ = learn_terms(buf, bounds, table, codes, w, K, how)
+        terms = terms.tolist()
+    twin = text_twin.count_terms(lowered, codes.tolist(), w.tolist(), K, ngram_range, stop, n_features)
+    assert terms == twin[0]
+    for got, want in zip((counts.T, cdf.T, df, tf), twin[1:]):
+        assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    # looking up: over a vocabulary of part of the terms (the rest unknown), or the buckets
+    vocab = sorted(terms[::2]) if not n_features else None
+    lookup = HashedTerms(n_features, how) if n_features else TermTable(vocab, how)
+    ids = text_twin.term_ids(lowered, ngram_range, stop, {t: i for i, t in enumerate(vocab or [])}, n_features)
+    assert_array_equal(lookup.tokens(buf, bounds, table), ids)
+    W = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))).normal(size=(len(lookup), 2))
+    for binary in (False, True):
+        want = text_twin.score(lowered, ngram_range, stop, {t: i for i, t in enumerate(vocab or [])},
+                               n_features, W, binary)
+        assert_allclose(lookup.score(buf, bounds, table, W, binary), want, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_murmur3_equals_its_twin_and_scikit_learn(text):
+    from sklearn.utils import murmurhash3_32
+
+    buf, bounds, _ = to_buffer([text], lowercase=False)
+    assert murmur3(buf, 0, len(buf)) == text_twin.murmur3(text) == murmurhash3_32(text, positive=False)

@@ -98,8 +98,12 @@ def test_partial_fit_and_merge_equal_fit_with_bigrams(news, tmp_path):
 def test_explain_in_hashing_mode_names_the_ngrams():
     clf = nbayes.TextClassifier(n_features=64, ngram_range=(1, 3), stop_words="english")
     clf.fit(["cheap pills now", "the meeting at noon"], ["spam", "ham"])
-    e = clf.explain("The cheap, cheap pills!")
-    assert e.tokens == ["cheap", "cheap", "cheap, cheap", "pills", "cheap pills", "cheap, cheap pills"]
+    text = "The cheap, cheap pills!"
+    e = clf.explain(text)
+    # an n-gram is shown as the term counted (words joined by one space), its span covering it
+    assert e.tokens == ["cheap", "cheap", "cheap cheap", "pills", "cheap pills", "cheap cheap pills"]
+    assert [text[s:t] for s, t in e.spans] == ["cheap", "cheap", "cheap, cheap", "pills", "cheap pills",
+                                               "cheap, cheap pills"]
     joint = clf.predict_joint_log_proba(["The cheap, cheap pills!"])[0]
     assert_allclose(e.contributions.sum() + e.baseline, joint.max() - joint.min(), rtol=1e-12)
 

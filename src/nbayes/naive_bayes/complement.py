@@ -20,7 +20,9 @@ class ComplementNB(BaseNB):
     Each class is described by the counts of every *other* class (its complement):
     w_cj = -log((N_~cj + alpha) / sum_k (N_~ck + alpha)), or those logs normalised by their
     sum with ``norm=True`` (Rennie et al. 2003, steps 5-6). The class prior is used only when
-    there is a single class. ``alpha`` must be > 0: at 0 a word absent from every other class
+    there is a single class; a class without weight (all its rows unlearned, or declared by
+    ``partial_fit(classes=...)`` and never seen) has probability 0 and is never predicted.
+    ``alpha`` must be > 0: at 0 a word absent from every other class
     would get an infinite weight.
 
     >>> import numpy as np
@@ -84,7 +86,9 @@ class ComplementNB(BaseNB):
             stats.class_count, fit_prior=self.fit_prior, class_prior=self.class_prior, class_alpha=0.0,
             classes=self._estimation_classes,
         )
-        intercept = prior if len(prior) == 1 else np.zeros(len(prior))
+        # the decision leaves the prior out (as scikit-learn), but a class without weight (all
+        # its rows unlearned, or declared and never seen) is gone: -inf (CORRECTNESS.md)
+        intercept = prior if len(prior) == 1 else np.where(stats.class_count > 0, 0.0, -np.inf)
         return {
             "feature_count_": fc,
             "feature_all_": fc.sum(axis=0),

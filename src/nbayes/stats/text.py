@@ -98,6 +98,8 @@ class TextStats:
         weighted = _frozen_pair(self, other, terms)
         if weighted is not None:
             weighted = (weighted[0], weighted[1], sub(self.weighted[2], other.weighted[2]))
+        # terms no document holds any more stay (df = 0), laid out as before: cross-validation
+        # folds subtract over one shared vocabulary; a model drops them (without_absent_terms)
         return TextStats(
             terms, sub(a.class_count, b.class_count), sub(a.term_count, b.term_count),
             sub(a.doc_count, b.doc_count), a.df - b.df, a.tf - b.tf, a.n_docs - b.n_docs,
@@ -127,6 +129,19 @@ class TextStats:
         check_at_most("df", df, "tf", tf)
         if self.terms.dtype.kind == "O" and len(set(self.terms.tolist())) != V:
             raise StatisticsError("statistics 'terms': the vocabulary repeats a term")
+
+    def without_absent_terms(self) -> "TextStats":
+        """These statistics without the vocabulary terms no document holds (df = 0, so no count
+        in any class): what statistics never given the documents that held them would be
+        (CORRECTNESS.md: a forgotten term is gone). Hashing buckets (integer terms) and a frozen
+        idf's terms stay: those vocabularies are fixed."""
+        alive = self.df > 0
+        if self.terms.dtype != object or self.weighted is not None or alive.all():
+            return self
+        return TextStats(
+            self.terms[alive], self.class_count, self.term_count[:, alive], self.doc_count[:, alive],
+            self.df[alive], self.tf[alive], self.n_docs,
+        )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         extra = {}

@@ -62,9 +62,10 @@ def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, 
     seps = np.flatnonzero(buf == 0)
     bounds = np.empty(len(texts) + 1, dtype=np.int64)
     bounds[0] = 0
-    bounds[1:-1] = seps
+    bounds[1:-1] = seps + 1
     bounds[-1] = len(buf)
-    # document d spans bounds[d] .. bounds[d+1]; a separator is not a word character
+    # document d spans bounds[d] .. bounds[d+1]: it starts at its first character, and ends
+    # with the separator after it (not a word character, so no token changes)
     return buf, bounds, table
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_number
-from ..errors import DataError, InvalidParameterError
+from ..errors import InvalidParameterError
 from ..stats.text import TextStats
 from ._buffer import to_buffer
 from ._vocab import Tokens, _objects
@@ -44,6 +44,11 @@ class TextSettings:
                 check_number(name, value, low=0, integer=True)
             else:
                 check_number(name, value, low=0.0, high=1.0)
+        ints = [isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in (self.min_df, self.max_df)]
+        if all(ints) and self.max_df < self.min_df:
+            raise InvalidParameterError(
+                f"max_df={self.max_df!r} documents is fewer than min_df={self.min_df!r}: no term could be kept"
+            )
         check_number("max_features", self.max_features, low=1, integer=True, allow_none=True)
         check_number("n_features", self.n_features, low=1, high=2**31 - 1, integer=True, allow_none=True)
         self._how()  # checks ngram_range and stop_words
@@ -142,12 +147,12 @@ class TextSettings:
         return X
 
     def _active(self, stats: TextStats) -> np.ndarray:
-        """The terms a vectoriser fitted on these documents would keep (scikit-learn's rules)."""
+        """The terms a vectoriser fitted on these documents would keep (scikit-learn's rules;
+        a term no kept document holds any more, df = 0, is never kept)."""
         n = stats.n_docs
         hi = self.max_df if isinstance(self.max_df, numbers.Integral) else self.max_df * n
         lo = self.min_df if isinstance(self.min_df, numbers.Integral) else self.min_df * n
-        if hi < lo:
-            raise InvalidParameterError("max_df corresponds to fewer documents than min_df")
+        # hi < lo (proportions of few documents) keeps no term: the stream may bring more
         if self.n_features is not None and (self.min_df, self.max_df, self.max_features) == (1, 1.0, None):
             # hashing mode, as HashingVectorizer: every bucket is a column, empty or not
             return np.ones(len(stats.df), dtype=bool)
@@ -157,9 +162,7 @@ class TextSettings:
             order = np.argsort(-stats.tf[idx], kind="stable")[: self.max_features]
             keep = np.zeros_like(keep)
             keep[idx[order]] = True
-        if not keep.any():
-            raise DataError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
-        return keep
+        return keep  # possibly no term: a model then predicts by its prior (docs/text.md)
 
     @staticmethod
     def _counts(table: Any, docs: _Docs, binary: bool) -> sp.csr_matrix:

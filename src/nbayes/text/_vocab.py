@@ -7,6 +7,10 @@ from typing import Any
 import numpy as np
 
 from .._kernels import run, threads
+from .._kernels.text import build, hash_counts, learn_counts, rehash, score, term_ids
+
+_NONE_I = np.zeros(0, dtype=np.int64)
+_NONE_U = np.zeros(0, dtype=np.uint32)
 
 
 def _pow2(n: int) -> int:
@@ -19,23 +23,23 @@ class Tokens:
 
     def __init__(self, ngram_range: tuple[int, int] = (1, 1), stop_words: Any = None) -> None:
         self.lo, self.hi = int(ngram_range[0]), int(ngram_range[1])
+        self.stop_words: tuple[str, ...] = tuple(stop_words) if stop_words else ()
         self.key = (self.lo, self.hi, tuple(sorted(stop_words)) if stop_words else None)
         stop = TermTable(sorted(stop_words)) if stop_words else None
-        empty_i, empty_u = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint32)
+        #: the stop-word table as the kernels take it: (slots, start, length, cps), empty for none
         self.stop = (
-            (stop.slots, stop.start, stop.length, stop.cps) if stop else (np.full(2, -1, dtype=np.int64), empty_i, empty_i, empty_u)
+            (stop.slots, stop.start, stop.length, stop.cps) if stop else (np.full(2, -1, dtype=np.int64), _NONE_I, _NONE_I, _NONE_U)
         )
 
     def args(self) -> tuple:
-        return (self.lo, self.hi, *self.stop)
+        """The kernels' arguments lo_n, hi_n, stop."""
+        return (self.lo, self.hi, self.stop)
 
 
 class TermTable:
     """Terms with ids 0..n-1, found by their code points in an open-addressing hash table."""
 
     def __init__(self, terms: Any = None, tokens: Tokens | None = None) -> None:
-        from .._kernels.text import build
-
         terms = _objects([] if terms is None else list(terms))
         self.terms = terms
         self.how = tokens
@@ -61,19 +65,18 @@ class TermTable:
     def __len__(self) -> int:
         return len(self.terms)
 
+    def _terms(self) -> tuple:
+        """The table as the kernels take it (keys and last are only written while learning)."""
+        return (self.slots, _NONE_I, self.start, self.length, self.cps, _NONE_I)
+
     def score(self, buf, bounds, table, weights: np.ndarray, binary: bool) -> np.ndarray:
         """Per document and class: the sum of ``weights[t]`` over its known terms."""
-        from .._kernels.text import score
-
         w = np.ascontiguousarray(weights, dtype=np.float64)
-        return run(score, buf, bounds, table, *self.how.args(), self.slots, self.start, self.length,
-                   self.cps, w, binary, threads())
+        return run(score, buf, bounds, table, *self.how.args(), 0, self._terms(), w, binary, threads())
 
     def tokens(self, buf, bounds, table) -> np.ndarray:
         """(document, term id or -1, start, end within the document) of every term occurrence."""
-        from .._kernels.text import term_ids
-
-        return term_ids(buf, bounds, table, *self.how.args(), self.slots, self.start, self.length, self.cps)
+        return term_ids(buf, bounds, table, *self.how.args(), 0, self._terms())
 
 
 class _Learner:
@@ -95,8 +98,6 @@ class _Learner:
             self.cps = _grow(self.cps, max(2 * len(self.cps), self.n_cps + chars))
         need = self.n_terms + terms
         if need > len(self.keys) or need > len(self.slots) // 4:
-            from .._kernels.text import rehash
-
             cap = max(2 * len(self.keys), _pow2(need + 1))
             self.keys, self.start, self.length, self.df, self.tf = (
                 _grow(a, cap) for a in (self.keys, self.start, self.length, self.df, self.tf)
@@ -107,17 +108,15 @@ class _Learner:
             rehash(self.slots, self.keys, self.n_terms)
 
     def learn(self, buf, bounds, table, codes, w, how: Tokens) -> "_Learner":
-        from .._kernels.text import learn_counts
-
         has_w = w is not None
         wv = w if has_w else np.empty(0)
         n_docs = len(bounds) - 1
         doc = 0
         while True:
+            terms = (self.slots, self.keys, self.start, self.length, self.cps, self.last)
             doc, self.n_terms, self.n_cps = learn_counts(
-                buf, bounds, doc, codes, wv, has_w, table, *how.args(), self.slots, self.keys, self.start,
-                self.length, self.cps, self.n_terms, self.n_cps, self.last, self.counts,
-                self.cdf, self.df, self.tf,
+                buf, bounds, doc, codes, wv, has_w, table, *how.args(), terms, self.n_terms, self.n_cps,
+                self.counts, self.cdf, self.df, self.tf,
             )
             if doc >= n_docs:
                 return self
@@ -188,28 +187,34 @@ class HashedTerms:
         return self.n_features
 
     def score(self, buf, bounds, table, weights: np.ndarray, binary: bool) -> np.ndarray:
-        from .._kernels.text import hash_score
-
         w = np.ascontiguousarray(weights, dtype=np.float64)
-        return run(hash_score, buf, bounds, table, *self.how.args(), self.n_features, w, binary, threads())
+        return run(score, buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I), w, binary,
+                   threads())
 
     def tokens(self, buf, bounds, table) -> np.ndarray:
-        from .._kernels.text import hash_ids
+        return term_ids(buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I))
 
-        return hash_ids(buf, bounds, table, *self.how.args(), self.n_features)
+
+def _no_table(last: np.ndarray) -> tuple:
+    """Hashing mode's stand-in for a term table: nothing but ``last`` (per bucket) is used."""
+    return (np.full(2, -1, dtype=np.int64), _NONE_I, _NONE_I, _NONE_I, _NONE_U, last)
 
 
 def hash_terms(buf, bounds, table, codes, w, n_classes: int, n_features: int, how: Tokens | None = None):
     """:func:`learn_terms` in hashing mode: the terms are the bucket numbers 0..n_features-1,
     and memory does not grow with the corpus."""
-    from .._kernels.text import hash_counts
-
     how = how if how is not None else Tokens()
     K = n_classes
     counts, cdf = np.zeros((K, n_features)), np.zeros((K, n_features))
     df, tf = np.zeros(n_features), np.zeros(n_features)
-    last = np.full(n_features, -1, dtype=np.int64)
-    has_w = w is not None
-    hash_counts(buf, bounds, np.ascontiguousarray(codes, dtype=np.int64), w if has_w else np.empty(0),
-                has_w, table, *how.args(), n_features, counts, cdf, df, tf, last)
+    count_hashed_into(buf, bounds, table, codes, w, how, counts, cdf, df, tf)
     return np.arange(n_features, dtype=np.int64), counts, cdf, df, tf
+
+
+def count_hashed_into(buf, bounds, table, codes, w, how: Tokens, counts: np.ndarray, cdf: np.ndarray,
+                      df: np.ndarray, tf: np.ndarray) -> None:
+    """Add a batch's hashed counts to class-major tables (K x n_features) in place."""
+    n_features = counts.shape[1]
+    has_w = w is not None
+    hash_counts(buf, bounds, np.ascontiguousarray(codes, dtype=np.int64), w if has_w else np.empty(0), has_w,
+                table, *how.args(), n_features, counts, cdf, df, tf, np.full(n_features, -1, dtype=np.int64))

@@ -2,23 +2,37 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+import copy
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_choice, check_number, check_sample_weight, check_y, classes_and_codes
-from ..errors import DataError, InvalidParameterError
+from .._validation import (
+    check_choice,
+    check_number,
+    check_sample_weight,
+    check_y,
+    classes_and_codes,
+    encode_labels,
+)
+from ..errors import DataError, InvalidParameterError, MergeError
 from ..naive_bayes._base import BaseNB, _same_labels
 from ..naive_bayes._components import check_components
 from ..naive_bayes.bernoulli import BernoulliNB, _Binary
 from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, _log_ratio_scores
 from ..stats import CountStats
-from ..stats.text import TextStats, _union
+from ..stats.text import TextStats
+from ._em import TextEM
 from ._settings import TextSettings, _Docs
-from ._vocab import HashedTerms, TermTable, hash_terms, learn_terms
+from ._tfidf import TfidfCounting
+from ._vocab import HashedTerms, TermTable, count_hashed_into, hash_terms, learn_terms
+from .explain import TokenExplanation, explain_tokens
+from .nblr import fit_nblr
+
+__all__ = ["TextClassifier", "TokenExplanation"]
 
 MODELS = {"multinomial": MultinomialNB, "complement": ComplementNB, "bernoulli": BernoulliNB, "nblr": MultinomialNB}
 _NOT_STATS = (
@@ -27,22 +41,7 @@ _NOT_STATS = (
 )
 
 
-@dataclass
-class TokenExplanation:
-    """Each token of one document, in order, with its contribution to the log-odds of the
-    predicted class against the runner-up; ``sum(contributions) + baseline`` is the
-    difference of their joint log-probabilities. ``tokens`` are lower-cased (as counted);
-    ``spans`` index the text as given, also where lower-casing changes its length."""
-
-    predicted: Any
-    runner_up: Any
-    tokens: list[str]
-    spans: list[tuple[int, int]]
-    contributions: np.ndarray
-    baseline: float
-
-
-class TextClassifier(TextSettings, BaseNB):
+class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     """A Naive Bayes text classifier: vectoriser and model behind one object and one file.
 
     Tokens follow scikit-learn's ``CountVectorizer`` defaults: lower-cased (``lowercase``),
@@ -203,65 +202,6 @@ class TextClassifier(TextSettings, BaseNB):
             stats.weighted = self._tfidf_sums(stats, docs, codes, n_classes, w)
         return stats
 
-    # ------------------------------------------------------------------ tf-idf
-    def _tfidf_sums(self, stats: TextStats, docs: _Docs, codes, n_classes, w) -> tuple:
-        """(kept terms, idf, per-class sums of the documents' tf-idf vectors). tf-idf depends on
-        the whole corpus (idf, and the norm over kept terms), so these sums are not additive."""
-        from ..naive_bayes._discrete import class_indicator
-
-        keep = self._active(stats)
-        idf = self._idf(stats, keep)
-        table = TermTable(stats.terms[keep], self._how())
-        X = self._weigh(self._counts(table, docs, False), idf)
-        Y = class_indicator(codes, n_classes, w)
-        return keep, idf, np.ascontiguousarray((Y.T @ X).toarray())  # C order, as loaded back
-
-    def _count_frozen(self, docs: _Docs, codes, n_classes, w, frozen) -> TextStats:
-        """Statistics under a frozen idf, over its terms only: the counts, and the per-class sums
-        of each document's tf-idf vector (tf or 1 + ln tf, times the frozen idf, unit L2 norm
-        over these terms), which depend on nothing but the document, so they add up."""
-        from ..naive_bayes._discrete import class_indicator, per_class_sum
-
-        terms, idf, table = frozen
-        if table is None:
-            table = TermTable(terms, self._how())
-        X = self._counts(table, docs, False)
-        X01 = X.copy()
-        X01.data[:] = 1.0
-        Y = class_indicator(codes, n_classes, w)
-        cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
-        sums = per_class_sum(Y, self._weigh(X, idf))
-        return TextStats(
-            terms, cc, per_class_sum(Y, X), per_class_sum(Y, X01), np.asarray(X01.sum(axis=0)).ravel(),
-            np.asarray(X.sum(axis=0)).ravel(), float(docs.shape[0]), table, (np.ones(len(terms), dtype=bool), idf, sums),
-        )
-
-    def _check_streamable(self, what: str) -> None:
-        """tf-idf statistics add up only under a frozen idf, the one this model was fitted with."""
-        if not self.tfidf or not hasattr(self, "classes_"):
-            return
-        frozen = self._frozen_idf()
-        if frozen is None:
-            raise InvalidParameterError(
-                f"tfidf=True with a learned idf: idf and the L2 norms depend on the whole corpus, so "
-                f"tf-idf statistics do not add up and {what} is not exact; fit again on all documents, "
-                "or freeze the idf (TextClassifier(tfidf=True, idf=fitted.idf_)) to stream"
-            )
-        if not self._frozen_stats(frozen):
-            raise InvalidParameterError(
-                f"{what}: this model's tf-idf statistics were made with another idf than "
-                "the frozen idf=... it now has; fit again with it"
-            )
-
-    def _frozen_stats(self, frozen) -> bool:
-        """Whether the fitted statistics are tf-idf sums under exactly this frozen idf."""
-        terms, idf, _ = frozen
-        weighted = self.stats_.weighted
-        return (
-            weighted is not None and bool(weighted[0].all()) and len(self.stats_.terms) == len(terms)
-            and np.array_equal(weighted[1], idf) and np.array_equal(self.stats_.terms, terms)
-        )
-
     def partial_fit(self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None):
         self._no_components("partial_fit")
         if self.model == "nblr":
@@ -287,9 +227,6 @@ class TextClassifier(TextSettings, BaseNB):
         """Count the chunk straight into the model's statistics (no per-chunk K x n_features
         tables, no re-estimation until the parameters are next used). False when the chunk
         brings a class the model has not seen (the general path handles it)."""
-        from .._kernels.text import hash_counts
-        from .._validation import encode_labels
-
         self._check_params()
         docs, _ = self._prepare_X(X, fitting=False)
         n = docs.shape[0]
@@ -299,11 +236,8 @@ class TextClassifier(TextSettings, BaseNB):
         if unknown.any():
             return False
         s = self.stats_
-        has_w = w is not None
-        codes = np.ascontiguousarray(codes, dtype=np.int64)
-        hash_counts(docs.buf, docs.bounds, codes, w if has_w else np.empty(0), has_w, docs.table,
-                    *self._how().args(), int(self.n_features), s.term_count, s.doc_count, s.df, s.tf,
-                    np.full(int(self.n_features), -1, dtype=np.int64))
+        count_hashed_into(docs.buf, docs.bounds, docs.table, codes, w, self._how(), s.term_count, s.doc_count,
+                          s.df, s.tf)
         s.class_count += np.bincount(codes, weights=w, minlength=len(self.classes_))
         s.n_docs += n
         self._defer_estimation()
@@ -316,9 +250,11 @@ class TextClassifier(TextSettings, BaseNB):
         self._check_streamable("unlearn")
         return super().unlearn(X, y, sample_weight=sample_weight)
 
-    def merge(self, other: Any):
-        from ..errors import MergeError
+    def _commit(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
+        # a term whose documents were all unlearned leaves the vocabulary (CORRECTNESS.md)
+        super()._commit(stats.without_absent_terms(), classes, n_features, names)
 
+    def merge(self, other: Any):
         if self.model == "nblr" or getattr(other, "model", None) == "nblr":
             raise MergeError(_NOT_STATS.format(what="merge"))
         if isinstance(other, TextClassifier) and (self.tfidf or other.tfidf):
@@ -358,8 +294,6 @@ class TextClassifier(TextSettings, BaseNB):
     def __repr__(self) -> str:
         if getattr(self, "idf", None) is None:
             return super().__repr__()
-        import copy
-
         shown = copy.copy(self)  # the mapping can hold 100,000 terms: name its size only
         try:
             shown.idf = _Shown(f"<idf of {len(self.idf)} terms>")
@@ -392,36 +326,12 @@ class TextClassifier(TextSettings, BaseNB):
         X01 = self._counts(table, docs, True)
         if self.n_features is not None:
             X01 = X01[:, keep]
-        weights, intercept = self._nblr(X01, stats.doc_count[:, keep] if not keep.all() else stats.doc_count, codes, w)
+        dcount = stats.doc_count[:, keep] if not keep.all() else stats.doc_count
+        weights, intercept = fit_nblr(X01, dcount, codes, w, alpha=float(self.alpha), C=float(self.C),
+                                      beta=float(self.nb_interpolation))
         self._commit(stats, classes, docs.shape[1], names)
         self._set_nblr(weights, intercept)
         return self
-
-    def _nblr(self, X01: sp.csr_matrix, dcount: np.ndarray, codes: np.ndarray, w: np.ndarray | None):
-        """Per class (one model for two classes): r, the logistic fit on x * r, interpolation."""
-        from ..linear import LogisticRegression
-
-        K, V = dcount.shape
-        a = float(self.alpha)
-        targets = [1] if K == 2 else list(range(K))
-        W = np.zeros((V, K))
-        b = np.zeros(K)
-        for c in targets:
-            p = dcount[c] + a
-            q = dcount.sum(axis=0) - dcount[c] + a
-            r = (np.log(p) - np.log(p.sum())) - (np.log(q) - np.log(q.sum()))  # W&M eq. for r
-            Xr = X01 @ sp.diags(r)
-            yc = (codes == c).astype(np.int64)
-            lr = LogisticRegression(C=float(self.C)).fit(Xr, yc, sample_weight=w)
-            coef = lr.coef_[0]
-            beta = float(self.nb_interpolation)
-            bias = float(lr.intercept_[0])
-            if beta < 1.0:
-                coef = (1.0 - beta) * np.mean(np.abs(coef)) + beta * coef
-                bias = _refit_bias(np.asarray(Xr @ coef), yc, w)
-            W[:, c] = r * coef
-            b[c] = bias
-        return W, b
 
     def _set_nblr(self, weights: np.ndarray, intercept: np.ndarray) -> None:
         self._weights = np.ascontiguousarray(weights)
@@ -463,7 +373,10 @@ class TextClassifier(TextSettings, BaseNB):
                 fc = fc[:, keep]
         inner = self._inner()
         V = int(keep.sum())
-        derived = inner._estimate(CountStats(stats.class_count, fc), V)
+        with np.errstate(divide="ignore", invalid="ignore") if V == 0 else contextlib.nullcontext():
+            derived = inner._estimate(CountStats(stats.class_count, fc), V)  # V = 0: no term yet
+        if "component_log_weight_" not in derived:
+            derived.update(_forget_empty(derived, stats.class_count))
         for key, value in derived.items():
             setattr(inner, key, value)
         inner.stats_ = CountStats(stats.class_count, fc)
@@ -501,65 +414,6 @@ class TextClassifier(TextSettings, BaseNB):
             **{k: derived[k] for k in ("component_log_weight_",) if k in derived},
         }
 
-    # ------------------------------------------------------------------ semi-supervised EM
-    def _check_em(self) -> None:
-        if self.model not in ("multinomial", "bernoulli") or self.tfidf:
-            raise InvalidParameterError(
-                f"EM over unlabelled documents needs a generative model of counts: model="
-                f"'multinomial' or 'bernoulli' without tfidf (got model={self.model!r}, "
-                f"tfidf={self.tfidf!r}; complement and nblr have no P(x, y), tf-idf sums do not add)"
-            )
-
-    def _em_views(self, parts: list[_Docs]) -> list["_CountedDocs"]:
-        """Each batch of documents tokenised once, as count matrices over one vocabulary: the
-        model's terms and every term of the batches (the vocabulary of all documents)."""
-        found = [self._count(d, np.zeros(d.shape[0], dtype=np.intp), 1, None) for d in parts]
-        if self.n_features is not None:
-            terms, table = np.arange(self.n_features, dtype=np.int64), HashedTerms(self.n_features, self._how())
-        else:
-            terms = self.stats_.terms
-            for f in found:
-                terms = _union(terms, f.terms)
-            table = TermTable(terms, self._how())
-        out = []
-        for d, f in zip(parts, found):
-            X = self._counts(table, d, False)
-            X01 = X.copy()
-            X01.data[:] = 1.0
-            pos = np.searchsorted(terms, f.terms) if len(f.terms) != len(terms) else slice(None)
-            df, tf = np.zeros(len(terms)), np.zeros(len(terms))
-            df[pos], tf[pos] = f.df, f.tf
-            out.append(_CountedDocs(terms, table, X, X01, df, tf, float(d.shape[0])))
-        return out
-
-    def _em_align(self, stats: TextStats, views: list["_CountedDocs"]) -> TextStats:
-        if not views:
-            return stats
-        import dataclasses
-
-        aligned = stats._on(views[0].terms)
-        return dataclasses.replace(aligned, table=views[0].table if self.n_features is None else None)
-
-    def _em_jll(self, view: "_CountedDocs") -> np.ndarray:
-        from ..naive_bayes._discrete import safe_linear
-
-        if self.n_features is None:  # rows of the kept terms among the view's (the same vocabulary)
-            W = np.zeros((len(view.terms), self._weights.shape[1]))  # classes, or components
-            W[self._keep] = self._weights
-        else:
-            W = self._weights
-        X = view.X01 if self._presence else view.X
-        return safe_linear(X, W.T) + self._const + self._intercept
-
-    def _count_soft(self, view: "_CountedDocs", R: np.ndarray) -> TextStats:
-        from ..semi_supervised import soft_class_sum
-
-        return TextStats(view.terms, R.sum(axis=0), soft_class_sum(R, view.X), soft_class_sum(R, view.X01),
-                         view.df, view.tf, view.n_docs, view.table if self.n_features is None else None)
-
-    def _em_log_prior(self) -> float:
-        return self.inner_._em_log_prior()
-
     @property
     def vocabulary_(self) -> dict[str, int]:
         """Term -> column of ``transform`` (the terms the estimation kept, sorted)."""
@@ -594,35 +448,11 @@ class TextClassifier(TextSettings, BaseNB):
 
     # ------------------------------------------------------------------ explanations
     def explain(self, text: Any) -> TokenExplanation:  # type: ignore[override]
-        """Each token of ``text``, in order, with its contribution to the log-odds of the
-        predicted class against the runner-up (0 for a word outside the vocabulary, and for
-        repeats in presence models)."""
+        """Each term occurrence of ``text``, in order, with its contribution to the log-odds of
+        the predicted class against the runner-up: see :class:`TokenExplanation`."""
         self._check_fitted()
         self._no_explanation("explain")
-        docs, _ = self._prepare_X([text], fitting=False)
-        joint = self._jll(docs)[0]
-        order = np.argsort(-joint, kind="stable")
-        a, b = order[0], order[1] if len(order) > 1 else order[0]
-        tok = self._table.tokens(docs.buf, docs.bounds, docs.table)
-        binary = self._presence
-        flp = self._weights
-        contrib = np.zeros(len(tok))
-        seen: set[int] = set()
-        for k, t in enumerate(tok[:, 1].tolist()):
-            if t < 0 or (binary and t in seen):
-                continue
-            seen.add(t)
-            wa, wb = flp[t, a], flp[t, b]
-            contrib[k] = 0.0 if wa == wb else wa - wb
-        lowered = docs.buf[docs.bounds[0] : docs.bounds[1]]
-        raw = lowered.astype(np.uint32).tobytes().decode("utf-32-le", errors="surrogatepass")
-        tokens = [raw[s:e] for s, e in tok[:, 2:4].tolist()]
-        baseline = float(self._intercept[a] - self._intercept[b] + self._const[a] - self._const[b])
-        spans = [(int(s), int(e)) for s, e in tok[:, 2:4].tolist()]
-        if self.lowercase:  # spans into the text as given, not its lower-cased form
-            original = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else str(text)
-            spans = _original_spans(original, spans)
-        return TokenExplanation(self.classes_[a], self.classes_[b], tokens, spans, contrib, baseline)
+        return explain_tokens(self, text)
 
     def _feature_scores(self):
         names = self._terms.tolist()
@@ -635,22 +465,14 @@ class TextClassifier(TextSettings, BaseNB):
         return TextStats.from_arrays(arrays)
 
 
-@dataclass
-class _CountedDocs:
-    """Documents as EM iterates over them: counts and presence over ``terms``, and their
-    corpus-level counts (documents containing each term, occurrences, documents)."""
-
-    terms: np.ndarray
-    table: Any
-    X: sp.csr_matrix
-    X01: sp.csr_matrix
-    df: np.ndarray
-    tf: np.ndarray
-    n_docs: float
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return (self.X.shape[0], 1)
+def _forget_empty(derived: dict[str, Any], class_count: np.ndarray) -> dict[str, np.ndarray]:
+    """A class without weight (all its documents unlearned, or declared and never seen) is gone
+    (CORRECTNESS.md): log prior and intercept -inf in every model, whatever the prior settings,
+    so its probability is 0 and it is never predicted."""
+    gone = class_count <= 0
+    if not gone.any():
+        return {}
+    return {key: np.where(gone, -np.inf, derived[key]) for key in ("class_log_prior_", "_intercept")}
 
 
 class _Shown:
@@ -659,37 +481,3 @@ class _Shown:
 
     def __repr__(self) -> str:
         return self.text
-
-
-def _refit_bias(z: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> float:
-    """The maximum-likelihood intercept for fixed scores z: a 1-D convex problem, by Newton."""
-    from scipy.special import expit
-
-    w = np.ones(len(z)) if w is None else w
-    b = 0.0
-    for _ in range(100):
-        p = expit(z + b)
-        g = float(np.sum(w * (p - y)))
-        h = float(np.sum(w * p * (1 - p)))
-        if h <= 0:
-            break
-        step = float(np.clip(g / h, -5.0, 5.0))  # damped: p(1-p) can be tiny far out
-        b -= step
-        if abs(step) < 1e-12 * max(1.0, abs(b)):
-            break
-    return b
-
-
-def _original_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Spans into ``text`` for spans into ``text.lower()``. Lower-casing can lengthen a string
-    ('İ' becomes two code points), and the tokeniser works on the lower-cased text."""
-    if len(text.lower()) == len(text):
-        return [(int(s), int(e)) for s, e in spans]
-    ends = np.cumsum([len(c.lower()) for c in text])  # lowered end of each original character
-    starts = ends - np.array([len(c.lower()) for c in text])
-    out = []
-    for s, e in spans:
-        i = int(np.searchsorted(ends, s, side="right"))  # the character whose lowered form holds s
-        j = int(np.searchsorted(starts, e, side="left"))  # first character starting at or after e
-        out.append((i, max(j, i + 1)))
-    return out

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._estimator import BaseEstimator
+from ..errors import DataError
 from ..stats.text import TextStats
 from ._settings import TextSettings
 from ._vocab import HashedTerms, TermTable, hash_terms, learn_terms
@@ -69,6 +70,11 @@ class Vectorizer(TextSettings, BaseEstimator):
             table = HashedTerms(self.n_features, how)
         stats = TextStats(terms, np.array([float(n)]), counts, dcounts, df, tf, float(n))
         keep = self._active(stats)
+        if not keep.any():  # a matrix without columns: refused, as scikit-learn's vectorisers
+            raise DataError(
+                "texts: after pruning, no terms remain (empty vocabulary); try a lower min_df or a "
+                "higher max_df, or documents with words of two or more characters"
+            )
         if self.n_features is None and not keep.all():
             table = TermTable(terms[keep], self._how())
         self.terms_ = terms[keep]

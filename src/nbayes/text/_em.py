@@ -1,0 +1,94 @@
+"""The text models' side of semi-supervised EM (:mod:`nbayes.semi_supervised`): documents are
+tokenised once, as count matrices over one vocabulary, and EM iterates over those."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import InvalidParameterError
+from ..naive_bayes._discrete import safe_linear
+from ..stats.text import TextStats, _union
+from ._settings import _Docs
+from ._vocab import HashedTerms, TermTable
+
+
+@dataclass
+class CountedDocs:
+    """Documents as EM iterates over them: counts and presence over ``terms``, and their
+    corpus-level counts (documents containing each term, occurrences, documents)."""
+
+    terms: np.ndarray
+    table: Any
+    X: sp.csr_matrix
+    X01: sp.csr_matrix
+    df: np.ndarray
+    tf: np.ndarray
+    n_docs: float
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.X.shape[0], 1)
+
+
+class TextEM:
+    """EM hooks of :class:`~nbayes.naive_bayes._base.BaseNB` for TextClassifier (multinomial
+    and Bernoulli models without tf-idf: the models with a P(x, y) over counts)."""
+
+    def _check_em(self: Any) -> None:
+        if self.model not in ("multinomial", "bernoulli") or self.tfidf:
+            raise InvalidParameterError(
+                f"EM over unlabelled documents needs a generative model of counts: model="
+                f"'multinomial' or 'bernoulli' without tfidf (got model={self.model!r}, "
+                f"tfidf={self.tfidf!r}; complement and nblr have no P(x, y), tf-idf sums do not add)"
+            )
+
+    def _em_views(self: Any, parts: list[_Docs]) -> list[CountedDocs]:
+        """Each batch of documents tokenised once, as count matrices over one vocabulary: the
+        model's terms and every term of the batches (the vocabulary of all documents)."""
+        found = [self._count(d, np.zeros(d.shape[0], dtype=np.intp), 1, None) for d in parts]
+        if self.n_features is not None:
+            terms, table = np.arange(self.n_features, dtype=np.int64), HashedTerms(self.n_features, self._how())
+        else:
+            terms = self.stats_.terms
+            for f in found:
+                terms = _union(terms, f.terms)
+            table = TermTable(terms, self._how())
+        out = []
+        for d, f in zip(parts, found):
+            X = self._counts(table, d, False)
+            X01 = X.copy()
+            X01.data[:] = 1.0
+            pos = np.searchsorted(terms, f.terms) if len(f.terms) != len(terms) else slice(None)
+            df, tf = np.zeros(len(terms)), np.zeros(len(terms))
+            df[pos], tf[pos] = f.df, f.tf
+            out.append(CountedDocs(terms, table, X, X01, df, tf, float(d.shape[0])))
+        return out
+
+    def _em_align(self: Any, stats: TextStats, views: list[CountedDocs]) -> TextStats:
+        if not views:
+            return stats
+        aligned = stats._on(views[0].terms)
+        return dataclasses.replace(aligned, table=views[0].table if self.n_features is None else None)
+
+    def _em_jll(self: Any, view: CountedDocs) -> np.ndarray:
+        if self.n_features is None:  # rows of the kept terms among the view's (the same vocabulary)
+            W = np.zeros((len(view.terms), self._weights.shape[1]))  # classes, or components
+            W[self._keep] = self._weights
+        else:
+            W = self._weights
+        X = view.X01 if self._presence else view.X
+        return safe_linear(X, W.T) + self._const + self._intercept
+
+    def _count_soft(self: Any, view: CountedDocs, R: np.ndarray) -> TextStats:
+        from ..semi_supervised import soft_class_sum  # a bridge above the models: imported late
+
+        return TextStats(view.terms, R.sum(axis=0), soft_class_sum(R, view.X), soft_class_sum(R, view.X01),
+                         view.df, view.tf, view.n_docs, view.table if self.n_features is None else None)
+
+    def _em_log_prior(self: Any) -> float:
+        return float(self.inner_._em_log_prior())

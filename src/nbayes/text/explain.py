@@ -1,0 +1,109 @@
+"""Token-level explanations of a text model: each term occurrence's share of the log-odds."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # the classifier imports this module
+    from .classifier import TextClassifier
+
+#: scikit-learn's default token pattern; the kernels' word table is built from ``re`` itself
+_WORDS = re.compile(r"(?u)\b\w\w+\b")
+
+
+@dataclass
+class TokenExplanation:
+    """Each term occurrence of one document, in order, with its contribution to the log-odds
+    of the predicted class against the runner-up; ``sum(contributions) + baseline`` is the
+    difference of their joint log-probabilities (``predict_joint_log_proba``; for
+    ``model="nblr"`` the decision values).
+
+    A term is a word or, with ``ngram_range``, a word n-gram: an n-gram is its own entry,
+    shown as the term it is counted as (its words, stop words dropped, joined by one space,
+    as in ``vocabulary_``), with the span from its first word's start to its last word's end.
+    Entries are ordered by the last word of each term, shorter n-grams first. ``tokens`` are
+    lower-cased (as counted) when ``lowercase``; ``spans`` index the text as given, also where
+    lower-casing changes its length.
+
+    A contribution is the occurrence's weighted count times the term's weight difference
+    between the two classes. The weighted count is 1 for counts; for presence models
+    (``binary``, Bernoulli, NBLR) 1 for a term's first occurrence and 0 for its repeats (also
+    for a hashed term whose bucket an earlier term of the document took); with tf-idf the
+    term's tf-idf value in the document (``TfidfVectorizer``'s row), shared equally among its
+    occurrences. A word outside the vocabulary (or pruned by ``min_df`` / ``max_df`` /
+    ``max_features``) contributes 0. ``baseline`` holds the rest: the difference of the log
+    priors (intercepts), and for Bernoulli the absent-term totals.
+    """
+
+    predicted: Any
+    runner_up: Any
+    tokens: list[str]
+    spans: list[tuple[int, int]]
+    contributions: np.ndarray
+    baseline: float
+
+
+def explain_tokens(model: TextClassifier, text: Any) -> TokenExplanation:
+    """The :class:`TokenExplanation` of ``text`` under the fitted ``model``."""
+    docs, _ = model._prepare_X([text], fitting=False)
+    joint = model._jll(docs)[0]
+    order = np.argsort(-joint, kind="stable")
+    a, b = order[0], order[1] if len(order) > 1 else order[0]
+    tok = model._table.tokens(docs.buf, docs.bounds, docs.table)
+    ids = tok[:, 1]
+    share = _weighted_counts(model, docs, ids)
+    contrib = np.zeros(len(ids))
+    live = share != 0
+    if live.any():
+        W = model._weights
+        wa, wb = W[ids[live], a], W[ids[live], b]
+        with np.errstate(invalid="ignore"):
+            diff = np.where(wa == wb, 0.0, wa - wb)  # -inf - -inf: the same impossible term
+        contrib[live] = share[live] * diff
+    lowered = docs.buf[docs.bounds[0] : docs.bounds[1]]
+    raw = lowered.astype(np.uint32).tobytes().decode("utf-32-le", errors="surrogatepass")
+    stop = set(model._how().stop_words or ())
+    spans = [(int(s), int(e)) for s, e in tok[:, 2:4].tolist()]
+    tokens = [" ".join(w for w in _WORDS.findall(raw[s:e]) if w not in stop) for s, e in spans]
+    baseline = float(model._intercept[a] - model._intercept[b] + model._const[a] - model._const[b])
+    if model.lowercase:  # spans into the text as given, not its lower-cased form
+        original = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else str(text)
+        spans = _original_spans(original, spans)
+    return TokenExplanation(model.classes_[a], model.classes_[b], tokens, spans, contrib, baseline)
+
+
+def _weighted_counts(model: TextClassifier, docs: Any, ids: np.ndarray) -> np.ndarray:
+    """Each occurrence's share of its term's value in the document vector the model scores:
+    1 per occurrence (counts), 1 for the first (presence), the tf-idf value split equally."""
+    known = ids >= 0
+    share = known.astype(np.float64)
+    if model._presence:
+        _, first = np.unique(ids, return_index=True)
+        once = np.zeros(len(ids), dtype=bool)
+        once[first] = True
+        share[~once] = 0.0
+    elif model.tfidf and known.any():
+        counts = np.bincount(ids[known], minlength=len(model._terms)).astype(np.float64)
+        X = model._weigh(model._counts(model._table, docs, False), model._idf)
+        value = np.asarray(X.todense()).ravel()
+        share[known] = value[ids[known]] / counts[ids[known]]
+    return share
+
+
+def _original_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans into ``text`` for spans into ``text.lower()``. Lower-casing can lengthen a string
+    ('İ' becomes two code points), and the tokeniser works on the lower-cased text."""
+    if len(text.lower()) == len(text):
+        return [(int(s), int(e)) for s, e in spans]
+    ends = np.cumsum([len(c.lower()) for c in text])  # lowered end of each original character
+    starts = ends - np.array([len(c.lower()) for c in text])
+    out = []
+    for s, e in spans:
+        i = int(np.searchsorted(ends, s, side="right"))  # the character whose lowered form holds s
+        j = int(np.searchsorted(starts, e, side="left"))  # first character starting at or after e
+        out.append((i, max(j, i + 1)))
+    return out

@@ -1,0 +1,59 @@
+"""NBLR (Wang & Manning 2012, NBSVM with a logistic loss): the log-count ratio scaling, the
+logistic fit on the scaled presence features and the interpolation towards their mean."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit
+
+from ..linear import LogisticRegression
+
+
+def fit_nblr(
+    X01: sp.csr_matrix, dcount: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
+    *, alpha: float, C: float, beta: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(weights V x K, intercepts K): per class (one model for two classes) the ratio
+    r = log(p / |p|_1) - log(q / |q|_1) of the class's and the other classes' smoothed document
+    counts, an L2 logistic regression (``C``) on x * r, and ``w' = (1 - beta) mean|w| + beta w``
+    with the intercept refitted by maximum likelihood for ``w'``."""
+    K, V = dcount.shape
+    targets = [1] if K == 2 else list(range(K))
+    W = np.zeros((V, K))
+    b = np.zeros(K)
+    for c in targets:
+        yc = (codes == c).astype(np.int64)
+        if V == 0:  # no term (documents without words, or all pruned): the base rate alone
+            b[c] = refit_bias(np.zeros(len(codes)), yc, w)
+            continue
+        p = dcount[c] + alpha
+        q = dcount.sum(axis=0) - dcount[c] + alpha
+        r = (np.log(p) - np.log(p.sum())) - (np.log(q) - np.log(q.sum()))  # W&M eq. for r
+        Xr = X01 @ sp.diags(r)
+        lr = LogisticRegression(C=C).fit(Xr, yc, sample_weight=w)
+        coef = lr.coef_[0]
+        bias = float(lr.intercept_[0])
+        if beta < 1.0:
+            coef = (1.0 - beta) * np.mean(np.abs(coef)) + beta * coef
+            bias = refit_bias(np.asarray(Xr @ coef), yc, w)
+        W[:, c] = r * coef
+        b[c] = bias
+    return W, b
+
+
+def refit_bias(z: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> float:
+    """The maximum-likelihood intercept for fixed scores z: a 1-D convex problem, by Newton."""
+    w = np.ones(len(z)) if w is None else w
+    b = 0.0
+    for _ in range(100):
+        p = expit(z + b)
+        g = float(np.sum(w * (p - y)))
+        h = float(np.sum(w * p * (1 - p)))
+        if h <= 0:
+            break
+        step = float(np.clip(g / h, -5.0, 5.0))  # damped: p(1-p) can be tiny far out
+        b -= step
+        if abs(step) < 1e-12 * max(1.0, abs(b)):
+            break
+    return b
