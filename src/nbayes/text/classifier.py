@@ -210,7 +210,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         if y is not None and self._accumulates(classes):
             if not isinstance(X, list | tuple | np.ndarray):
                 X = list(X)  # read a one-shot iterable once, whichever path takes it
-            if self._accumulate(X, y, sample_weight):
+            if len(X) and self._accumulate(X, y, sample_weight):  # (an empty chunk: the base)
                 return self
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
