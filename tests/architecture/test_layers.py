@@ -24,17 +24,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 ]
 
 #: (importing package, imported package) pairs that still point up: to be removed
-KNOWN_UPWARD: set[tuple[str, str]] = {
-    ("nbayes.naive_bayes", "nbayes.semi_supervised"),
-    ("nbayes.text", "nbayes.semi_supervised"),
-}
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 #: import cycles that still exist (as sets of modules): to be removed
 KNOWN_CYCLES: list[set[str]] = [
     {"nbayes.linear", "nbayes.linear.logistic", "nbayes.naive_bayes", "nbayes.naive_bayes._base",
-     "nbayes.naive_bayes._components", "nbayes.naive_bayes.bernoulli", "nbayes.naive_bayes.categorical",
-     "nbayes.naive_bayes.complement", "nbayes.naive_bayes.gaussian", "nbayes.naive_bayes.multinomial",
-     "nbayes.semi_supervised"},
+     "nbayes.naive_bayes.bernoulli", "nbayes.naive_bayes.categorical", "nbayes.naive_bayes.complement",
+     "nbayes.naive_bayes.gaussian", "nbayes.naive_bayes.multinomial"},
     {"nbayes.text", "nbayes.text._settings", "nbayes.text.classifier", "nbayes.text.vectorizer"},
 ]
 

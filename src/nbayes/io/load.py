@@ -28,6 +28,7 @@ KINDS: dict[str, str] = {
     "LogisticRegression": "nbayes.linear.logistic:LogisticRegression",
     "TextClassifier": "nbayes.text.classifier:TextClassifier",
     "CalibratedClassifier": "nbayes.calibration:CalibratedClassifier",
+    "EM": "nbayes.semi_supervised:EM",
 }
 
 
