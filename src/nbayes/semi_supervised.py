@@ -37,9 +37,9 @@ from .naive_bayes._em import (
 
 __all__ = ["EM", "OFF", "WEIGHT_GRID", "CV_FOLDS", "EM_ATTRS", "is_off", "unlabeled_mask"]
 
-#: the fitted model's capabilities that the wrapper keeps (partial_fit, unlearn, merge and
-#: with_prior belong to ``estimator_``, the EM-completed model, which has them where they hold)
-PASSED_ON = frozenset({"joint_log_proba", "explain", "missing_values", "sparse", "text", "columns",
+#: the fitted model's capabilities that the wrapper keeps (partial_fit, unlearn and merge belong
+#: to ``estimator_``, the EM-completed model, which has them where they hold)
+PASSED_ON = frozenset({"joint_log_proba", "explain", "with_prior", "missing_values", "sparse", "text", "columns",
                        "sample_weight", "unlabeled", "mixture", "save"})
 
 
@@ -171,6 +171,23 @@ class EM(Classifier):
         if not hasattr(self.estimator_, "explain"):
             raise InvalidParameterError(f"explain: a {type(self.estimator_).__name__} has no explanation")
         return self.estimator_.explain(X)
+
+    def with_prior(self, class_prior: Any) -> "EM":
+        """A copy whose model is ``estimator_.with_prior(class_prior)`` (the same statistics,
+        another class prior; with components P(m | c) is kept); the EM report is copied."""
+        self._check_fitted()
+        if "with_prior" not in self.capabilities:
+            raise InvalidParameterError(
+                f"with_prior: this {type(self.estimator_).__name__}'s decision does not use a class prior"
+            )
+        new = type(self)(**self.get_params())
+        new._set(self.estimator_.with_prior(class_prior), self._report())
+        return new
+
+    def _report(self) -> EMReport:
+        cv = self.em_cv_scores_
+        return EMReport(int(self.n_iter_), np.array(self.em_log_likelihood_, dtype=np.float64), bool(self.em_converged_),
+                        float(self.unlabeled_weight_), None if cv is None else dict(cv), int(self.n_unlabeled_))
 
     # ------------------------------------------------------------------ model files
     def save(self, path: Any) -> None:

@@ -109,20 +109,20 @@ def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any, set
     name = type(model).__name__
     model._check_params()
     settings.check()
-    getattr(model, "_check_em", lambda: None)()
     caps = getattr(model, "capabilities", frozenset())
-    if "unlabeled" not in caps:
-        raise InvalidParameterError(
-            f"{name} does not learn from unlabelled rows (X_unlabeled): semi-supervised EM needs a "
-            "model whose capabilities hold 'unlabeled' (MultinomialNB, BernoulliNB, CategoricalNB, "
-            "NaiveBayes, TextClassifier with model='multinomial' or 'bernoulli')"
-        )
     mixture = settings.mixture
     if mixture and "mixture" not in caps:
         raise InvalidParameterError(
             f"n_components={settings.n_components!r} (several mixture components per class) needs a "
             f"model whose capabilities hold 'mixture' (MultinomialNB, BernoulliNB, TextClassifier "
-            f"with model='multinomial' or 'bernoulli' without tfidf); {name} has none"
+            f"with model='multinomial' or 'bernoulli' without tfidf); {model!r} has none"
+        )
+    getattr(model, "_check_em", lambda: None)()
+    if "unlabeled" not in caps:
+        raise InvalidParameterError(
+            f"{name} does not learn from unlabelled rows (X_unlabeled): semi-supervised EM needs a "
+            "model whose capabilities hold 'unlabeled' (MultinomialNB, BernoulliNB, CategoricalNB, "
+            "NaiveBayes, TextClassifier with model='multinomial' or 'bernoulli')"
         )
     # the labelled start is the ordinary model (its classes, vocabulary, corpus statistics); the
     # components are laid out when EM starts
