@@ -5,11 +5,11 @@ rest of train as unlabelled documents, accuracy on the official test set, for
 
 * supervised NB: ``MultinomialNB(alpha=0.01)`` on the labelled documents;
 * EM: the same with ``X_unlabeled`` (lambda = 1, the paper's basic EM);
-* EM-lambda: ``unlabeled_weight="cv"`` (lambda by 3-fold CV on the labelled documents);
+* EM-lambda: ``nbayes.EM(model, unlabeled_weight="cv")`` (lambda by 3-fold CV on the labelled documents);
 * the peer: scikit-learn's ``SelfTrainingClassifier(MultinomialNB(alpha=0.01))`` (unlabelled
   rows labelled -1, its defaults: threshold 0.75, 10 iterations);
 * with ``--components K``: also EM with K mixture components per class
-  (``n_components=K``, Nigam et al. section 5.3; ``--n-init`` random starts, seed 0), alone
+  (``nbayes.EM(model, n_components=K)``, Nigam et al. section 5.3; ``--n-init`` random starts, seed 0), alone
   (``--only-components`` skips EM-lambda and SelfTraining, to save time).
 
 Every model sees the same count matrix: nbayes' ``Vectorizer`` (scikit-learn's CountVectorizer
@@ -109,7 +109,7 @@ def main() -> None:
         return nbayes.MultinomialNB(alpha=ALPHA).fit(Xtr[L], ytr[L], X_unlabeled=Xtr[U])
 
     def em_cv(L, U):
-        return nbayes.MultinomialNB(alpha=ALPHA, unlabeled_weight="cv").fit(Xtr[L], ytr[L], X_unlabeled=Xtr[U])
+        return nbayes.EM(nbayes.MultinomialNB(alpha=ALPHA), unlabeled_weight="cv").fit(Xtr[L], ytr[L], X_unlabeled=Xtr[U])
 
     def self_training(L, U):
         y = np.full(len(ytr), -1)
@@ -117,8 +117,8 @@ def main() -> None:
         return SelfTrainingClassifier(SkMNB(alpha=ALPHA)).fit(Xtr, y)
 
     def em_components(L, U):
-        return nbayes.MultinomialNB(alpha=ALPHA, n_components=args.components, n_init=args.n_init,
-                                    random_state=0).fit(Xtr[L], ytr[L], X_unlabeled=Xtr[U])
+        return nbayes.EM(nbayes.MultinomialNB(alpha=ALPHA), n_components=args.components, n_init=args.n_init,
+                         random_state=0).fit(Xtr[L], ytr[L], X_unlabeled=Xtr[U])
 
     runs = dict(zip(METHODS, (supervised, em, em_cv, self_training)))
     if args.components is not None:

@@ -40,8 +40,15 @@ def take(A, idx):
     return [A[i] for i in idx] if isinstance(A, list) else A[idx]
 
 
+#: EM's settings (nbayes.EM's parameters) among the keywords of :func:`make`
+EM_PARAMS = ("unlabeled_label", "unlabeled_weight", "max_iter", "tol", "n_components", "n_init", "random_state")
+
+
 def make(name, **kw):
-    return getattr(nbayes, name)(**kw)
+    """The model ``name`` with its own settings; wrapped in nbayes.EM when EM settings are given."""
+    em = {k: kw.pop(k) for k in list(kw) if k in EM_PARAMS}
+    model = getattr(nbayes, name)(**kw)
+    return nbayes.EM(model, **em) if em else model
 
 
 @pytest.fixture
@@ -54,6 +61,7 @@ def data(rng):
 
 def params_of(model):
     out = {}
+    model = getattr(model, "estimator_", model)  # nbayes.EM: its EM-completed model
     if isinstance(model, nbayes.NaiveBayes):
         model = model.components_["bernoulli"]
     for name in ("feature_log_prob_", "class_log_prior_"):
@@ -89,7 +97,7 @@ def test_em_recovers_two_clusters(name, data):
 def test_objective_never_decreases(name, data):
     X, y, lab, unl = data
     A = as_input(name, X)
-    em = make(name, alpha=0.5, em_tol=0.0, em_max_iter=8).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    em = make(name, alpha=0.5, tol=0.0, max_iter=8).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
     trace = em.em_log_likelihood_
     assert len(trace) == 9 and not em.em_converged_
     trace = trace[1:] if name in ("CategoricalNB", "NaiveBayes") else trace  # see the law below
@@ -104,12 +112,12 @@ def test_law_map_em_objective_is_monotone(seed, class_alpha, alpha):
     X = rng.poisson(rng.uniform(0.2, 3, size=(1, 7)), size=(30, 7))
     y = rng.integers(0, 3, size=30)
     y[:3] = [0, 1, 2]
-    model = nbayes.MultinomialNB(alpha=alpha, class_alpha=class_alpha, em_tol=0.0, em_max_iter=6)
+    model = make("MultinomialNB", alpha=alpha, class_alpha=class_alpha, tol=0.0, max_iter=6)
     trace = model.fit(X[:6], y[:6], X_unlabeled=X[6:]).em_log_likelihood_
     assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
     # categorical: the labelled model may not know a value of the unlabelled rows (its unseen
     # term, another value set), so the objective is monotone from the first M-step on
-    cat = nbayes.CategoricalNB(alpha=alpha, class_alpha=class_alpha, em_tol=0.0, em_max_iter=6)
+    cat = make("CategoricalNB", alpha=alpha, class_alpha=class_alpha, tol=0.0, max_iter=6)
     trace = cat.fit(np.minimum(X[:6], 3), y[:6], X_unlabeled=np.minimum(X[6:], 3)).em_log_likelihood_[1:]
     assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
 
@@ -125,9 +133,9 @@ def test_em_step_by_hand():
     counts = np.array([XL[0], XL[1]], dtype=float) + lam * R.T @ U
     theta = (counts + 1) / (counts + 1).sum(axis=1, keepdims=True)
     prior = (np.array([1.0, 1.0]) + lam * R.sum(axis=0)) / (2 + lam * 3)
-    em = nbayes.MultinomialNB(alpha=1.0, unlabeled_weight=lam, em_max_iter=1).fit(XL, yL, X_unlabeled=U)
-    np.testing.assert_allclose(np.exp(em.feature_log_prob_), theta, rtol=1e-12)
-    np.testing.assert_allclose(np.exp(em.class_log_prior_), prior, rtol=1e-12)
+    em = make("MultinomialNB", alpha=1.0, unlabeled_weight=lam, max_iter=1).fit(XL, yL, X_unlabeled=U)
+    np.testing.assert_allclose(np.exp(em.estimator_.feature_log_prob_), theta, rtol=1e-12)
+    np.testing.assert_allclose(np.exp(em.estimator_.class_log_prior_), prior, rtol=1e-12)
     assert em.n_iter_ == 1
 
 
@@ -194,12 +202,12 @@ def test_unlabeled_label_none_takes_missing_labels(data):
     y_obj = np.array(["a" if v == 0 else "b" for v in y], dtype=object)
     y_obj[unl] = None
     y_obj[unl[::2]] = np.nan
-    marked = nbayes.MultinomialNB(unlabeled_label=None).fit(X, y_obj)
+    marked = make("MultinomialNB", unlabeled_label=None).fit(X, y_obj)
     same_model(marked, apart, rtol=1e-12)
     assert marked.classes_.tolist() == ["a", "b"]
     y_float = y.astype(float)
     y_float[unl] = np.nan
-    same_model(nbayes.MultinomialNB(unlabeled_label=None).fit(X, y_float), apart, rtol=1e-12)
+    same_model(make("MultinomialNB", unlabeled_label=None).fit(X, y_float), apart, rtol=1e-12)
 
 
 def test_default_never_marks_rows():
@@ -207,7 +215,7 @@ def test_default_never_marks_rows():
     X = np.array([[1, 0], [0, 1], [1, 1]])
     assert nbayes.MultinomialNB().fit(X, [-1, 1, 1]).classes_.tolist() == [-1, 1]
     assert nbayes.MultinomialNB().fit(X, ["off", "on", "on"]).classes_.tolist() == ["off", "on"]
-    assert nbayes.MultinomialNB(unlabeled_label=-1).fit(X, ["off", "on", "-1"]).classes_.tolist() == ["-1", "off", "on"]
+    assert make("MultinomialNB", unlabeled_label=-1).fit(X, ["off", "on", "-1"]).classes_.tolist() == ["-1", "off", "on"]
 
 
 def test_chunks_equal_array(data):
@@ -226,8 +234,8 @@ def test_stream_of_labelled_and_marked_chunks_equals_arrays(data):
     X, y, lab, unl = data
     yy = y.copy()
     yy[unl] = -1
-    whole = nbayes.MultinomialNB(unlabeled_label=-1).fit(X, yy)
-    stream = nbayes.MultinomialNB(unlabeled_label=-1).fit(iter([(X[:150], yy[:150]), (X[150:], yy[150:])]))
+    whole = make("MultinomialNB", unlabeled_label=-1).fit(X, yy)
+    stream = make("MultinomialNB", unlabeled_label=-1).fit(iter([(X[:150], yy[:150]), (X[150:], yy[150:])]))
     same_model(whole, stream, rtol=1e-12)
 
 
@@ -237,8 +245,8 @@ def test_sample_weight_of_marked_rows_weighs_them(data):
     yy[unl] = -1
     w = np.ones(len(y))
     w[unl] = 0.5
-    half = nbayes.MultinomialNB(unlabeled_label=-1).fit(X, yy, sample_weight=w)
-    lam = nbayes.MultinomialNB(unlabeled_weight=0.5).fit(X[lab], y[lab], X_unlabeled=X[unl])
+    half = make("MultinomialNB", unlabeled_label=-1).fit(X, yy, sample_weight=w)
+    lam = make("MultinomialNB", unlabeled_weight=0.5).fit(X[lab], y[lab], X_unlabeled=X[unl])
     same_model(half, lam, rtol=1e-12)
 
 
@@ -258,8 +266,8 @@ def test_mixed_columns_em(rng):
     X[:, 2] = rng.random(n) < 0.7 - 0.4 * y
     lab = np.r_[0, 1, 150, 151]
     unl = np.setdiff1d(np.arange(n), lab)
-    em = nbayes.NaiveBayes(em_tol=0.0, em_max_iter=5).fit(X[lab], y[lab], X_unlabeled=X[unl])
-    assert em.column_kinds_ == ["gaussian", "categorical", "bernoulli"]
+    em = make("NaiveBayes", tol=0.0, max_iter=5).fit(X[lab], y[lab], X_unlabeled=X[unl])
+    assert em.estimator_.column_kinds_ == ["gaussian", "categorical", "bernoulli"]
     trace = em.em_log_likelihood_
     assert np.all(np.isfinite(trace)) and trace[-1] >= trace[0]
 
@@ -273,8 +281,18 @@ def test_save_load_round_trip(name, data, tmp_path):
     em.save(tmp_path / "m.nbm")
     back = nbayes.load(tmp_path / "m.nbm")
     np.testing.assert_array_equal(back.predict_proba(take(A, unl)), em.predict_proba(take(A, unl)))
+    assert isinstance(back, nbayes.EM) and type(back.estimator_) is type(em.estimator_)
     assert back.unlabeled_weight == "cv" and back.unlabeled_label is None
-    assert (back.em_max_iter, back.em_tol) == (em.em_max_iter, em.em_tol)
+    assert (back.max_iter, back.tol) == (em.max_iter, em.tol)
+    # the EM report is saved with the wrapper
+    assert (back.n_iter_, back.em_converged_, back.unlabeled_weight_, back.n_unlabeled_) == \
+        (em.n_iter_, em.em_converged_, em.unlabeled_weight_, em.n_unlabeled_)
+    np.testing.assert_array_equal(back.em_log_likelihood_, em.em_log_likelihood_)
+    assert back.em_cv_scores_ == em.em_cv_scores_
+    # the EM-completed model alone saves and loads as an ordinary model
+    em.estimator_.save(tmp_path / "inner.nbm")
+    inner = nbayes.load(tmp_path / "inner.nbm")
+    np.testing.assert_array_equal(inner.predict_proba(take(A, unl)), em.predict_proba(take(A, unl)))
 
 
 def test_merge_partial_fit_unlearn_after_em(data):
@@ -304,28 +322,28 @@ def test_cv_chooses_from_the_grid(data):
 
     X, y, lab, unl = data
     lab = np.r_[0, 1, 2, 3, 200, 201, 202, 203]
-    m = nbayes.MultinomialNB(unlabeled_weight="cv").fit(X[lab], y[lab], X_unlabeled=X[unl])
+    m = make("MultinomialNB", unlabeled_weight="cv").fit(X[lab], y[lab], X_unlabeled=X[unl])
     assert m.unlabeled_weight_ in WEIGHT_GRID and set(m.em_cv_scores_) == set(WEIGHT_GRID)
-    one = nbayes.MultinomialNB(unlabeled_weight="cv").fit(X[[0, 200]], [0, 1], X_unlabeled=X[unl])
+    one = make("MultinomialNB", unlabeled_weight="cv").fit(X[[0, 200]], [0, 1], X_unlabeled=X[unl])
     assert one.unlabeled_weight_ == 1.0 and one.em_cv_scores_ is None  # one row per class: no CV
 
 
 # ------------------------------------------------------------------------- errors
 def test_errors(data):
     X, y, lab, unl = data
-    M = nbayes.MultinomialNB
+    M = "MultinomialNB"
     with pytest.raises(DataError, match="every row has the unlabeled_label -1"):
-        M(unlabeled_label=-1).fit(X[:5], [-1] * 5)
+        make(M, unlabeled_label=-1).fit(X[:5], [-1] * 5)
     with pytest.raises(FeatureMismatchError, match="X_unlabeled has 59 features, but MultinomialNB is expecting 60"):
-        M().fit(X[lab], y[lab], X_unlabeled=X[unl, :59])
+        nbayes.MultinomialNB().fit(X[lab], y[lab], X_unlabeled=X[unl, :59])
     with pytest.raises(DataError, match="X_unlabeled: chunk 1: X: Negative values in data: row 0"):
-        M().fit(X[lab], y[lab], X_unlabeled=iter([X[unl[:5]], -X[unl[:5]]]))
+        nbayes.MultinomialNB().fit(X[lab], y[lab], X_unlabeled=iter([X[unl[:5]], -X[unl[:5]]]))
     with pytest.raises(InvalidParameterError, match="'unlabeled_weight' must be >= 0.0, got -1"):
-        M(unlabeled_weight=-1).fit(X[lab], y[lab], X_unlabeled=X[unl])
+        make(M, unlabeled_weight=-1).fit(X[lab], y[lab], X_unlabeled=X[unl])
     with pytest.raises(InvalidParameterError, match="'unlabeled_weight' must be a number >= 0 or 'cv', got 'CV'"):
-        M(unlabeled_weight="CV").fit(X[lab], y[lab], X_unlabeled=X[unl])
-    with pytest.raises(InvalidParameterError, match="'em_max_iter' must be >= 0"):
-        M(em_max_iter=-1).fit(X[lab], y[lab], X_unlabeled=X[unl])
+        make(M, unlabeled_weight="CV").fit(X[lab], y[lab], X_unlabeled=X[unl])
+    with pytest.raises(InvalidParameterError, match="'max_iter' must be >= 0"):
+        make(M, max_iter=-1).fit(X[lab], y[lab], X_unlabeled=X[unl])
     with pytest.raises(InvalidParameterError, match="GaussianNB does not learn from unlabelled rows"):
         nbayes.GaussianNB().fit(X[lab], y[lab], X_unlabeled=X[unl])
     with pytest.raises(InvalidParameterError, match="model='multinomial' or 'bernoulli' without tfidf"):
@@ -334,10 +352,16 @@ def test_errors(data):
         nbayes.TextClassifier(model="nblr").fit(["alpha beta", "gamma delta"], [0, 1], X_unlabeled=["alpha gamma"])
     with pytest.raises(DataError, match="X_unlabeled: chunk 0 is a str"):
         nbayes.TextClassifier().fit(["alpha beta", "gamma delta"], [0, 1], X_unlabeled=iter(["alpha gamma", "beta delta"]))
-    with pytest.raises(DataError, match="partial_fit takes labelled rows only"):
-        M(unlabeled_label=-1).partial_fit(X[:3], [0, -1, 1])
+    # partial_fit belongs to the EM-completed model (estimator_), which has no unlabelled label:
+    # the wrapper neither has it nor declares it
+    wrapper = make(M, unlabeled_label=-1)
+    assert not hasattr(wrapper, "partial_fit") and "partial_fit" not in wrapper.capabilities
+    with pytest.raises(InvalidParameterError, match="estimator: this model is an EM wrapper already"):
+        nbayes.EM(wrapper).fit(X[lab], y[lab])
+    with pytest.raises(InvalidParameterError, match="estimator: expected an nbayes classifier"):
+        nbayes.EM(None).fit(X[lab], y[lab])
     with pytest.raises(InvalidParameterError, match="'cv' needs the labelled rows in memory"):
-        M(unlabeled_weight="cv", unlabeled_label=-1).fit(iter([(X[:5], [0, 1, -1, -1, 0])]))
+        make(M, unlabeled_weight="cv", unlabeled_label=-1).fit(iter([(X[:5], [0, 1, -1, -1, 0])]))
 
 
 def test_column_names_of_x_unlabeled_are_checked(data):
@@ -400,10 +424,11 @@ def test_one_component_is_the_ordinary_fit_bit_for_bit(name, data):
         same_model(base, m)  # rtol 0: equal
         np.testing.assert_array_equal(base.em_log_likelihood_, m.em_log_likelihood_)
         np.testing.assert_array_equal(base.predict_proba(take(A, unl)), m.predict_proba(take(A, unl)))
-        assert not hasattr(m, "component_log_weight_")
+        assert not hasattr(m.estimator_, "component_log_weight_")
+        assert m.estimator_.n_components_.tolist() == [1, 1] and "partial_fit" in m.estimator_.capabilities
     plain = make(name, n_components=1, random_state=3).fit(take(A, lab), y[lab])
     same_model(make(name).fit(take(A, lab), y[lab]), plain)
-    assert not hasattr(plain, "n_iter_")  # no EM ran
+    assert plain.n_iter_ == 0 and len(plain.em_log_likelihood_) == 0  # no EM ran
 
 
 @pytest.mark.parametrize("name", COMPONENT_MODELS)
@@ -417,10 +442,10 @@ def test_components_deterministic_given_the_seed(name, union_data):
     a, b = fit(5), fit(5)
     same_model(a, b)
     np.testing.assert_array_equal(a.em_log_likelihood_, b.em_log_likelihood_)
-    np.testing.assert_array_equal(a.component_log_weight_, b.component_log_weight_)
+    np.testing.assert_array_equal(a.estimator_.component_log_weight_, b.estimator_.component_log_weight_)
     # the seed draws the start: theta_0 differs between seeds
-    s0, s1 = fit(0, em_max_iter=0), fit(1, em_max_iter=0)
-    assert not np.array_equal(s0.feature_log_prob_, s1.feature_log_prob_)
+    s0, s1 = fit(0, max_iter=0), fit(1, max_iter=0)
+    assert not np.array_equal(s0.estimator_.feature_log_prob_, s1.estimator_.feature_log_prob_)
     assert fit(None).classes_.tolist() == [0, 1]  # fresh randomness: still a model
 
 
@@ -435,9 +460,11 @@ def test_two_components_for_a_class_of_two_topics(name, union_data):
     two = make(name, n_components=[2, 1], n_init=5).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
     acc1, acc2 = np.mean(one.predict(Ate) == yte), np.mean(two.predict(Ate) == yte)
     assert acc2 >= 0.95 and acc2 >= acc1 + 0.25, (acc1, acc2)
-    assert two.feature_log_prob_.shape[0] == 3 and two.class_log_prior_.shape == (2,)
+    est = two.estimator_
+    assert est.feature_log_prob_.shape[0] == 3 and est.class_log_prior_.shape == (2,)
+    assert est.n_components_.tolist() == [2, 1]  # fitted state of the model
     # the two components of class 0 are the two topics: each favours one half of the words
-    half = np.exp(two.feature_log_prob_[:2])
+    half = np.exp(est.feature_log_prob_[:2])
     h = half.shape[1] // 2 if name == "MultinomialNB" else None
     if h is not None:
         assert sorted(np.round(half[:, :15].sum(axis=1))) == [0.0, 1.0]
@@ -447,7 +474,8 @@ def test_components_prediction_sums_the_components(union_data):
     """log P(x, c) = logsumexp_m [log P(c) + log P(m | c) + x . log theta_cm], with
     P(m | c) = N_cm / N_c and P(c) = N_c / N (class_alpha = 0)."""
     X, y, lab, unl, Xte, _ = union_data
-    m = nbayes.MultinomialNB(n_components=[2, 1]).fit(X[lab], y[lab], X_unlabeled=X[unl])
+    em = make("MultinomialNB", n_components=[2, 1]).fit(X[lab], y[lab], X_unlabeled=X[unl])
+    m = em.estimator_
     cc = m.stats_.class_count
     totals = np.r_[cc[:2].sum(), cc[2]]
     np.testing.assert_allclose(m.class_count_, totals, rtol=1e-12)
@@ -456,6 +484,8 @@ def test_components_prediction_sums_the_components(union_data):
     comp = Xte @ m.feature_log_prob_.T + m.class_log_prior_[[0, 0, 1]] + m.component_log_weight_
     joint = np.c_[np.logaddexp(comp[:, 0], comp[:, 1]), comp[:, 2]]
     np.testing.assert_allclose(m.predict_joint_log_proba(Xte), joint, rtol=1e-12)
+    np.testing.assert_array_equal(em.predict_joint_log_proba(Xte), m.predict_joint_log_proba(Xte))
+    np.testing.assert_array_equal(em.predict_proba(Xte), m.predict_proba(Xte))
     lse = np.logaddexp(joint[:, 0], joint[:, 1])
     np.testing.assert_allclose(m.predict_log_proba(Xte), joint - lse[:, None], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(m.predict_proba(Xte).sum(axis=1), 1.0, rtol=1e-12)
@@ -466,8 +496,8 @@ def test_components_prediction_sums_the_components(union_data):
 def test_components_objective_never_decreases(name, union_data):
     X, y, lab, unl, _, _ = union_data
     A = as_input(name, X)
-    m = make(name, alpha=0.5, class_alpha=0.5, n_components=[3, 2], em_tol=0.0, em_max_iter=10) if name != "TextClassifier" \
-        else make(name, alpha=0.5, n_components=[3, 2], em_tol=0.0, em_max_iter=10)
+    m = make(name, alpha=0.5, class_alpha=0.5, n_components=[3, 2], tol=0.0, max_iter=10) if name != "TextClassifier" \
+        else make(name, alpha=0.5, n_components=[3, 2], tol=0.0, max_iter=10)
     trace = m.fit(take(A, lab), y[lab], X_unlabeled=take(A, unl)).em_log_likelihood_
     assert len(trace) == 11 and np.all(np.isfinite(trace))
     assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
@@ -480,8 +510,8 @@ def test_law_component_em_objective_is_monotone(seed, class_alpha, alpha, lam):
     X = rng.poisson(rng.uniform(0.2, 3, size=(1, 7)), size=(30, 7))
     y = rng.integers(0, 2, size=30)
     y[:2] = [0, 1]
-    model = nbayes.MultinomialNB(alpha=alpha, class_alpha=class_alpha, n_components=[2, 3], unlabeled_weight=lam,
-                                 em_tol=0.0, em_max_iter=6, random_state=seed % 1000)
+    model = make("MultinomialNB", alpha=alpha, class_alpha=class_alpha, n_components=[2, 3], unlabeled_weight=lam,
+                                 tol=0.0, max_iter=6, random_state=seed % 1000)
     trace = model.fit(X[:10], y[:10], X_unlabeled=X[10:]).em_log_likelihood_
     assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
 
@@ -492,10 +522,10 @@ def test_components_from_labelled_rows_alone(union_data):
     X, y, lab, unl, Xte, yte = union_data
     X, y = X[:100], y[:100]
     one = nbayes.MultinomialNB().fit(X, y)
-    two = nbayes.MultinomialNB(n_components=[2, 1], n_init=3).fit(X, y)
+    two = make("MultinomialNB", n_components=[2, 1], n_init=3).fit(X, y)
     assert two.n_iter_ >= 1 and two.n_unlabeled_ == 0
     assert np.mean(two.predict(Xte) == yte) >= np.mean(one.predict(Xte) == yte) + 0.1  # 0.98 against 0.80
-    zero = nbayes.MultinomialNB(n_components=[2, 1], n_init=3, unlabeled_weight=0).fit(X, y, X_unlabeled=Xte[:50])
+    zero = make("MultinomialNB", n_components=[2, 1], n_init=3, unlabeled_weight=0).fit(X, y, X_unlabeled=Xte[:50])
     same_model(two, zero)
     assert zero.n_unlabeled_ == 50
 
@@ -506,10 +536,10 @@ def test_text_components_equal_multinomial_components_on_the_matrix_of_all_docum
     X, y, lab, unl, _, _ = union_data
     docs = as_input("TextClassifier", X)
     kw = dict(alpha=0.3, n_components=[2, 1], random_state=4)  # one start: no near-tie to break
-    clf = nbayes.TextClassifier(**kw).fit(take(docs, lab), y[lab], X_unlabeled=take(docs, unl))
+    clf = make("TextClassifier", **kw).fit(take(docs, lab), y[lab], X_unlabeled=take(docs, unl))
     vec = Vectorizer().fit(docs)
-    mnb = nbayes.MultinomialNB(**kw).fit(vec.transform(take(docs, lab)), y[lab], X_unlabeled=vec.transform(take(docs, unl)))
-    np.testing.assert_allclose(clf.feature_log_prob_, mnb.feature_log_prob_, rtol=1e-10)
+    mnb = make("MultinomialNB", **kw).fit(vec.transform(take(docs, lab)), y[lab], X_unlabeled=vec.transform(take(docs, unl)))
+    np.testing.assert_allclose(clf.estimator_.feature_log_prob_, mnb.estimator_.feature_log_prob_, rtol=1e-10)
     np.testing.assert_allclose(clf.em_log_likelihood_, mnb.em_log_likelihood_, rtol=1e-10)
 
 
@@ -521,34 +551,43 @@ def test_components_save_load_round_trip(name, union_data, tmp_path):
     m.save(tmp_path / "m.nbm")
     back = nbayes.load(tmp_path / "m.nbm")
     np.testing.assert_array_equal(back.predict_proba(Ate), m.predict_proba(Ate))
-    np.testing.assert_array_equal(back.component_log_weight_, m.component_log_weight_)
-    np.testing.assert_array_equal(back.class_count_, m.class_count_)
+    np.testing.assert_array_equal(back.estimator_.component_log_weight_, m.estimator_.component_log_weight_)
+    np.testing.assert_array_equal(back.estimator_.class_count_, m.estimator_.class_count_)
     assert list(back.n_components) == [2, 1] and (back.n_init, back.random_state) == (2, 11)
+    # the EM-completed model alone: its file records the component layout (fitted state)
+    m.estimator_.save(tmp_path / "inner.nbm")
+    inner = nbayes.load(tmp_path / "inner.nbm")
+    assert inner.n_components_.tolist() == [2, 1] and "n_components" not in inner.get_params()
+    np.testing.assert_array_equal(inner.predict_proba(Ate), m.predict_proba(Ate))
     m2 = make(name, n_components=2).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
     m2.save(tmp_path / "m2.nbm")
     back2 = nbayes.load(tmp_path / "m2.nbm")
     np.testing.assert_array_equal(back2.predict_log_proba(Ate), m2.predict_log_proba(Ate))
-    assert back2.n_components == 2 and back2.feature_log_prob_.shape[0] == 4
+    assert back2.n_components == 2 and back2.estimator_.feature_log_prob_.shape[0] == 4
 
 
 @pytest.mark.parametrize("name", COMPONENT_MODELS)
 def test_components_refuse_what_statistics_cannot_do(name, union_data):
     X, y, lab, unl, _, _ = union_data
     A = as_input(name, X)
-    m = make(name, n_components=2).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
-    other = make(name, n_components=2).fit(take(A, lab), y[lab])
-    with pytest.raises(InvalidParameterError, match="partial_fit: this .* has n_components=2; .* not exact"):
+    wrapper = make(name, n_components=2).fit(take(A, lab), y[lab], X_unlabeled=take(A, unl))
+    m = wrapper.estimator_
+    other = make(name, n_components=2).fit(take(A, lab), y[lab]).estimator_
+    assert not {"partial_fit", "unlearn", "merge", "explain", "to_logistic"} & (m.capabilities | wrapper.capabilities)
+    assert "explain" not in make(name, n_components=2).capabilities  # unfitted too
+    with pytest.raises(InvalidParameterError, match=r"partial_fit: this .* has several mixture components per class "
+                                                    r"\(n_components_=\[2, 2\].* not exact"):
         m.partial_fit(take(A, lab), y[lab])
-    with pytest.raises(InvalidParameterError, match="partial_fit: .* n_components=2"):
-        make(name, n_components=2).partial_fit(take(A, lab), y[lab])  # unfitted too
-    with pytest.raises(InvalidParameterError, match="unlearn: .* n_components=2"):
+    with pytest.raises(InvalidParameterError, match=r"unlearn: .*n_components_=\[2, 2\]"):
         m.unlearn(take(A, lab), y[lab])
-    with pytest.raises(MergeError, match="merge: .* n_components=2"):
+    with pytest.raises(MergeError, match=r"merge: .*n_components_=\[2, 2\]"):
         m.merge(other)
-    with pytest.raises(MergeError, match="merge: .* n_components=2"):
+    with pytest.raises(MergeError, match=r"merge: .*n_components_=\[2, 2\]"):
         make(name).fit(take(A, lab), y[lab]).merge(other)
     with pytest.raises(InvalidParameterError, match="explain: .* log-sum-exp over its components"):
         m.explain(A[0] if name == "TextClassifier" else A[:1])
+    with pytest.raises(InvalidParameterError, match="explain: .* log-sum-exp over its components"):
+        wrapper.explain(A[0] if name == "TextClassifier" else A[:1])
     if name != "TextClassifier":
         with pytest.raises(InvalidParameterError, match="to_logistic: .* log-sum-exp"):
             m.to_logistic()
@@ -561,33 +600,33 @@ def test_components_refuse_what_statistics_cannot_do(name, union_data):
 
 def test_components_errors(union_data):
     X, y, lab, unl, _, _ = union_data
-    M = nbayes.MultinomialNB
+    M = "MultinomialNB"
     for bad in (0, -1, 1.5, 2.0, "two", True, [2, 0], [[2, 1]], [], None):
         with pytest.raises(InvalidParameterError, match="'n_components' must be an integer >= 1, or a sequence"):
-            M(n_components=bad).fit(X[lab], y[lab], X_unlabeled=X[unl])
+            make(M, n_components=bad).fit(X[lab], y[lab], X_unlabeled=X[unl])
     with pytest.raises(InvalidParameterError, match="'n_components' has 3 entries but the data has 2 classes"):
-        M(n_components=[2, 1, 1]).fit(X[lab], y[lab], X_unlabeled=X[unl])
+        make(M, n_components=[2, 1, 1]).fit(X[lab], y[lab], X_unlabeled=X[unl])
     with pytest.raises(InvalidParameterError, match="'n_init' must be >= 1"):
-        M(n_components=2, n_init=0).fit(X[lab], y[lab])
+        make(M, n_components=2, n_init=0).fit(X[lab], y[lab])
     with pytest.raises(InvalidParameterError, match="'random_state' must be None or an integer >= 0"):
-        M(n_components=2, random_state=-1).fit(X[lab], y[lab])
+        make(M, n_components=2, random_state=-1).fit(X[lab], y[lab])
     with pytest.raises(InvalidParameterError, match="'random_state' must be None or an integer >= 0"):
-        M(n_components=2, random_state=np.random.default_rng(0)).fit(X[lab], y[lab])
+        make(M, n_components=2, random_state=np.random.default_rng(0)).fit(X[lab], y[lab])
     with pytest.raises(InvalidParameterError, match="n_components=2 .* model='multinomial' or 'bernoulli' without tfidf"):
-        nbayes.TextClassifier(model="complement", n_components=2).fit(["alpha beta", "gamma delta"], [0, 1])
-    with pytest.raises(InvalidParameterError, match="got model='multinomial', tfidf=True"):
-        nbayes.TextClassifier(tfidf=True, n_components=2).fit(["alpha beta", "gamma delta"], [0, 1])
+        make("TextClassifier", model="complement", n_components=2).fit(["alpha beta", "gamma delta"], [0, 1])
+    with pytest.raises(InvalidParameterError, match=r"n_components=2 .*without tfidf\); TextClassifier\(tfidf=True\) "):
+        make("TextClassifier", tfidf=True, n_components=2).fit(["alpha beta", "gamma delta"], [0, 1])
     # a model with components is not built from per-class counts
-    m = M(n_components=2).fit(X[lab], y[lab])
-    with pytest.raises(DataError, match="statistics with 2 rows for 2 classes \\(expected 4\\)"):
-        M(n_components=2)._commit(nbayes.MultinomialNB().fit(X[lab], y[lab]).stats_, m.classes_, X.shape[1], None)
+    m = make(M, n_components=2).fit(X[lab], y[lab]).estimator_
+    with pytest.raises(DataError, match="statistics with 2 rows for 2 classes \\(expected 4 rows"):
+        m._commit(nbayes.MultinomialNB().fit(X[lab], y[lab]).stats_, m.classes_, X.shape[1], None)
 
 
 def test_components_with_cv_weight(union_data):
     from nbayes.semi_supervised import WEIGHT_GRID
 
     X, y, lab, unl, _, _ = union_data
-    fits = [nbayes.MultinomialNB(n_components=[2, 1], unlabeled_weight="cv").fit(X[lab], y[lab], X_unlabeled=X[unl])
+    fits = [make("MultinomialNB", n_components=[2, 1], unlabeled_weight="cv").fit(X[lab], y[lab], X_unlabeled=X[unl])
             for _ in range(2)]
     assert fits[0].unlabeled_weight_ in WEIGHT_GRID and set(fits[0].em_cv_scores_) == set(WEIGHT_GRID)
     same_model(*fits)
@@ -604,12 +643,12 @@ def test_cross_val_predict_refits_components_per_fold(name, union_data):
     X, y, _, _, _, _ = union_data
     idx = np.r_[0:60]
     A, yy = take(as_input(name, X), idx), y[idx]
-    model = make(name, n_components=[2, 1], em_max_iter=5)
+    model = make(name, n_components=[2, 1], max_iter=5)
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     got = cross_val_predict(model, A, yy, cv=cv, method="predict_proba")
     want = np.empty((len(yy), 2))
     for tr, te in cv.split(np.zeros(len(yy)), yy):
-        want[te] = make(name, n_components=[2, 1], em_max_iter=5).fit(take(A, tr), yy[tr]).predict_proba(take(A, te))
+        want[te] = make(name, n_components=[2, 1], max_iter=5).fit(take(A, tr), yy[tr]).predict_proba(take(A, te))
     np.testing.assert_array_equal(got, want)
 
 
@@ -622,26 +661,26 @@ def test_leave_one_out_of_bernoulli_components_refits():
     rng = np.random.default_rng(0)
     X = (rng.random((14, 5)) < 0.4).astype(int)
     y = np.r_[[0] * 7, [1] * 7]
-    got = cross_val_predict(nbayes.BernoulliNB(n_components=2), X, y, cv=LeaveOneOut(), method="predict_proba")
-    want = np.vstack([nbayes.BernoulliNB(n_components=2).fit(np.delete(X, i, 0), np.delete(y, i)).predict_proba(X[i:i + 1])
+    got = cross_val_predict(make("BernoulliNB", n_components=2), X, y, cv=LeaveOneOut(), method="predict_proba")
+    want = np.vstack([make("BernoulliNB", n_components=2).fit(np.delete(X, i, 0), np.delete(y, i)).predict_proba(X[i:i + 1])
                       for i in range(len(y))])
     np.testing.assert_array_equal(got, want)
 
 
 def test_cross_validation_of_a_loaded_model_with_components(tmp_path):
-    """A loaded model's sequence n_components is an array: model_selection still refits it."""
+    """A loaded EM wrapper (its n_components a sequence) is refitted per fold by model_selection."""
     from sklearn.model_selection import KFold
 
     from nbayes.model_selection import cross_val_predict
 
     rng = np.random.default_rng(0)
     X, y = rng.poisson(1.0, size=(30, 5)), np.r_[[0] * 15, [1] * 15]
-    nbayes.MultinomialNB(n_components=[2, 1]).fit(X, y).save(tmp_path / "m.nbm")
+    make("MultinomialNB", n_components=[2, 1]).fit(X, y).save(tmp_path / "m.nbm")
     back = nbayes.load(tmp_path / "m.nbm")
-    assert isinstance(back.n_components, np.ndarray)
+    assert isinstance(back, nbayes.EM) and list(back.n_components) == [2, 1]
     cv = KFold(3, shuffle=True, random_state=0)
     got = cross_val_predict(back, X, y, cv=cv, method="predict_proba")
     want = np.empty((len(y), 2))
     for tr, te in cv.split(X):
-        want[te] = nbayes.MultinomialNB(n_components=[2, 1]).fit(X[tr], y[tr]).predict_proba(X[te])
+        want[te] = make("MultinomialNB", n_components=[2, 1]).fit(X[tr], y[tr]).predict_proba(X[te])
     np.testing.assert_array_equal(got, want)

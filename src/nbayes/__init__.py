@@ -26,6 +26,7 @@ _WHERE = {
     "CategoricalNB": "nbayes.naive_bayes",
     "ComplementNB": "nbayes.naive_bayes",
     "Comparison": "nbayes.evaluate",
+    "EM": "nbayes.semi_supervised",
     "Explanation": "nbayes.naive_bayes",
     "GaussianBayes": "nbayes.gaussian_bayes",
     "GaussianNB": "nbayes.naive_bayes",
@@ -59,6 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
         MultinomialNB,
     )
     from .naive_bayes.mixed import NaiveBayes
+    from .semi_supervised import EM
     from .text import TextClassifier
 
 

@@ -24,14 +24,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 ]
 
 #: (importing package, imported package) pairs that still point up: to be removed
-KNOWN_UPWARD: set[tuple[str, str]] = {
-    ("nbayes.naive_bayes", "nbayes.semi_supervised"),
-    ("nbayes.text", "nbayes.semi_supervised"),
-}
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 #: import cycles that still exist (as sets of modules): to be removed
 KNOWN_CYCLES: list[set[str]] = [
-    {"nbayes.naive_bayes._base", "nbayes.naive_bayes._components", "nbayes.semi_supervised"},
 ]
 
 

@@ -119,7 +119,7 @@ def test_unlabeled_rows_are_not_a_class_in_cross_validation(rng):
     labels[::3] = "?"
     labels = labels.astype(str)
     folds = list(KFold(3, shuffle=True, random_state=0).split(X))
-    make = lambda: nbayes.MultinomialNB(unlabeled_label="?")  # noqa: E731
+    make = lambda: nbayes.EM(nbayes.MultinomialNB(), unlabeled_label="?")  # noqa: E731
     proba = cross_val_predict(make(), X, labels, cv=folds, method="predict_proba")
     assert proba.shape == (n, 2)
     scores = cross_validate(make(), X, labels, cv=folds)["test_score"]
@@ -140,7 +140,7 @@ def test_unlabeled_label_none_cross_validates(rng):
     X[:, 0] += 3 * y
     labels = np.array(["a", "b"], dtype=object)[y]
     labels[::3] = None
-    make = lambda: nbayes.MultinomialNB(unlabeled_label=None)  # noqa: E731
+    make = lambda: nbayes.EM(nbayes.MultinomialNB(), unlabeled_label=None)  # noqa: E731
     make().fit(X, labels)  # fine
     folds = list(KFold(3, shuffle=True, random_state=0).split(X))
     got = cross_val_predict(make(), X, labels, cv=folds, method="predict_proba")

@@ -32,7 +32,7 @@ CONFIGS: list[tuple[str, Any, dict[str, Any], dict[str, str]]] = [
     ("multinomial-uniform-prior", nbayes.MultinomialNB(fit_prior=False, alpha=0.3), {}, {}),
     ("multinomial-class-prior", nbayes.MultinomialNB(class_prior=[0.2, 0.3, 0.5]), {}, FIXED_PRIOR),
     ("multinomial-class-alpha", nbayes.MultinomialNB(class_alpha=1.0), {}, {}),
-    ("multinomial-mixture", nbayes.MultinomialNB(n_components=2), {},
+    ("multinomial-mixture", nbayes.EM(nbayes.MultinomialNB(), n_components=2), {},
      {"duplicated_rows_are_weights": "EM's random start draws per row: repeated rows start elsewhere"}),
     ("complement", nbayes.ComplementNB(), {}, {}),
     ("complement-norm", nbayes.ComplementNB(norm=True, alpha=0.5), {}, {}),

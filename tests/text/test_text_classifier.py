@@ -348,7 +348,7 @@ def test_with_prior_copy_does_not_follow_the_original_learning():
 
 
 def test_refit_drops_the_last_fit_s_parameters():
-    m = nbayes.MultinomialNB(n_components=2).fit(np.eye(4) * 3, [0, 0, 1, 1])
+    m = nbayes.EM(nbayes.MultinomialNB(), n_components=2).fit(np.eye(4) * 3, [0, 0, 1, 1]).estimator_
     assert hasattr(m, "component_log_weight_")
-    m.set_params(n_components=1).fit(np.eye(4) * 3, [0, 0, 1, 1])
-    assert not hasattr(m, "component_log_weight_")
+    m.fit(np.eye(4) * 3, [0, 0, 1, 1])  # a plain fit makes the ordinary model
+    assert not hasattr(m, "component_log_weight_") and m.n_components_.tolist() == [1, 1]

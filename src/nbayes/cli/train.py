@@ -14,6 +14,7 @@ from ..calibration import CalibratedClassifier
 from ..errors import DataError
 from ..evaluate import training_calibration
 from ..linear import LogisticRegression
+from ..semi_supervised import EM
 from ._columns import (
     Labelled,
     choose_columns,
@@ -153,11 +154,12 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
             Xu = pl.concat([f for f, _ in unlabelled], how="vertical_relaxed") if unlabelled else X.head(0)
             at_u = np.concatenate([r for _, r in unlabelled]) if unlabelled else np.zeros(0, dtype=np.int64)
             with file_rows(source, at, unlabeled=(extra_source, at_u), columns=kinds):
-                model.fit(Xm, y, X_unlabeled=model_input(model, Xu, kinds, extra_source))
+                em_fit = EM(model).fit(Xm, y, X_unlabeled=model_input(model, Xu, kinds, extra_source))
+            model = em_fit.estimator_  # the EM-completed model is what the file holds
             summary["semi_supervised"] = {
                 "unlabelled_rows": int(len(Xu)), "source": extra_source.name,
-                "em_iterations": int(getattr(model, "n_iter_", 0)),
-                "unlabeled_weight": getattr(model, "unlabeled_weight_", None),
+                "em_iterations": int(em_fit.n_iter_),
+                "unlabeled_weight": em_fit.unlabeled_weight_,
             }
         elif calibrate:
             with file_rows(source, at, columns=kinds):

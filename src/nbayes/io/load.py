@@ -29,6 +29,7 @@ KINDS: dict[str, str | type] = {
     "LogisticRegression": "nbayes.linear.logistic:LogisticRegression",
     "TextClassifier": "nbayes.text.classifier:TextClassifier",
     "CalibratedClassifier": "nbayes.calibration:CalibratedClassifier",
+    "EM": "nbayes.semi_supervised:EM",
 }
 
 

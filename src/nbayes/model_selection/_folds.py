@@ -19,9 +19,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_sample_weight, check_y, classes_and_codes, encode_labels, n_rows, take_rows
+from .._validation import (
+    check_sample_weight, check_y, classes_and_codes, encode_labels, label_array, n_rows, take_rows,
+)
 from ..errors import DataError, InvalidParameterError
 from .._tables import Table
+from ..semi_supervised import OFF, is_off, unlabeled_mask
 
 #: TextClassifier settings that shape the counted terms: a new value is a new count
 TEXT_COUNT_PARAMS = ("lowercase", "n_features", "ngram_range", "stop_words")
@@ -37,12 +40,8 @@ def engine_kind(model: Any, params: dict | None = None) -> type:
             f"model must be an nbayes classifier (with fit and get_params), got {type(model).__name__}"
         )
     merged = {**model.get_params(), **(params or {})}
-    from ..semi_supervised import is_off
-
-    if not is_off(merged.get("unlabeled_label", "off")) or np.any(np.asarray(merged.get("n_components", 1)) != 1):
-        # EM, or mixtures within classes: a fit is not a sum over rows (and rows with the
-        # unlabelled label are not a class): fit per fold as scikit-learn does
-        return RefitFolds
+    # EM (nbayes.EM, semi-supervised or mixtures within classes) is no BaseNB: a fit is not a sum
+    # over rows, so it is fitted per fold as scikit-learn does
     if isinstance(model, TextClassifier):
         return TextFolds if merged["model"] != "nblr" and merged.get("idf") is None else RefitFolds
     if isinstance(model, BaseNB):
@@ -79,16 +78,12 @@ class _Folds:
         self.splits = splits
         self.n = n_rows(X)
         self.w = check_sample_weight(sample_weight, self.n)
-        from ..semi_supervised import is_off
-
-        label = {**model.get_params(), **params}.get("unlabeled_label", "off")
+        # nbayes.EM's unlabeled_label: rows with it are unlabelled, not a class
+        label = {**model.get_params(), **params}.get("unlabeled_label", OFF)
         if is_off(label):
             self.y = check_y(y, self.n)
             self.classes, self.codes = classes_and_codes(self.y)
         else:  # semi-supervised: rows with the unlabelled label train by EM; they are no class
-            from .._validation import label_array
-            from ..semi_supervised import unlabeled_mask
-
             self.y = label_array(y)
             if len(self.y) != self.n:
                 raise DataError(f"y has {len(self.y)} labels for {self.n} rows")

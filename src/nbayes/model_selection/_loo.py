@@ -26,11 +26,6 @@ def loo_folds(model: Any, X: Any, y: Any, splits: list, sample_weight: Any) -> "
 
     if type(model) not in (BernoulliNB, CategoricalNB):
         return None
-    params = model.get_params()  # EM, or mixtures within classes: the generic engine refits
-    from ..semi_supervised import is_off
-
-    if not is_off(params.get("unlabeled_label", "off")) or np.any(np.asarray(params.get("n_components", 1)) != 1):
-        return None
     t0 = time.perf_counter()
     engine = StatsFolds(model, X, y, splits, sample_weight, {})
     w = np.ones(engine.n) if engine.w is None else engine.w

@@ -29,8 +29,12 @@ from .._validation import (
 )
 from ..errors import DataError, MergeError, NBayesError, UnlearnError
 from ..io.model_file import decode_params, encode_params, save_state
+from ._chunks import is_chunk_stream, stream_chunks
+from ._components import Components
+from ._em import EM_ATTRS, EMSettings, fit_em
+from ._priors import class_log_prior
 
-__all__ = ["BaseNB", "Explanation", "class_log_prior"]
+__all__ = ["BaseNB", "Explanation", "class_log_prior", "is_chunk_stream", "stream_chunks"]
 
 
 @dataclass
@@ -65,34 +69,6 @@ def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         out = a - b
     return np.where(a == b, 0.0, out)  # -inf - -inf: the same impossible term, no difference
-
-
-def class_log_prior(
-    class_count: np.ndarray, *, fit_prior: bool, class_prior: Any, class_alpha: float,
-    classes: Any = None,
-) -> np.ndarray:
-    """log P(y = c): given (``class_prior``: a sequence in ``classes`` order or a mapping from
-    label to probability, normalised), fitted (eq. 8 of chapter 002, or eq. 9 smoothed by
-    ``class_alpha``), or uniform. A class with no weight has log prior -inf (no warning)."""
-    K = len(class_count)
-    if class_prior is not None:
-        labels = np.arange(K) if classes is None else classes
-        prior = check_probability_vector("class_prior", class_prior, labels)
-    elif not fit_prior:
-        prior = np.ones(K)
-    else:
-        prior = np.asarray(class_count, dtype=np.float64) + class_alpha
-    # a class without weight (forgotten by unlearn, or declared and never seen) is gone: as in
-    # a model never trained on its rows, it has probability 0 and the others share the rest
-    # (CORRECTNESS.md, "A forgotten class is gone")
-    live = np.asarray(class_count) > 0
-    if live.any() and not live.all():
-        prior = np.where(live, prior, 0.0)
-    total = prior.sum()
-    if not total > 0:  # a given prior that puts all its mass on classes without data
-        prior, total = live.astype(np.float64), float(live.sum())
-    with np.errstate(divide="ignore"):
-        return np.log(prior) - np.log(total)
 
 
 class BaseNB(Generative):
@@ -148,7 +124,8 @@ class BaseNB(Generative):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ semi-supervised EM
-    # (nbayes.semi_supervised; defaults that fit any model, overridden for speed)
+    # (nbayes.naive_bayes._em, wrapped by nbayes.EM; defaults that fit any model, overridden
+    # for speed)
     def _check_em(self) -> None:
         """Raise when this configuration cannot learn from unlabelled rows."""
 
@@ -167,38 +144,35 @@ class BaseNB(Generative):
         return self._loglik(view) + self._intercept
 
     # ------------------------------------------------------------------ components per class
-    # (nbayes.naive_bayes._components; models with an ``n_components`` parameter)
-    def _mixture(self, n_rows: int | None = None) -> Any:
+    # (nbayes.naive_bayes._components): the layout is fitted state (``_layout``, set by EM and
+    # saved in the model file), not a setting; absent for the ordinary model
+    def _mixture(self) -> Components | None:
         """The layout of the components (None: one per class, the ordinary model). Read from
         ``__dict__``: this runs inside deferred estimation."""
-        spec = self.__dict__.get("n_components", 1)
-        if type(spec) is int and spec == 1:
-            return None
-        from ._components import Components
-
-        classes = self.__dict__.get("classes_")
-        if n_rows is None and classes is not None:
-            return Components.of(spec, n_classes=len(classes))
-        return Components.of(spec, n_rows=n_rows)
+        return self.__dict__.get("_layout")
 
     def _has_components(self) -> bool:
-        spec = self.__dict__.get("n_components", 1)
-        if type(spec) is int and spec == 1:
-            return False
-        from ._components import is_mixture
+        return self.__dict__.get("_layout") is not None
 
-        return is_mixture(spec)
+    @property
+    def n_components_(self) -> np.ndarray:
+        """Mixture components per class, in the order of ``classes_``: 1 for every class of an
+        ordinary model; more where :class:`nbayes.EM` fitted several (``n_components``)."""
+        self._check_fitted()
+        mix = self._mixture()
+        return np.ones(len(self.classes_), dtype=np.intp) if mix is None else mix.sizes.copy()
 
     def _prior_params(self, count: np.ndarray) -> dict[str, Any]:
         """The estimated priors: ``class_log_prior_`` and the intercept of ``_loglik`` (with
         components: log P(c) + log P(m | c) per component, and ``component_log_weight_``)."""
-        mix = self._mixture(n_rows=len(count))
+        mix = self._mixture()
         if mix is None:
             prior = class_log_prior(count, fit_prior=self.fit_prior, class_prior=self.class_prior,
                                     class_alpha=self.class_alpha, classes=self._estimation_classes)
             return {"class_log_prior_": prior, "_intercept": prior}
-        log_pc, log_w = mix.log_priors(count, fit_prior=self.fit_prior, class_prior=self.class_prior,
-                                       class_alpha=self.class_alpha, classes=self._estimation_classes)
+        log_pc = class_log_prior(mix.class_sums(count), fit_prior=self.fit_prior, class_prior=self.class_prior,
+                                 class_alpha=self.class_alpha, classes=self._estimation_classes)
+        log_w = mix.log_weights(count, self.class_alpha)
         return {"class_log_prior_": log_pc, "_intercept": log_pc[mix.owner] + log_w,
                 "component_log_weight_": log_w}
 
@@ -212,13 +186,14 @@ class BaseNB(Generative):
         from ..errors import InvalidParameterError
 
         if self._has_components():
-            spec = self.__dict__["n_components"]
+            sizes = self.__dict__["_layout"].sizes.tolist()
             raise (error or InvalidParameterError)(
-                f"{what}: this {type(self).__name__} has n_components={spec!r}; its components are "
+                f"{what}: this {type(self).__name__} has several mixture components per class "
+                f"(n_components_={sizes}, fitted by nbayes.EM); its components are "
                 "fitted by EM over all rows at once (which component a row belongs to is a "
                 "posterior, and components of two fits do not correspond), so they are not sums of "
                 f"per-row statistics and {what} is not exact; fit again on all rows, or use "
-                "n_components=1"
+                "one component per class"
             )
 
     def _count_soft(self, Xv: Any, R: np.ndarray) -> Any:
@@ -248,15 +223,20 @@ class BaseNB(Generative):
         was.
 
         ``X_unlabeled`` (rows without labels: the same kinds of input as ``X``, or an iterator
-        of such batches), and rows of ``y`` equal to ``unlabeled_label``, are learned from by EM
-        (:mod:`nbayes.semi_supervised`); models without those parameters refuse them."""
-        from ..semi_supervised import EM_ATTRS, OFF, fit_em, is_off
-
-        if (X_unlabeled is not None or not is_off(getattr(self, "unlabeled_label", OFF))
-                or self._has_components()):
+        of such batches) trains by EM with :class:`nbayes.EM`'s default settings, for models
+        whose ``capabilities`` hold ``"unlabeled"`` (the others refuse it): this model becomes
+        the EM-completed model (``nbayes.EM(type(self)(**params)).fit(...).estimator_``), and
+        ``n_iter_``, ``em_log_likelihood_``, ``em_converged_``, ``unlabeled_weight_``,
+        ``em_cv_scores_``, ``n_unlabeled_`` report the run (a later plain ``fit`` removes them).
+        Other EM settings (``unlabeled_weight="cv"``, ``unlabeled_label``, mixture components)
+        are the wrapper's: docs/semi-supervised.md."""
+        if X_unlabeled is not None:
             with self._transaction():
-                return fit_em(self, X, y, sample_weight, X_unlabeled)
+                report = fit_em(self, X, y, sample_weight, X_unlabeled, EMSettings())
+                self.__dict__.update(report.attributes())
+            return self
         with self._transaction():
+            self.__dict__.pop("_layout", None)  # a plain fit makes the ordinary model
             self._fit_supervised(X, y, sample_weight)
         for name in EM_ATTRS:
             self.__dict__.pop(name, None)
@@ -304,7 +284,6 @@ class BaseNB(Generative):
         Xv, names = self._prepare_X(X, fitting=first)
         n = _n_rows(Xv)
         y = check_y(y, n)
-        _no_unlabeled(self, y, "partial_fit")
         w = check_sample_weight(sample_weight, n)
         labels = sorted_unique(y)
         base = None if first else self.classes_
@@ -366,7 +345,6 @@ class BaseNB(Generative):
         Xv, _ = self._prepare_X(X, fitting=False)
         n = _n_rows(Xv)
         y = check_y(y, n)
-        _no_unlabeled(self, y, "unlearn")
         w = check_sample_weight(sample_weight, n)
         codes, unknown = encode_labels(y, self.classes_)
         if unknown.any():
@@ -416,13 +394,17 @@ class BaseNB(Generative):
         return new
 
     def _new_like(self, other: "BaseNB") -> "BaseNB":
-        """An unfitted model with this one's hyperparameters, to receive merged statistics."""
-        return type(self)(**self.get_params())
+        """An unfitted model with this one's hyperparameters (and component layout), to receive
+        merged statistics or another prior."""
+        new = type(self)(**self.get_params())
+        if self._has_components():
+            new.__dict__["_layout"] = self.__dict__["_layout"]
+        return new
 
     def _commit(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
         if float(np.sum(stats.class_count)) <= 0:
             raise DataError("sample_weight: the weights sum to zero; the model would have no data")
-        if "n_components" in self.__dict__:
+        if "_layout" in self.__dict__:
             _check_layout(self, stats, classes)
         self.__dict__["_estimating_classes"] = classes
         try:
@@ -524,7 +506,8 @@ class BaseNB(Generative):
 
         if self._mixture() is not None:
             raise InvalidParameterError(
-                f"{what}: this {type(self).__name__} has n_components={self.n_components!r}; a "
+                f"{what}: this {type(self).__name__} has several mixture components per class "
+                f"(n_components_={self._mixture().sizes.tolist()}); a "
                 "class's joint log-probability is then a log-sum-exp over its components, neither a "
                 "sum of per-feature terms nor linear in x (top_features ranks on the class totals)"
             )
@@ -626,14 +609,19 @@ class BaseNB(Generative):
             "feature_names": self._names(),
             "n_samples_seen": float(np.sum(self.stats_.class_count)),
         }
+        if self._has_components():  # fitted state: the statistics have one row per component
+            meta["n_components"] = self.__dict__["_layout"].sizes.tolist()
         return {"kind": type(self).__name__, "params": params, "meta": meta, "arrays": arrays}
 
     @classmethod
     def _from_state(cls, state: dict[str, Any]) -> "BaseNB":
         arrays = state["arrays"]
         params = decode_params(state["params"], arrays)
-        model = cls(**params)
         meta = state["meta"]
+        layout = meta.get("n_components", _legacy_em_params(params))
+        model = cls(**params)
+        if layout is not None:
+            model.__dict__["_layout"] = _layout_of(layout, len(arrays["classes"]))
         n_features = int(meta["n_features_in"])
         stats = cls._stats_from_arrays(arrays, n_features)
         check_state(stats, arrays["classes"], n_features, meta)
@@ -666,18 +654,43 @@ def check_state(stats: Any, classes: Any, n_features: int, meta: dict[str, Any])
 
 
 def _check_layout(model: Any, stats: Any, classes: np.ndarray) -> None:
-    """Statistics with one row per component (mixtures) or per class, as ``n_components`` says."""
-    from ._components import Components
-
-    spec = model.__dict__["n_components"]
-    mix = Components.of(spec, n_classes=len(classes))
-    rows = len(classes) if mix is None else mix.total
-    if len(stats.class_count) != rows:
+    """Statistics with one row per component of the fitted layout (``_layout``)."""
+    mix = model.__dict__["_layout"]
+    if len(mix.sizes) != len(classes) or len(stats.class_count) != mix.total:
         raise DataError(
-            f"n_components={spec!r}: statistics with {len(stats.class_count)} rows for {len(classes)} "
-            f"classes (expected {rows}); a model with several components per class is made by fit "
-            "(EM), not from per-class counts"
+            f"n_components_={mix.sizes.tolist()}: statistics with {len(stats.class_count)} rows for "
+            f"{len(classes)} classes (expected {mix.total} rows, one per component, and one entry per "
+            "class); a model with several components per class is made by nbayes.EM, not from "
+            "per-class counts"
         )
+
+
+#: the EM settings the constructors held before nbayes.EM (files written then carry them)
+_LEGACY_EM_PARAMS = ("unlabeled_label", "unlabeled_weight", "em_max_iter", "em_tol", "n_components", "n_init",
+                     "random_state")
+
+
+def _legacy_em_params(params: dict[str, Any]) -> Any:
+    """Remove a file's former EM settings from ``params``; the component layout they recorded
+    (None for one per class)."""
+    spec = params.get("n_components", 1)
+    for name in _LEGACY_EM_PARAMS:
+        params.pop(name, None)
+    return None if np.all(np.asarray(spec) == 1) else spec
+
+
+def _layout_of(spec: Any, n_classes: int) -> Components:
+    """The component layout a model file records: an integer per class (or one for all)."""
+    from ..errors import StatisticsError
+
+    sizes = np.asarray(spec)
+    if sizes.ndim == 0:
+        sizes = np.full(n_classes, sizes)
+    if sizes.shape != (n_classes,) or sizes.dtype.kind not in "iu" or np.any(sizes < 1):
+        raise StatisticsError(
+            f"meta 'n_components': expected one integer >= 1 per class ({n_classes}), got {spec!r}"
+        )
+    return Components(sizes.astype(np.intp))
 
 
 class _Transaction:
@@ -705,13 +718,6 @@ def _is_empty(X: Any, y: Any) -> bool:
     return n == 0 and y is not None and len(label_array(y)) == 0
 
 
-def is_chunk_stream(X: Any) -> bool:
-    """An iterator or generator (not a list, array or frame): a stream of (X_i, y_i) chunks."""
-    from collections.abc import Iterator
-
-    return isinstance(X, Iterator)
-
-
 def stream_into(model: Any, chunks: Any, *, fresh: bool, classes: Any = None) -> Any:
     """partial_fit every chunk on a working copy, then take its state: all chunks or none."""
     import copy
@@ -725,28 +731,6 @@ def stream_into(model: Any, chunks: Any, *, fresh: bool, classes: Any = None) ->
     model.__dict__.clear()
     model.__dict__.update(work.__dict__)
     return model
-
-
-def stream_chunks(chunks: Any) -> Any:
-    """(index, X, y, sample_weight or None) of each chunk (X, y) or (X, y, w) of a stream; a
-    chunk of another shape, or an empty stream, is a DataError."""
-    n = 0
-    for n, chunk in enumerate(chunks, start=1):
-        if not isinstance(chunk, tuple) or len(chunk) not in (2, 3):
-            raise DataError(
-                f"chunk {n - 1} of the stream is a {type(chunk).__name__}; expected a tuple "
-                "(X, y) or (X, y, sample_weight)"
-            )
-        yield n - 1, chunk[0], chunk[1], chunk[2] if len(chunk) == 3 else None
-    if n == 0:
-        raise DataError("the stream of chunks is empty; nothing to learn")
-
-
-def _no_unlabeled(model: Any, y: np.ndarray, what: str) -> None:
-    if "unlabeled_label" in model.__dict__:
-        from ..semi_supervised import check_no_unlabeled
-
-        check_no_unlabeled(model, y, what)
 
 
 def _n_rows(Xv: Any) -> int:

@@ -13,8 +13,10 @@ log P(x | c, m)]; the priors are estimated as
 * P(m | c) = (N_cm + class_alpha) / (N_c + M_c class_alpha), uniform when that is 0 / 0,
 
 the posterior modes of a Dirichlet(class_alpha + 1) prior on each, so MAP-EM stays monotone.
-The components are fitted by EM (:mod:`nbayes.semi_supervised`); ``n_components=1`` is the
-ordinary model, on the ordinary code path.
+The components are fitted by EM (:mod:`nbayes.naive_bayes._em`, through the wrapper
+:class:`nbayes.EM`); the layout is fitted state of the model (``_layout``, saved in its file),
+not a constructor setting. One component per class is the ordinary model, on the ordinary code
+path.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameterError
-from ._base import class_log_prior
 from .._math import logsumexp
+from .._validation import check_number
+from ..errors import InvalidParameterError
 
 __all__ = ["Components", "check_components", "is_mixture"]
 
@@ -46,8 +48,6 @@ def is_mixture(spec: Any) -> bool:
 def check_components(spec: Any, n_init: Any, random_state: Any) -> None:
     """``n_components``: an integer >= 1, or a sequence of them (one per class, in the order of
     ``classes_``); ``n_init``: an integer >= 1; ``random_state``: None or an integer >= 0."""
-    from .._validation import check_number
-
     check_number("n_init", n_init, low=1, integer=True)
     bad = (
         f"parameter 'n_components' must be an integer >= 1, or a sequence of integers >= 1 (one "
@@ -125,21 +125,17 @@ class Components:
             out[:, c] = _logsumexp_rows(jll[:, s : s + m])
         return out
 
-    def log_priors(
-        self, count: np.ndarray, *, fit_prior: bool, class_prior: Any, class_alpha: float,
-        classes: Any = None,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(log P(c) per class, log P(m | c) per component) from the components' weights."""
+    def log_weights(self, count: np.ndarray, class_alpha: float) -> np.ndarray:
+        """log P(m | c) per component from the components' weights ``count`` (log P(c) is the
+        model's class prior of :meth:`class_sums`)."""
         totals = self.class_sums(count)
-        log_pc = class_log_prior(totals, fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha,
-                                 classes=classes)
         a = float(class_alpha)
         num = np.asarray(count, dtype=np.float64) + a
         den = (totals + self.sizes * a)[self.owner]
         with np.errstate(divide="ignore"):
             log_w = np.where(den > 0, np.log(np.where(den > 0, num, 1.0)) - np.log(np.where(den > 0, den, 1.0)),
                              -np.log(self.sizes[self.owner].astype(np.float64)))
-        return log_pc, log_w
+        return log_w
 
     def random_split(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """(n, components): each row's unit weight spread over its class's components at random,

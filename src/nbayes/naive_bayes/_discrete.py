@@ -68,3 +68,23 @@ def times(x: np.ndarray, logp: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         out = x * logp
     return np.where(x == 0, 0.0, out)
+
+
+# ---------------------------------------------------------------------------- EM's statistics
+def soft_class_sum(R: np.ndarray, X: Any) -> np.ndarray:
+    """R.T @ X as a dense C-ordered (K, d) array: per-class sums of the rows weighted by R[i, k]
+    (EM's expected counts), for dense or sparse X: one sparse product."""
+    out = (X.T @ R).T if sp.issparse(X) else R.T @ np.asarray(X)
+    return np.ascontiguousarray(out, dtype=np.float64)
+
+
+def dirichlet_log_density(alpha: Any, log_theta: np.ndarray) -> float:
+    """sum alpha log theta (0 where alpha is 0, also against log 0): the log density, up to a
+    constant, of the Dirichlet / Beta prior whose posterior mode is the (n + alpha)-smoothed
+    estimate (MAP-EM's objective)."""
+    if np.ndim(alpha) == 0 and alpha > 0 and np.isfinite(log_theta).all():
+        return float(alpha) * float(np.sum(log_theta))
+    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), log_theta.shape)
+    with np.errstate(invalid="ignore"):
+        terms = a * log_theta
+    return float(np.sum(np.where(a == 0, 0.0, terms)))

@@ -12,8 +12,10 @@ from .._validation import check_number, check_X_numeric, first_bad, show
 from ..errors import DataError, InvalidParameterError
 from ..stats import CountStats
 from ._base import BaseNB
-from ._components import check_components
-from ._discrete import check_alpha, class_indicator, class_totals, dense_rows, per_class_sum, times
+from ._discrete import (
+    check_alpha, class_indicator, class_totals, dense_rows, dirichlet_log_density, per_class_sum, soft_class_sum,
+    times,
+)
 from .multinomial import _log_ratio_scores
 
 
@@ -37,11 +39,12 @@ class BernoulliNB(BaseNB):
     ``None`` takes the input as already 0/1. Missing values (NaN) are left out exactly: N_cj
     counts only the class-c rows where feature j is observed.
 
-    Rows without labels: ``fit(X, y, X_unlabeled=U)``, or ``unlabeled_label=-1`` (or ``None``)
-    for rows of ``y`` with that label, train by EM (Nigam et al. 2000) with the unlabelled rows
-    weighted by ``unlabeled_weight`` (or ``"cv"``), for at most ``em_max_iter`` steps until the
-    objective changes by less than ``em_tol``; ``n_components`` mixture components per class
-    (``n_init`` random starts, ``random_state``). See docs/semi-supervised.md.
+    Rows without labels: ``fit(X, y, X_unlabeled=U)`` trains by EM (Nigam et al. 2000) with
+    :class:`nbayes.EM`'s defaults (unlabelled rows of weight 1, at most 100 steps) and leaves
+    this model the EM-completed model (its statistics include the expected counts, and
+    ``n_iter_`` / ``em_log_likelihood_`` report the run); for other EM settings
+    (``unlabeled_weight="cv"``, ``unlabeled_label``, ``n_components``) wrap it:
+    ``nbayes.EM(model, ...)``. See docs/semi-supervised.md.
 
     >>> import numpy as np
     >>> X = np.array([[1, 1], [1, 0], [0, 0]])
@@ -55,7 +58,7 @@ class BernoulliNB(BaseNB):
     _allows_nan = True
     _stats_params = ("binarize",)
 
-    _capabilities = BaseNB._capabilities | {"missing_values", "sparse", "unlabeled"}
+    _capabilities = BaseNB._capabilities | {"missing_values", "sparse", "unlabeled", "mixture"}
 
     def __init__(
         self,
@@ -66,13 +69,6 @@ class BernoulliNB(BaseNB):
         fit_prior: bool = True,
         class_prior: Any = None,
         class_alpha: float = 0.0,
-        unlabeled_label: Any = "off",
-        unlabeled_weight: float | str = 1.0,
-        em_max_iter: int = 100,
-        em_tol: float = 1e-4,
-        n_components: int | Any = 1,
-        n_init: int = 1,
-        random_state: int | None = 0,
     ) -> None:
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -80,19 +76,11 @@ class BernoulliNB(BaseNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.class_alpha = class_alpha
-        self.unlabeled_label = unlabeled_label
-        self.unlabeled_weight = unlabeled_weight
-        self.em_max_iter = em_max_iter
-        self.em_tol = em_tol
-        self.n_components = n_components
-        self.n_init = n_init
-        self.random_state = random_state
 
     def _check_params(self) -> None:
         check_alpha(self.alpha, None, self.force_alpha)
         check_number("binarize", self.binarize, allow_none=True)
         check_number("class_alpha", self.class_alpha, low=0.0)
-        check_components(self.n_components, self.n_init, self.random_state)
 
     def _prepare_X(self, X: Any, fitting: bool):
         A, names = check_X_numeric(
@@ -135,14 +123,10 @@ class BernoulliNB(BaseNB):
         return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv.X), missing)
 
     def _count_soft(self, Xv: _Binary, R) -> CountStats:
-        from ..semi_supervised import soft_class_sum
-
         missing = None if Xv.missing is None else soft_class_sum(R, Xv.missing)
         return CountStats(R.sum(axis=0), soft_class_sum(R, Xv.X), missing)
 
     def _em_log_prior(self) -> float:
-        from ..semi_supervised import dirichlet_log_density
-
         log_p, log_q = self.feature_log_prob_, self._log_absent  # Beta(alpha + 1, alpha + 1)
         alpha = check_alpha(self.alpha, log_p.shape[1], self.force_alpha)
         return dirichlet_log_density(alpha, log_p) + dirichlet_log_density(alpha, log_q)

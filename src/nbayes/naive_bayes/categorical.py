@@ -11,6 +11,7 @@ from .._validation import check_choice, check_number, encode_labels, encode_valu
 from ..errors import DataError, InvalidParameterError
 from ..stats import CategoricalStats
 from ._base import BaseNB, class_log_prior
+from ._discrete import dirichlet_log_density
 from .._tables import Table, distinct, read_table
 
 #: widest value range counted by direct indexing; wider integer columns take the sort path
@@ -32,10 +33,12 @@ class CategoricalNB(BaseNB):
     no smoothing). The class prior is the empirical one, eq. 9 smoothed with ``class_alpha``, or
     ``class_prior``.
 
-    Rows without labels: ``fit(X, y, X_unlabeled=U)``, or ``unlabeled_label=-1`` (or ``None``)
-    for rows of ``y`` with that label, train by EM (Nigam et al. 2000) with the unlabelled rows
-    weighted by ``unlabeled_weight`` (or ``"cv"``), for at most ``em_max_iter`` steps until the
-    objective changes by less than ``em_tol``. See docs/semi-supervised.md.
+    Rows without labels: ``fit(X, y, X_unlabeled=U)`` trains by EM (Nigam et al. 2000) with
+    :class:`nbayes.EM`'s defaults (unlabelled rows of weight 1, at most 100 steps) and leaves
+    this model the EM-completed model (its statistics include the expected counts, and
+    ``n_iter_`` / ``em_log_likelihood_`` report the run); for other EM settings
+    (``unlabeled_weight="cv"``, ``unlabeled_label``) wrap it:
+    ``nbayes.EM(model, ...)``. See docs/semi-supervised.md.
 
     PlayTennis (slides 000): the MLE joint scores of (sunny, cool, high, strong) are .0053 for
     yes and .0206 for no.
@@ -76,10 +79,6 @@ class CategoricalNB(BaseNB):
         p: Any = None,
         categories: Any = None,
         handle_unknown: str = "smooth",
-        unlabeled_label: Any = "off",
-        unlabeled_weight: float | str = 1.0,
-        em_max_iter: int = 100,
-        em_tol: float = 1e-4,
     ) -> None:
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -91,10 +90,6 @@ class CategoricalNB(BaseNB):
         self.p = p
         self.categories = categories
         self.handle_unknown = handle_unknown
-        self.unlabeled_label = unlabeled_label
-        self.unlabeled_weight = unlabeled_weight
-        self.em_max_iter = em_max_iter
-        self.em_tol = em_tol
 
     # ------------------------------------------------------------------ boundary
     def _check_params(self) -> None:
@@ -181,8 +176,6 @@ class CategoricalNB(BaseNB):
 
     def _em_log_prior(self) -> float:
         """sum over features of alpha log theta (m p_v log theta for the m-estimate)."""
-        from ..semi_supervised import dirichlet_log_density
-
         total = 0.0
         for j, logp in enumerate(self.feature_log_prob_):
             if self.m is None:

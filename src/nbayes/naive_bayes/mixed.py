@@ -100,10 +100,12 @@ class NaiveBayes(BaseNB):
     ``variance`` and ``ddof`` configure the Gaussian one; ``handle_unknown`` and ``m`` the
     categorical one. The fitted ``column_kinds_`` says what was chosen.
 
-    Rows without labels: ``fit(X, y, X_unlabeled=U)``, or ``unlabeled_label=-1`` (or ``None``)
-    for rows of ``y`` with that label, train by EM (Nigam et al. 2000) with the unlabelled rows
-    weighted by ``unlabeled_weight`` (or ``"cv"``), for at most ``em_max_iter`` steps until the
-    objective changes by less than ``em_tol``. See docs/semi-supervised.md.
+    Rows without labels: ``fit(X, y, X_unlabeled=U)`` trains by EM (Nigam et al. 2000) with
+    :class:`nbayes.EM`'s defaults (unlabelled rows of weight 1, at most 100 steps) and leaves
+    this model the EM-completed model (its statistics include the expected counts, and
+    ``n_iter_`` / ``em_log_likelihood_`` report the run); for other EM settings
+    (``unlabeled_weight="cv"``, ``unlabeled_label``) wrap it:
+    ``nbayes.EM(model, ...)``. See docs/semi-supervised.md.
 
     >>> import numpy as np
     >>> X = np.array([[1.0, "red", True], [1.2, "red", True], [3.1, "blue", False],
@@ -133,10 +135,6 @@ class NaiveBayes(BaseNB):
         ddof: int = 0,
         handle_unknown: str = "smooth",
         m: float | None = None,
-        unlabeled_label: Any = "off",
-        unlabeled_weight: float | str = 1.0,
-        em_max_iter: int = 100,
-        em_tol: float = 1e-4,
     ) -> None:
         self.column_types = column_types
         self.alpha = alpha
@@ -148,10 +146,6 @@ class NaiveBayes(BaseNB):
         self.ddof = ddof
         self.handle_unknown = handle_unknown
         self.m = m
-        self.unlabeled_label = unlabeled_label
-        self.unlabeled_weight = unlabeled_weight
-        self.em_max_iter = em_max_iter
-        self.em_tol = em_tol
 
     # ------------------------------------------------------------------ components
     def _component(self, kind: str) -> BaseNB:

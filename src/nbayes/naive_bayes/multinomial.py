@@ -9,14 +9,15 @@ import numpy as np
 from .._validation import check_X_numeric, check_number
 from ..stats import CountStats
 from ._base import BaseNB
-from ._components import check_components
 from ._discrete import (
     check_alpha,
     class_indicator,
     class_totals,
     dense_rows,
+    dirichlet_log_density,
     per_class_sum,
     safe_linear,
+    soft_class_sum,
     times,
 )
 
@@ -29,11 +30,12 @@ class MultinomialNB(BaseNB):
     The decision is linear in the counts: log P(x, c) = log pi_c + sum_j x_j log theta_cj
     (notes 004, section 1.1). Counts cannot be missing: NaN is an error naming row and column.
 
-    Rows without labels: ``fit(X, y, X_unlabeled=U)``, or ``unlabeled_label=-1`` (or ``None``)
-    for rows of ``y`` with that label, train by EM (Nigam et al. 2000) with the unlabelled rows
-    weighted by ``unlabeled_weight`` (or ``"cv"``), for at most ``em_max_iter`` steps until the
-    objective changes by less than ``em_tol``; ``n_components`` mixture components per class
-    (``n_init`` random starts, ``random_state``). See docs/semi-supervised.md.
+    Rows without labels: ``fit(X, y, X_unlabeled=U)`` trains by EM (Nigam et al. 2000) with
+    :class:`nbayes.EM`'s defaults (unlabelled rows of weight 1, at most 100 steps) and leaves
+    this model the EM-completed model (its statistics include the expected counts, and
+    ``n_iter_`` / ``em_log_likelihood_`` report the run); for other EM settings
+    (``unlabeled_weight="cv"``, ``unlabeled_label``, ``n_components``) wrap it:
+    ``nbayes.EM(model, ...)``. See docs/semi-supervised.md.
 
     >>> import numpy as np
     >>> X = np.array([[2, 1, 0], [0, 1, 3]])
@@ -49,7 +51,7 @@ class MultinomialNB(BaseNB):
     _allows_nan = False
     _requires_nonnegative = True
 
-    _capabilities = BaseNB._capabilities | {"sparse", "unlabeled"}
+    _capabilities = BaseNB._capabilities | {"sparse", "unlabeled", "mixture"}
 
     def __init__(
         self,
@@ -59,31 +61,16 @@ class MultinomialNB(BaseNB):
         fit_prior: bool = True,
         class_prior: Any = None,
         class_alpha: float = 0.0,
-        unlabeled_label: Any = "off",
-        unlabeled_weight: float | str = 1.0,
-        em_max_iter: int = 100,
-        em_tol: float = 1e-4,
-        n_components: int | Any = 1,
-        n_init: int = 1,
-        random_state: int | None = 0,
     ) -> None:
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.class_alpha = class_alpha
-        self.unlabeled_label = unlabeled_label
-        self.unlabeled_weight = unlabeled_weight
-        self.em_max_iter = em_max_iter
-        self.em_tol = em_tol
-        self.n_components = n_components
-        self.n_init = n_init
-        self.random_state = random_state
 
     def _check_params(self) -> None:
         check_alpha(self.alpha, None, self.force_alpha)
         check_number("class_alpha", self.class_alpha, low=0.0)
-        check_components(self.n_components, self.n_init, self.random_state)
 
     def _prepare_X(self, X: Any, fitting: bool):
         return check_X_numeric(
@@ -100,13 +87,9 @@ class MultinomialNB(BaseNB):
         return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv))
 
     def _count_soft(self, Xv, R) -> CountStats:
-        from ..semi_supervised import soft_class_sum
-
         return CountStats(R.sum(axis=0), soft_class_sum(R, Xv))
 
     def _em_log_prior(self) -> float:
-        from ..semi_supervised import dirichlet_log_density
-
         flp = self.feature_log_prob_
         return dirichlet_log_density(check_alpha(self.alpha, flp.shape[1], self.force_alpha), flp)
 

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InvalidParameterError
-from ..naive_bayes._discrete import safe_linear
+from ..naive_bayes._discrete import safe_linear, soft_class_sum
 from ..stats.text import TextStats, _union
 from ._settings import _Docs
 from ._vocab import HashedTerms, TermTable
@@ -85,7 +85,6 @@ class TextEM:
         return safe_linear(X, W.T) + self._const + self._intercept
 
     def _count_soft(self: Any, view: CountedDocs, R: np.ndarray) -> TextStats:
-        from ..semi_supervised import soft_class_sum  # a bridge above the models: imported late
 
         return TextStats(view.terms, R.sum(axis=0), soft_class_sum(R, view.X), soft_class_sum(R, view.X01),
                          view.df, view.tf, view.n_docs, view.table if self.n_features is None else None)

@@ -19,7 +19,6 @@ from .._validation import (
 )
 from ..errors import DataError, InvalidParameterError, MergeError
 from ..naive_bayes._base import BaseNB, _same_labels
-from ..naive_bayes._components import check_components
 from ..naive_bayes.bernoulli import BernoulliNB, _Binary
 from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, _log_ratio_scores
@@ -66,11 +65,11 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     freezes the vocabulary and the weights: each document's vector then depends on that
     document alone, and ``partial_fit``, ``merge`` and ``unlearn`` are exact again.
 
-    Rows without labels: ``fit(X, y, X_unlabeled=U)``, or ``unlabeled_label=-1`` (or ``None``)
-    for rows of ``y`` with that label, train by EM (Nigam et al. 2000; multinomial and Bernoulli models) with the unlabelled rows
-    weighted by ``unlabeled_weight`` (or ``"cv"``), for at most ``em_max_iter`` steps until the
-    objective changes by less than ``em_tol``; ``n_components`` mixture components per class
-    (``n_init`` random starts, ``random_state``). See docs/semi-supervised.md.
+    Documents without labels: ``fit(X, y, X_unlabeled=U)`` trains by EM (Nigam et al. 2000;
+    multinomial and Bernoulli models) with :class:`nbayes.EM`'s defaults and leaves this model
+    the EM-completed model (``n_iter_`` / ``em_log_likelihood_`` report the run); for other EM
+    settings (``unlabeled_weight="cv"``, ``unlabeled_label``, ``n_components``) wrap it:
+    ``nbayes.EM(TextClassifier(...), ...)``. See docs/semi-supervised.md.
 
     >>> clf = TextClassifier(alpha=0.5).fit(
     ...     ["cheap pills now", "meeting at noon", "cheap cheap offer", "lunch meeting"],
@@ -81,18 +80,20 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
 
     _stats_params = ("lowercase", "n_features", "ngram_range", "stop_words")
 
-    _capabilities = (BaseNB._capabilities | {"text", "unlabeled"}) - {"to_logistic"}
+    _capabilities = (BaseNB._capabilities | {"text", "unlabeled", "mixture"}) - {"to_logistic"}
 
     @property
     def capabilities(self) -> frozenset[str]:
         caps = set(super().capabilities)
         if self.model == "nblr":  # weights fitted by logistic regression over all documents
             caps -= {"partial_fit", "unlearn", "merge", "statistics", "with_prior", "unlabeled",
-                      "joint_log_proba"}
+                      "mixture", "joint_log_proba"}
         elif self.model == "complement":
             caps -= {"with_prior"}
         if self.model not in ("multinomial", "bernoulli"):
-            caps -= {"unlabeled"}
+            caps -= {"unlabeled", "mixture"}
+        if self.tfidf:
+            caps -= {"mixture"}
         if self.tfidf and self.idf is None:  # a learned idf: the model is made in one fit
             caps -= {"partial_fit", "unlearn", "merge"}
         return frozenset(caps)
@@ -119,13 +120,6 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         idf: Any = None,
         C: float = 1.0,
         nb_interpolation: float = 0.25,
-        unlabeled_label: Any = "off",
-        unlabeled_weight: float | str = 1.0,
-        em_max_iter: int = 100,
-        em_tol: float = 1e-4,
-        n_components: int | Any = 1,
-        n_init: int = 1,
-        random_state: int | None = 0,
     ) -> None:
         self.model = model
         self.alpha = alpha
@@ -146,22 +140,16 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         self.idf = idf
         self.C = C
         self.nb_interpolation = nb_interpolation
-        self.unlabeled_label = unlabeled_label
-        self.unlabeled_weight = unlabeled_weight
-        self.em_max_iter = em_max_iter
-        self.em_tol = em_tol
-        self.n_components = n_components
-        self.n_init = n_init
-        self.random_state = random_state
 
     # ------------------------------------------------------------------ boundary
     def _inner(self) -> BaseNB:
         params: dict[str, Any] = {"alpha": self.alpha, "fit_prior": self.fit_prior, "class_prior": self.class_prior}
         if self.model == "complement":
             params["norm"] = self.norm
-        elif self.model in ("multinomial", "bernoulli") and self._has_components():
-            params["n_components"] = self.n_components  # its estimate lays out the components
-        return MODELS[self.model](**params)
+        inner = MODELS[self.model](**params)
+        if self._has_components():  # its estimate lays out the components (fitted by EM)
+            inner.__dict__["_layout"] = self.__dict__["_layout"]
+        return inner
 
     def _check_params(self) -> None:
         check_choice("model", self.model, tuple(MODELS))
@@ -173,13 +161,6 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
             )
         check_number("C", self.C, low=0.0, low_open=True)
         check_number("nb_interpolation", self.nb_interpolation, low=0.0, high=1.0)
-        check_components(self.n_components, self.n_init, self.random_state)
-        if self._has_components() and (self.model not in ("multinomial", "bernoulli") or self.tfidf):
-            raise InvalidParameterError(
-                f"n_components={self.n_components!r} (several mixture components per class) needs a "
-                f"generative model of counts: model='multinomial' or 'bernoulli' without tfidf (got "
-                f"model={self.model!r}, tfidf={self.tfidf!r})"
-            )
 
     @property
     def _presence(self) -> bool:
@@ -306,11 +287,10 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         self, X: Any, y: Any = None, sample_weight: Any = None, *, X_unlabeled: Any = None
     ) -> "TextClassifier":
         """Count (and for ``model="nblr"`` also train the logistic models); returns self.
-        ``X_unlabeled``: documents without labels, learned from by EM (multinomial and
-        Bernoulli models; see :mod:`nbayes.semi_supervised`)."""
-        from ..semi_supervised import is_off
-
-        if self.model != "nblr" or X_unlabeled is not None or not is_off(self.unlabeled_label):
+        ``X_unlabeled``: documents without labels, learned from by EM with :class:`nbayes.EM`'s
+        defaults (multinomial and Bernoulli models): this model becomes the EM-completed model
+        (see :meth:`BaseNB.fit` and docs/semi-supervised.md)."""
+        if self.model != "nblr" or X_unlabeled is not None:
             return super().fit(X, y, sample_weight=sample_weight, X_unlabeled=X_unlabeled)
         self._check_params()
         docs, names = self._prepare_X(X, fitting=True)
