@@ -458,7 +458,7 @@ def test_ensemble_false_is_the_default_and_unchanged(rng, tmp_path):
     assert cal.get_params()["ensemble"] is False
     assert cal.estimators_ == [cal.base_estimator_] and cal.calibrators_ == [cal.calibrator_]
     assert np.array_equal(cal.predict_log_proba(X), cal.calibrator_.transform(cal.base_estimator_.predict_log_proba(X)))
-    state = cal._state()
+    state = cal.to_state()
     assert "ensemble" not in state["params"] and "folds" not in state["meta"]
     assert not any(k.startswith("fold/") for k in state["arrays"])
 

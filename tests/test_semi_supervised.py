@@ -619,7 +619,7 @@ def test_components_errors(union_data):
     # a model with components is not built from per-class counts
     m = make(M, n_components=2).fit(X[lab], y[lab]).estimator_
     with pytest.raises(DataError, match="statistics with 2 rows for 2 classes \\(expected 4 rows"):
-        m._commit(nbayes.MultinomialNB().fit(X[lab], y[lab]).stats_, m.classes_, X.shape[1], None)
+        m.set_statistics(nbayes.MultinomialNB().fit(X[lab], y[lab]).stats_, m.classes_, X.shape[1], None)
 
 
 def test_components_with_cv_weight(union_data):

@@ -143,7 +143,7 @@ class BaseEstimator(FittedAttributes):
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "classes_")
 
-    def _check_fitted(self) -> None:
+    def check_fitted(self) -> None:
         if not hasattr(self, "classes_"):
             raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit (or partial_fit) first"
@@ -166,7 +166,7 @@ class Classifier(BaseEstimator):
         w = check_sample_weight(sample_weight, len(pred))
         return float(np.average((pred == y).astype(float), weights=w))
 
-    def _names(self) -> list[str] | None:
+    def input_feature_names(self) -> list[str] | None:
         names = getattr(self, "feature_names_in_", None)
         return None if names is None else [str(n) for n in names]
 
@@ -183,7 +183,7 @@ class Generative(Classifier):
         from ._kernels.normalize import log_normalize
 
         jll = np.ascontiguousarray(self.predict_joint_log_proba(X), dtype=np.float64)  # type: ignore[attr-defined]
-        return run(log_normalize, jll, self._fallback)
+        return run(log_normalize, jll, self.prior_fallback)
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest posterior probability for each row."""
@@ -191,11 +191,11 @@ class Generative(Classifier):
         best = np.argmax(jll, axis=1)
         dead = np.isneginf(jll[np.arange(len(best)), best])
         if dead.any():
-            best[dead] = int(np.argmax(self._fallback))
+            best[dead] = int(np.argmax(self.prior_fallback))
         return self.classes_[best]  # type: ignore[attr-defined]
 
     @property
-    def _fallback(self) -> np.ndarray:
+    def prior_fallback(self) -> np.ndarray:
         lp = self._log_prior
         total = logsumexp(lp)
         if not np.isfinite(total):

@@ -48,7 +48,7 @@ def _features(part: Any, target: str | None, text: str | None, model: Any, weigh
     return X, y
 
 
-def _count(params: dict[str, Any], kind: type, part: Any, target: str | None, text: str | None, weight: str | None):
+def count_statistics(params: dict[str, Any], kind: type, part: Any, target: str | None, text: str | None, weight: str | None):
     """A model of one partition's rows (None for an empty partition)."""
     model = kind(**params)
     X, y = _features(part, target, text, model, weight)
@@ -178,7 +178,7 @@ def _map(model: Any, data: Any, target: str | None, text: str | None, proba: boo
     import pandas as pd
     from dask import delayed
 
-    model._check_fitted()
+    model.check_fitted()
     shared = delayed(model, pure=True)  # one key: shipped once per worker, not once per task
     if hasattr(data, "map_partitions") and hasattr(data, "columns"):
         if proba:
@@ -221,7 +221,7 @@ def fit_logistic(model: Any, data: Any, *, target: str, tol: float | None = None
 
     if not isinstance(model, LogisticRegression):
         raise InvalidParameterError("nbayes.dask.fit_logistic takes a nbayes.LogisticRegression")
-    model._check_params()
+    model.check_params()
     if target not in data.columns:
         raise DataError(f"nbayes.dask: target column {target!r} not among {list(data.columns)}")
     labels = data[target].unique().compute()

@@ -128,7 +128,7 @@ class GaussianBayes(Generative):
         self.priors = priors
 
     # ------------------------------------------------------------------ parameters
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_choice("covariance", self.covariance, COVARIANCES)
         s = self.shrinkage
         if isinstance(s, str) or s is None:
@@ -155,7 +155,7 @@ class GaussianBayes(Generative):
         ``sample_weight`` counts as repeated rows: integer weights give the model of the data with
         each row repeated that many times. A fit that fails leaves the model unchanged.
         """
-        self._check_params()
+        self.check_params()
         Xv, names = check_X_numeric(
             X, allow_nan=True, allow_sparse=False, model=type(self).__name__
         )
@@ -303,18 +303,18 @@ class GaussianBayes(Generative):
     @property
     def priors_(self) -> np.ndarray:
         """The class priors (scikit-learn's name for ``class_prior_``)."""
-        self._check_fitted()
+        self.check_fitted()
         return self.class_prior_
 
     # ------------------------------------------------------------------ inference
-    def _prepare_X(self, X: Any) -> np.ndarray:
-        self._check_fitted()
+    def prepare_input(self, X: Any) -> np.ndarray:
+        self.check_fitted()
         Xv, _ = check_X_numeric(
             X,
             allow_nan=True,
             allow_sparse=False,
             n_features=self.n_features_in_,
-            feature_names=self._names(),
+            feature_names=self.input_feature_names(),
             model=type(self).__name__,
         )
         return Xv
@@ -325,7 +325,7 @@ class GaussianBayes(Generative):
     def _cov_of(self, c: int) -> np.ndarray:
         return self.covariance_ if self.covariance_.ndim == 2 else self.covariance_[c]
 
-    def _loglik(self, X: np.ndarray) -> np.ndarray:
+    def log_likelihood(self, X: np.ndarray) -> np.ndarray:
         """log N(x; mu_c, Sigma_c) of each row's observed features, shape (n, K)."""
         n, d = X.shape
         K = len(self.classes_)
@@ -362,8 +362,8 @@ class GaussianBayes(Generative):
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """log P(x, y = c) = log pi_c + log N(x; mu_c, Sigma_c) per row and class; missing
         features are marginalised exactly."""
-        Xv = self._prepare_X(X)
-        return self._loglik(Xv) + self._log_prior
+        Xv = self.prepare_input(X)
+        return self.log_likelihood(Xv) + self._log_prior
 
     # ------------------------------------------------------------------ model files
     def save(self, path: Any) -> None:
@@ -371,10 +371,10 @@ class GaussianBayes(Generative):
         :func:`nbayes.load`."""
         from .io.model_file import save_state
 
-        self._check_fitted()
-        save_state(path, self._state())
+        self.check_fitted()
+        save_state(path, self.to_state())
 
-    def _state(self) -> dict[str, Any]:
+    def to_state(self) -> dict[str, Any]:
         params = self.get_params()
         if params["priors"] is not None:
             params["priors"] = np.asarray(params["priors"], dtype=float)
@@ -383,7 +383,7 @@ class GaussianBayes(Generative):
             "params": params,
             "meta": {
                 "n_features_in": int(self.n_features_in_),
-                "feature_names": self._names(),
+                "feature_names": self.input_feature_names(),
                 "n_samples_seen": float(self.class_count_.sum()),
             },
             "arrays": {
@@ -398,9 +398,9 @@ class GaussianBayes(Generative):
         return state
 
     @classmethod
-    def _from_state(cls, state: dict[str, Any]) -> "GaussianBayes":
+    def from_state(cls, state: dict[str, Any]) -> "GaussianBayes":
         model = cls(**state["params"])
-        model._check_params()
+        model.check_params()
         a = state["arrays"]
         meta = state["meta"]
         d = int(meta["n_features_in"])

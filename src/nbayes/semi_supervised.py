@@ -140,34 +140,34 @@ class EM(Classifier):
         self.estimator_ = model
         self.classes_ = model.classes_
         self.n_features_in_ = model.n_features_in_
-        names = model._names()
+        names = model.input_feature_names()
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
         self.__dict__.update(report.attributes())
 
-    def _check_fitted(self) -> None:
+    def check_fitted(self) -> None:
         if "estimator_" not in self.__dict__:
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
     # ------------------------------------------------------------------ inference
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest posterior probability for each row (``estimator_``'s)."""
-        self._check_fitted()
+        self.check_fitted()
         return self.estimator_.predict(X)
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """log P(y = c | x) under the EM-completed model."""
-        self._check_fitted()
+        self.check_fitted()
         return self.estimator_.predict_log_proba(X)
 
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """log P(x, y = c) under the EM-completed model (components summed within each class)."""
-        self._check_fitted()
+        self.check_fitted()
         return self.estimator_.predict_joint_log_proba(X)
 
     def explain(self, X: Any) -> Any:
         """``estimator_.explain(X)`` (refused with several components per class)."""
-        self._check_fitted()
+        self.check_fitted()
         if not hasattr(self.estimator_, "explain"):
             raise InvalidParameterError(f"explain: a {type(self.estimator_).__name__} has no explanation")
         return self.estimator_.explain(X)
@@ -175,7 +175,7 @@ class EM(Classifier):
     def with_prior(self, class_prior: Any) -> "EM":
         """A copy whose model is ``estimator_.with_prior(class_prior)`` (the same statistics,
         another class prior; with components P(m | c) is kept); the EM report is copied."""
-        self._check_fitted()
+        self.check_fitted()
         if "with_prior" not in self.capabilities:
             raise InvalidParameterError(
                 f"with_prior: this {type(self.estimator_).__name__}'s decision does not use a class prior"
@@ -193,11 +193,11 @@ class EM(Classifier):
     def save(self, path: Any) -> None:
         """Write the wrapper (its settings, the EM-completed model and the EM report) to one
         file; read it back with :func:`nbayes.load`."""
-        self._check_fitted()
-        save_state(path, self._state())
+        self.check_fitted()
+        save_state(path, self.to_state())
 
-    def _state(self) -> dict[str, Any]:
-        inner = self.estimator_._state()
+    def to_state(self) -> dict[str, Any]:
+        inner = self.estimator_.to_state()
         params, arrays = encode_params({k: v for k, v in self.get_params().items() if k != "estimator"})
         arrays.update({f"estimator/{k}": v for k, v in inner["arrays"].items()})
         arrays["em/log_likelihood"] = np.asarray(self.em_log_likelihood_, dtype=np.float64)
@@ -210,13 +210,13 @@ class EM(Classifier):
             "cv_scores": None if cv is None else [[float(k), float(v)] for k, v in cv.items()],
             "n_unlabeled": int(self.n_unlabeled_),
             "n_features_in": int(self.n_features_in_),
-            "feature_names": self._names(),
+            "feature_names": self.input_feature_names(),
             "n_samples_seen": inner["meta"].get("n_samples_seen"),
         }
         return {"kind": type(self).__name__, "params": params, "meta": meta, "arrays": arrays}
 
     @classmethod
-    def _from_state(cls, state: dict[str, Any], build: Callable[[dict[str, Any]], Any] | None = None) -> "EM":
+    def from_state(cls, state: dict[str, Any], build: Callable[[dict[str, Any]], Any] | None = None) -> "EM":
         """The wrapper of a verified state; ``build`` (handed over by :func:`nbayes.load`) makes
         the nested model. ValueError / KeyError for a state that does not describe one."""
         if build is None:

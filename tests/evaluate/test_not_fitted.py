@@ -35,8 +35,9 @@ def _estimators() -> list[tuple[str, Callable[[], Any]]]:
         if not (isinstance(cls, type) and hasattr(cls, "fit")):
             continue
         if "estimator" in inspect.signature(cls).parameters:  # a wrapper: over a table and a text model
-            out.append((f"{name}(MultinomialNB)", lambda cls=cls: cls(nbayes.MultinomialNB(), cv=2)))
-            out.append((f"{name}(TextClassifier)", lambda cls=cls: cls(nbayes.TextClassifier(), cv=2)))
+            extra = {"cv": 2} if "cv" in inspect.signature(cls).parameters else {}
+            out.append((f"{name}(MultinomialNB)", lambda cls=cls, extra=extra: cls(nbayes.MultinomialNB(), **extra)))
+            out.append((f"{name}(TextClassifier)", lambda cls=cls, extra=extra: cls(nbayes.TextClassifier(), **extra)))
         else:
             out.append((name, cls))
     return out
@@ -70,16 +71,24 @@ CALLS: dict[str, Callable[..., Any]] = {
     "with_prior": lambda m, X, y, one, tmp: m.with_prior([0.5, 0.5]),
     "to_logistic": lambda m, X, y, one, tmp: m.to_logistic(),
     "transform": lambda m, X, y, one, tmp: m.transform(X),
+    "to_state": lambda m, X, y, one, tmp: m.to_state(),
+    "check_fitted": lambda m, X, y, one, tmp: m.check_fitted(),
+    "display_feature_names": lambda m, X, y, one, tmp: m.display_feature_names(),
 }
 
 #: methods that fit (or describe settings): they work before fit
 LEARNING = {"fit", "partial_fit", "get_params", "set_params"}
+#: the statistics protocol's hooks (docs/architecture.md): called by fit and by code that builds
+#: models from statistics, on fitted and unfitted models alike
+PROTOCOL = {"check_params", "prepare_input", "count_statistics", "count_expected", "estimate_parameters",
+            "log_likelihood", "joint_log_likelihood", "feature_terms", "feature_scores", "prior_parameters",
+            "set_statistics", "input_feature_names", "statistics_from_arrays", "from_state", "settings"}
 
 
 def _public_methods(cls: type) -> list[str]:
     return sorted(
         k for k in dir(cls)
-        if not k.startswith("_") and k not in LEARNING and callable(inspect.getattr_static(cls, k, None))
+        if not k.startswith("_") and k not in LEARNING | PROTOCOL and callable(inspect.getattr_static(cls, k, None))
     )
 
 

@@ -63,13 +63,13 @@ def test_bernoulli_binarize_counts_once_per_value(rng, monkeypatch):
     X = rng.random((100, 6)) + 0.3 * y[:, None]
     grid = {"binarize": [0.3, 0.6], "alpha": [0.1, 0.5, 1.0]}
     counted = []
-    original = nbayes.BernoulliNB._count
+    original = nbayes.BernoulliNB.count_statistics
 
     def spy(self, *args, **kwargs):
         counted.append(self.binarize)
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(nbayes.BernoulliNB, "_count", spy)
+    monkeypatch.setattr(nbayes.BernoulliNB, "count_statistics", spy)
     ours = SearchCV(nbayes.BernoulliNB(), grid, cv=4).fit(X, y)
     theirs = skm.GridSearchCV(sknb.BernoulliNB(), grid, cv=4).fit(X, y)
     _assert_same_results(ours, theirs)

@@ -76,7 +76,7 @@ def describe(model: CalibratedClassifier) -> dict[str, Any]:
     >>> sorted(info)
     ['base_model', 'intercept', 'method', 'slope']
     """
-    model._check_fitted()
+    model.check_fitted()
     cal = model.calibrator_
     base = type(model.base_estimator_).__name__
     if cal is None:  # an ensemble: one fold model and one map per split, probabilities averaged

@@ -99,12 +99,12 @@ class Calibrator(FittedAttributes):
     def from_arrays(cls, arrays: dict[str, np.ndarray], n_classes: int) -> "Calibrator":
         raise NotImplementedError
 
-    def _check_fitted(self) -> None:
+    def check_fitted(self) -> None:
         if "n_classes_" not in self.__dict__:
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
     def _checked(self, log_proba: Any) -> np.ndarray:
-        self._check_fitted()
+        self.check_fitted()
         L = np.asarray(log_proba, dtype=np.float64)
         if L.ndim != 2 or L.shape[1] != self.n_classes_:
             raise DataError(f"log_proba: expected {self.n_classes_} columns, got shape {L.shape}")

@@ -24,9 +24,9 @@ Build = Callable[[dict[str, Any]], Any]
 
 def state_of(model: Any) -> dict[str, Any]:
     """A model's file state (kind, params, meta, arrays); an error naming it if it has none."""
-    if not hasattr(model, "_state"):
+    if not hasattr(model, "to_state"):
         raise InvalidParameterError(f"a {type(model).__name__} cannot be written to a model file")
-    return model._state()
+    return model.to_state()
 
 
 def to_state(model: "CalibratedClassifier") -> dict[str, Any]:
@@ -41,7 +41,7 @@ def to_state(model: "CalibratedClassifier") -> dict[str, Any]:
         "base": {"kind": base["kind"], "params": base["params"], "meta": base["meta"]},
         "n_classes": len(model.classes_),
         "n_features_in": getattr(model, "n_features_in_", None),
-        "feature_names": model._names(),
+        "feature_names": model.input_feature_names(),
         "n_samples_seen": base["meta"].get("n_samples_seen"),
     }
     if model.calibrator_ is not None:

@@ -210,7 +210,7 @@ class CalibratedClassifier(Classifier):
         """Calibrated log P(y = c | x): the base model's log-probabilities through the map
         (ensemble: the log of the mean over the fold models of their calibrated probabilities,
         by log-sum-exp)."""
-        self._check_fitted()
+        self.check_fitted()
         if self.calibrator_ is None:
             return self._ensemble_log_proba(X)
         return self.calibrator_.transform(_log_proba_of(self.base_estimator_, X))
@@ -218,7 +218,7 @@ class CalibratedClassifier(Classifier):
     def log_proba_before_after(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """(the base model's log-probabilities, the calibrated ones) of X, from one pass of the
         base model (an ensemble: the base model's, then the fold models' average)."""
-        self._check_fitted()
+        self.check_fitted()
         L = _log_proba_of(self.base_estimator_, X)
         if self.calibrator_ is None:
             return L, self._ensemble_log_proba(X)
@@ -230,12 +230,12 @@ class CalibratedClassifier(Classifier):
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest calibrated probability (temperature: the base model's class)."""
-        self._check_fitted()
+        self.check_fitted()
         return self.classes_[self._predict_index_proba(X)[0]]
 
     def _predict_index_proba(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """(index of the predicted class, calibrated probabilities), one pass of the base model."""
-        self._check_fitted()
+        self.check_fitted()
         if self.calibrator_ is None:  # ensemble: the argmax of the averaged probabilities
             C = self._ensemble_log_proba(X)
             return np.argmax(C, axis=1), np.exp(C)
@@ -265,24 +265,24 @@ class CalibratedClassifier(Classifier):
 
         ``sums_to`` says which of these holds. Raises InvalidParameterError when the base model
         has no ``explain``."""
-        self._check_fitted()
+        self.check_fitted()
         return explain_calibrated(self, X)
 
     # ------------------------------------------------------------------ model files
     def save(self, path: Any) -> None:
         """Write the model (base and map) to one model file; :func:`nbayes.load` reads it."""
-        self._check_fitted()
-        save_state(path, self._state())
+        self.check_fitted()
+        save_state(path, self.to_state())
 
-    def _state(self) -> dict[str, Any]:
+    def to_state(self) -> dict[str, Any]:
         """The base model's state nested under ``base/`` (arrays) and ``meta["base"]`` (kind,
         params, meta); one map's arrays under ``calibrator/``. An ensemble adds its fold models
         under ``fold/<i>/`` and ``meta["folds"][i]``, and its maps under ``calibrator/<i>/``."""
-        self._check_fitted()
+        self.check_fitted()
         return _state.to_state(self)
 
     @classmethod
-    def _from_state(cls, state: dict[str, Any], build: Callable[[dict[str, Any]], Any] | None = None) -> "CalibratedClassifier":
+    def from_state(cls, state: dict[str, Any], build: Callable[[dict[str, Any]], Any] | None = None) -> "CalibratedClassifier":
         """The model of a verified state. ``build`` makes a nested model (the base, the fold
         models) from its own state: :func:`nbayes.load` passes its registry's builder, so this
         module needs no import of ``nbayes.io.load`` (which imports it)."""

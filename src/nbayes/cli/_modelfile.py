@@ -22,6 +22,6 @@ def load(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any], dict[str, A
 def save(model: Any, path: str | os.PathLike[str], meta: dict[str, Any]) -> None:
     """Write ``model`` to ``path`` atomically, with ``meta`` as what the CLI recorded."""
     check_output(path, "the model file")
-    state = model._state()
+    state = model.to_state()
     state["meta"]["cli"] = meta
     save_state(path, state)

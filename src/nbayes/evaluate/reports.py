@@ -80,7 +80,7 @@ def _known(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
 def _calibrated(model: Any, what: str) -> CalibratedClassifier:
     if not isinstance(model, CalibratedClassifier):
         raise InvalidParameterError(f"{what}: expected a fitted CalibratedClassifier, got {type(model).__name__}")
-    model._check_fitted()
+    model.check_fitted()
     return model
 
 

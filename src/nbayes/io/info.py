@@ -4,7 +4,7 @@ function, so both say the same values of the same types (an integer count stays 
 >>> import nbayes
 >>> from nbayes.io.info import model_info
 >>> m = nbayes.MultinomialNB().fit([[1, 2], [2, 0], [0, 3]], ["a", "b", "a"])
->>> info = model_info(m, m._state(), "m.nbm")
+>>> info = model_info(m, m.to_state(), "m.nbm")
 >>> info["classes"], info["training_rows"], info["n_features"]
 (['a', 'b'], 3, 2)
 """

@@ -16,7 +16,7 @@ from .model_file import load_state
 
 __all__ = ["load", "load_with_state", "register_kind", "model_class", "from_state"]
 
-#: the kind written in a model file -> "module:Class" that reads it back (``Class._from_state``),
+#: the kind written in a model file -> "module:Class" that reads it back (``Class.from_state``),
 #: or the class itself when registered as one
 KINDS: dict[str, str | type] = {
     "BernoulliNB": "nbayes.naive_bayes.bernoulli:BernoulliNB",
@@ -60,8 +60,8 @@ def from_state(state: dict[str, Any]) -> Any:
     to build them, so it needs no import of this module."""
     cls = model_class(state.get("kind"))
     if getattr(cls, "_state_nests_models", False):
-        return cls._from_state(state, from_state)
-    return cls._from_state(state)
+        return cls.from_state(state, from_state)
+    return cls.from_state(state)
 
 
 def _registry() -> dict[str, type]:

@@ -109,7 +109,7 @@ class LogisticRegression(Classifier):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ checks
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_number("C", self.C, low=0.0, low_open=True)
         if not np.isfinite(self.C):
             raise InvalidParameterError("parameter 'C' must be finite (C = inf is no penalty)")
@@ -133,7 +133,7 @@ class LogisticRegression(Classifier):
                 f"parameter 'class_weight' must be None, 'balanced' or a dict label -> weight; got {cw!r}"
             )
 
-    def _prepare_X(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
+    def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         transform = getattr(self, "input_transform_", None)
         if transform is not None:
             return transform.transform(X), None
@@ -174,8 +174,8 @@ class LogisticRegression(Classifier):
     # ------------------------------------------------------------------ training
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "LogisticRegression":
         """Fit to the optimum of the penalised log-likelihood on all of (X, y)."""
-        self._check_params()
-        Xv, names = self._prepare_X(X, fitting=True)
+        self.check_params()
+        Xv, names = self.prepare_input(X, fitting=True)
         y = check_y(y, Xv.shape[0])
         classes, codes = classes_and_codes(y)
         if len(classes) < 2:
@@ -252,7 +252,7 @@ class LogisticRegression(Classifier):
         the weight seen so far. ``classes`` (every label the stream will carry) is required on
         the first call. A chunk that fails validation or diverges leaves the model unchanged.
         """
-        self._check_params()
+        self.check_params()
         first = not hasattr(self, "coef_")
         if first and classes is None:
             raise DataError("partial_fit: pass classes=[...] (every label of the stream) on the first call")
@@ -267,7 +267,7 @@ class LogisticRegression(Classifier):
                 )
         else:
             cls = self.classes_
-        Xv, names = self._prepare_X(X, fitting=first)
+        Xv, names = self.prepare_input(X, fitting=first)
         if not first and Xv.shape[1] != self.n_features_in_:
             raise DataError(f"X has {Xv.shape[1]} features, but the model was started with {self.n_features_in_}")
         y = check_y(y, Xv.shape[0])
@@ -289,7 +289,7 @@ class LogisticRegression(Classifier):
                 state = {"h": np.zeros(loss.size), "seen": seen, "step": 0}
         theta = _adagrad(loss, Xv, codes, weights, theta, state, self)
         W, b = loss.split(theta)
-        self._set_coef(W, b, cls, Xv.shape[1], names if first else self._names())
+        self._set_coef(W, b, cls, Xv.shape[1], names if first else self.input_feature_names())
         self._sgd = state
         self.n_iter_ = np.array([state["step"]])
         return self
@@ -297,8 +297,8 @@ class LogisticRegression(Classifier):
     # ------------------------------------------------------------------ inference
     def decision_function(self, X: Any) -> np.ndarray:
         """x W^T + b: (n,) for two classes (the log-odds of classes_[1]), else (n, K)."""
-        self._check_fitted()
-        Xv, _ = self._prepare_X(X, fitting=False)
+        self.check_fitted()
+        Xv, _ = self.prepare_input(X, fitting=False)
         Z = np.asarray(Xv @ self.coef_.T) + self.intercept_
         return Z[:, 0] if Z.shape[1] == 1 else Z
 
@@ -318,10 +318,10 @@ class LogisticRegression(Classifier):
     # ------------------------------------------------------------------ model files
     def save(self, path: Any) -> None:
         """Write the model to ``path`` (atomically, no pickle); read it with :func:`nbayes.load`."""
-        self._check_fitted()
-        save_state(path, self._state())
+        self.check_fitted()
+        save_state(path, self.to_state())
 
-    def _state(self) -> dict[str, Any]:
+    def to_state(self) -> dict[str, Any]:
         params = self.get_params()
         init = params.pop("init")
         params["init"] = init if isinstance(init, str) else "zeros"
@@ -334,7 +334,7 @@ class LogisticRegression(Classifier):
         transform = getattr(self, "input_transform_", None)
         meta: dict[str, Any] = {
             "n_features_in": int(self.n_features_in_),
-            "feature_names": self._names(),
+            "feature_names": self.input_feature_names(),
             "transform": None,
         }
         if transform is not None:
@@ -343,7 +343,7 @@ class LogisticRegression(Classifier):
         return {"kind": type(self).__name__, "params": params, "meta": meta, "arrays": arrays}
 
     @classmethod
-    def _from_state(cls, state: dict[str, Any]) -> "LogisticRegression":
+    def from_state(cls, state: dict[str, Any]) -> "LogisticRegression":
         arrays = state["arrays"]
         params = decode_params(state["params"], arrays)
         if params.get("class_weight") == "dict":

@@ -64,7 +64,7 @@ def shaping_params(model: Any) -> tuple[str, ...]:
     if isinstance(model, TextClassifier):
         return TEXT_COUNT_PARAMS + ("idf",)
     if isinstance(model, BaseNB):
-        return tuple(model._stats_params) + tuple(p for p in ("column_types",) if p in model.get_params())
+        return tuple(model.statistics_params) + tuple(p for p in ("column_types",) if p in model.get_params())
     return tuple(model.get_params())  # refitted per fold anyway
 
 
@@ -156,8 +156,8 @@ class StatsFolds(_Folds):
     def __init__(self, model, X, y, splits, sample_weight, params) -> None:
         super().__init__(model, X, y, splits, sample_weight, params)
         self.template = self.new_model({})
-        self.template._check_params()
-        self.Xv, self.names = self.template._prepare_X(X, fitting=True)
+        self.template.check_params()
+        self.Xv, self.names = self.template.prepare_input(X, fitting=True)
         self.kinds = self.template.__dict__.pop("_pending_kinds", None)
         if self.kinds is not None:
             self.template.column_kinds_ = self.kinds
@@ -174,7 +174,7 @@ class StatsFolds(_Folds):
         part = take(self.Xv, rows)
         c = self.codes[rows] if codes is None else codes
         w = None if self.w is None else self.w[rows]
-        stats = self.template._count(part, np.ascontiguousarray(c), self.K if K is None else K, w)
+        stats = self.template.count_statistics(part, np.ascontiguousarray(c), self.K if K is None else K, w)
         if key is not None:
             self._counts[key] = stats
         return stats
@@ -231,10 +231,10 @@ class StatsFolds(_Folds):
             stats, present = self.train_stats(i)
             classes = self.classes[present]
         m = self.new_model(params)
-        m._check_params()
+        m.check_params()
         if self.kinds is not None:
             m.column_kinds_ = self.kinds
-        m._commit(stats, classes, self.d, self.names)
+        m.set_statistics(stats, classes, self.d, self.names)
         return m
 
     def test_input(self, i: int) -> Any:
@@ -248,7 +248,7 @@ class StatsFolds(_Folds):
         t0 = time.perf_counter()
         m = self._kept(params, i, self.model(params, i))
         t1 = time.perf_counter()
-        lp = normalize(m._jll(self.test_input(i)), m._fallback)
+        lp = normalize(m.joint_log_likelihood(self.test_input(i)), m.prior_fallback)
         present = np.ones(self.K, dtype=bool) if len(m.classes_) == self.K else self.fold_classes(i)
         return _spread(lp, present), t1 - t0, time.perf_counter() - t1
 
@@ -267,13 +267,13 @@ class TextFolds(_Folds):
         super().__init__(model, X, y, splits, sample_weight, params)
         counter = self.new_model({"tfidf": False, "model": "multinomial", "min_df": 1, "max_df": 1.0,
                                   "max_features": None, "binary": False})
-        counter._check_params()
-        docs, _ = counter._prepare_X(X, fitting=True)
+        counter.check_params()
+        docs, _ = counter.prepare_input(X, fitting=True)
         if docs.shape[0] != self.n:
             raise DataError(f"X has {docs.shape[0]} documents for {self.n} labels")
         self.counter = counter
         if counter.n_features is None:
-            stats = counter._count(docs, self.codes, self.K, self.w)
+            stats = counter.count_statistics(docs, self.codes, self.K, self.w)
             table = stats.table if stats.table is not None else TermTable(stats.terms, counter._how())
             self.terms = stats.terms
         else:
@@ -324,7 +324,7 @@ class TextFolds(_Folds):
         from ..stats import CountStats
 
         m = self.new_model(params)
-        m._check_params()
+        m.check_params()
         if i is None:
             stats, present = self.total, np.ones(self.K, bool)
         else:
@@ -347,7 +347,7 @@ class TextFolds(_Folds):
             fc = fc[:, keep]
         inner = m._inner()
         counts = CountStats(stats.class_count, fc)
-        derived = inner._estimate(counts, int(keep.sum()))
+        derived = inner.estimate_parameters(counts, int(keep.sum()))
         inner.stats_ = counts
         inner.n_features_in_ = int(keep.sum())
         inner._set_derived(derived)
@@ -355,7 +355,7 @@ class TextFolds(_Folds):
 
     def model(self, params: dict, i: int | None) -> Any:
         m = self.new_model(params)
-        m._check_params()
+        m.check_params()
         if i is None:
             stats, classes = self.total, self.classes
         else:
@@ -366,7 +366,7 @@ class TextFolds(_Folds):
             key = (i, keep.tobytes(), bool(m.smooth_idf), bool(m.sublinear_tf))
             stats = self._TextStats(stats.terms, stats.class_count, stats.term_count, stats.doc_count,
                                     stats.df, stats.tf, stats.n_docs, None, (keep, idf, self._weighted[key][1]))
-        m._commit(stats, classes, 1, None)
+        m.set_statistics(stats, classes, 1, None)
         return m
 
     def log_proba(self, params: dict, i: int):
@@ -380,8 +380,8 @@ class TextFolds(_Folds):
         X = (self.ones if binary else self.counts)[test][:, keep]
         if idf is not None:
             X = m._weigh(X, idf)
-        jll = inner._jll(_Binary(X, None) if m.model == "bernoulli" else X)
-        lp = normalize(jll, inner._fallback)
+        jll = inner.joint_log_likelihood(_Binary(X, None) if m.model == "bernoulli" else X)
+        lp = normalize(jll, inner.prior_fallback)
         return _spread(lp, present), t1 - t0, time.perf_counter() - t1
 
 

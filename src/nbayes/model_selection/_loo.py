@@ -46,7 +46,7 @@ def loo_folds(model: Any, X: Any, y: Any, splits: list, sample_weight: Any) -> "
             return None
         jll = loglik + _priors(full, cc, engine.codes, w)
     jll[special] = 0.0  # replaced below
-    lp = normalize(jll, full._fallback)
+    lp = normalize(jll, full.prior_fallback)
     for i in np.flatnonzero(special):
         lp[i] = engine.log_proba({}, int(i))[0][0]
     return LooFolds(engine, lp, time.perf_counter() - t0)

@@ -95,7 +95,7 @@ class SearchCV(BaseEstimator):
                         f"its hyperparameters are {', '.join(sorted(valid))}"
                     )
         for cand in candidates:  # a bad value fails here, before any counting
-            type(self.model)(**{**valid, **cand})._check_params() if hasattr(self.model, "_check_params") else None
+            type(self.model)(**{**valid, **cand}).check_params() if hasattr(self.model, "check_params") else None
         scorers = check_scoring(self.scoring)
         multi = list(scorers) != ["score"]
         if multi and self.refit is not False and self.refit not in scorers:

@@ -76,7 +76,7 @@ class BaseNB(Generative):
     ``_estimate``, ``_loglik``, ``_feature_terms``, ``_feature_scores`` and ``_stats_from_arrays``."""
 
     #: hyperparameters that shape the statistics: ``merge`` requires them equal
-    _stats_params: ClassVar[tuple[str, ...]] = ()
+    statistics_params: ClassVar[tuple[str, ...]] = ()
     _capabilities: ClassVar[frozenset[str]] = frozenset({
         "partial_fit", "unlearn", "merge", "statistics", "joint_log_proba", "explain", "with_prior",
         "to_logistic", "sample_weight", "save",
@@ -90,37 +90,37 @@ class BaseNB(Generative):
         return frozenset(caps)
 
     # ------------------------------------------------------------------ hooks (subclasses)
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         raise NotImplementedError
 
-    def _prepare_X(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
+    def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         raise NotImplementedError
 
-    def _count(self, Xv: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> Any:
+    def count_statistics(self, Xv: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> Any:
         raise NotImplementedError
 
-    def _estimate(self, stats: Any, n_features: int) -> dict[str, Any]:
+    def estimate_parameters(self, stats: Any, n_features: int) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _loglik(self, Xv: Any) -> np.ndarray:
+    def log_likelihood(self, Xv: Any) -> np.ndarray:
         """log P(x | y = c) of the observed features, shape (n_rows, n_classes)."""
         raise NotImplementedError
 
-    def _jll(self, Xv: Any) -> np.ndarray:
+    def joint_log_likelihood(self, Xv: Any) -> np.ndarray:
         """Joint log-likelihood log P(x, y = c): the intercept (log prior) plus ``_loglik``
         (with several components per class: their log-sum-exp within each class)."""
-        jll = self._loglik(Xv) + self._intercept
+        jll = self.log_likelihood(Xv) + self._intercept
         mix = self._mixture()
         return jll if mix is None else mix.class_logsumexp(jll)
 
-    def _feature_terms(self, Xv: Any) -> np.ndarray:
+    def feature_terms(self, Xv: Any) -> np.ndarray:
         raise NotImplementedError
 
-    def _feature_scores(self) -> tuple[np.ndarray, list[str]]:
+    def feature_scores(self) -> tuple[np.ndarray, list[str]]:
         raise NotImplementedError
 
     @classmethod
-    def _stats_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> Any:
+    def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> Any:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ semi-supervised EM
@@ -140,8 +140,8 @@ class BaseNB(Generative):
     def _em_jll(self, view: Any) -> np.ndarray:
         """The joint log-likelihood EM works with: per class, or per component (mixtures)."""
         if self._mixture() is None:
-            return self._jll(view)
-        return self._loglik(view) + self._intercept
+            return self.joint_log_likelihood(view)
+        return self.log_likelihood(view) + self._intercept
 
     # ------------------------------------------------------------------ components per class
     # (nbayes.naive_bayes._components): the layout is fitted state (``_layout``, set by EM and
@@ -158,11 +158,11 @@ class BaseNB(Generative):
     def n_components_(self) -> np.ndarray:
         """Mixture components per class, in the order of ``classes_``: 1 for every class of an
         ordinary model; more where :class:`nbayes.EM` fitted several (``n_components``)."""
-        self._check_fitted()
+        self.check_fitted()
         mix = self._mixture()
         return np.ones(len(self.classes_), dtype=np.intp) if mix is None else mix.sizes.copy()
 
-    def _prior_params(self, count: np.ndarray) -> dict[str, Any]:
+    def prior_parameters(self, count: np.ndarray) -> dict[str, Any]:
         """The estimated priors: ``class_log_prior_`` and the intercept of ``_loglik`` (with
         components: log P(c) + log P(m | c) per component, and ``component_log_weight_``)."""
         mix = self._mixture()
@@ -196,13 +196,13 @@ class BaseNB(Generative):
                 "one component per class"
             )
 
-    def _count_soft(self, Xv: Any, R: np.ndarray) -> Any:
+    def count_expected(self, Xv: Any, R: np.ndarray) -> Any:
         """Statistics of rows counted with weight R[i, k] in class k (expected counts): here one
         weighted count per class; the count models override it with one product R^T X."""
         n, K = R.shape
         total = None
         for k in range(K):
-            part = self._count(Xv, np.full(n, k, dtype=np.intp), K, np.ascontiguousarray(R[:, k]))
+            part = self.count_statistics(Xv, np.full(n, k, dtype=np.intp), K, np.ascontiguousarray(R[:, k]))
             total = part if total is None else total + part
         return total
 
@@ -251,14 +251,14 @@ class BaseNB(Generative):
         self.__dict__.pop("_declared_classes", None)  # a fit makes a new class set
         if y is None and is_chunk_stream(X):
             return stream_into(self, X, fresh=True)
-        self._check_params()
-        Xv, names = self._prepare_X(X, fitting=True)
+        self.check_params()
+        Xv, names = self.prepare_input(X, fitting=True)
         n = _n_rows(Xv)
         y = check_y(y, n)
         w = check_sample_weight(sample_weight, n)
         classes, codes = classes_and_codes(y)
-        stats = self._count(Xv, codes, len(classes), w)
-        self._commit(stats, classes, _n_cols(Xv), names)
+        stats = self.count_statistics(Xv, codes, len(classes), w)
+        self.set_statistics(stats, classes, _n_cols(Xv), names)
         return self
 
     def partial_fit(
@@ -280,8 +280,8 @@ class BaseNB(Generative):
             if classes is not None and not first:
                 self._check_declared(classes)
             return self
-        self._check_params()
-        Xv, names = self._prepare_X(X, fitting=first)
+        self.check_params()
+        Xv, names = self.prepare_input(X, fitting=first)
         n = _n_rows(Xv)
         y = check_y(y, n)
         w = check_sample_weight(sample_weight, n)
@@ -311,14 +311,14 @@ class BaseNB(Generative):
                 )
         all_classes = labels if base is None else union_labels(base, labels)
         codes, _ = encode_labels(y, all_classes)
-        new = self._count(Xv, codes, len(all_classes), w)
+        new = self.count_statistics(Xv, codes, len(all_classes), w)
         if first:
             stats = new  # declared classes not in y are in all_classes with weight 0
         else:
             pos, _ = encode_labels(self.classes_, all_classes)
             stats = self.stats_.embed(pos, len(all_classes)) + new
         declared_before = self.__dict__.get("_declared_classes", False)
-        self._commit(stats, all_classes, _n_cols(Xv), names if first else self._names())
+        self.set_statistics(stats, all_classes, _n_cols(Xv), names if first else self.input_feature_names())
         # classes declared on the first call are a contract (CORRECTNESS.md)
         self.__dict__["_declared_classes"] = (classes is not None) if first else declared_before
         return self
@@ -334,7 +334,7 @@ class BaseNB(Generative):
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> "BaseNB":
         """Remove examples learned before, exactly: the model becomes the one trained without
         them. Removing more weight than was learned is an error; the model is then unchanged."""
-        self._check_fitted()
+        self.check_fitted()
         self._no_components("unlearn")
         if _is_empty(X, y):
             return self
@@ -342,7 +342,7 @@ class BaseNB(Generative):
             return self._unlearn(X, y, sample_weight)
 
     def _unlearn(self, X: Any, y: Any, sample_weight: Any) -> "BaseNB":
-        Xv, _ = self._prepare_X(X, fitting=False)
+        Xv, _ = self.prepare_input(X, fitting=False)
         n = _n_rows(Xv)
         y = check_y(y, n)
         w = check_sample_weight(sample_weight, n)
@@ -353,9 +353,9 @@ class BaseNB(Generative):
                 f"y: row {i} has label {show(y[i])}, a class this model never learned; "
                 "the model is unchanged"
             )
-        part = self._count(Xv, codes, len(self.classes_), w)
+        part = self.count_statistics(Xv, codes, len(self.classes_), w)
         stats = self.stats_.subtract(part, self.classes_)
-        self._commit(stats, self.classes_, self.n_features_in_, self._names())
+        self.set_statistics(stats, self.classes_, self.n_features_in_, self.input_feature_names())
         return self
 
     def merge(self, other: "BaseNB") -> "BaseNB":
@@ -369,11 +369,11 @@ class BaseNB(Generative):
                 f"cannot merge a {type(self).__name__} with a {type(other).__name__}; "
                 "both models must be of the same type"
             )
-        self._check_fitted()
-        other._check_fitted()
+        self.check_fitted()
+        other.check_fitted()
         self._no_components("merge", MergeError)
         other._no_components("merge", MergeError)
-        for p in self._stats_params:
+        for p in self.statistics_params:
             if not _same_param(getattr(self, p), getattr(other, p)):
                 raise MergeError(
                     f"cannot merge: parameter {p!r} differs ({getattr(self, p)!r} vs "
@@ -383,14 +383,14 @@ class BaseNB(Generative):
             raise MergeError(
                 f"cannot merge: {self.n_features_in_} features vs {other.n_features_in_} features"
             )
-        if self._names() != other._names():
+        if self.input_feature_names() != other.input_feature_names():
             raise MergeError("cannot merge: the models were fitted on different column names")
         new = self._new_like(other)  # checks what the statistics' layout needs equal
         classes = union_labels(self.classes_, other.classes_)
         pa, _ = encode_labels(self.classes_, classes)
         pb, _ = encode_labels(other.classes_, classes)
         stats = self.stats_.embed(pa, len(classes)) + other.stats_.embed(pb, len(classes))
-        new._commit(stats, classes, self.n_features_in_, self._names())
+        new.set_statistics(stats, classes, self.n_features_in_, self.input_feature_names())
         return new
 
     def _new_like(self, other: "BaseNB") -> "BaseNB":
@@ -401,14 +401,14 @@ class BaseNB(Generative):
             new.__dict__["_layout"] = self.__dict__["_layout"]
         return new
 
-    def _commit(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
+    def set_statistics(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
         if float(np.sum(stats.class_count)) <= 0:
             raise DataError("sample_weight: the weights sum to zero; the model would have no data")
         if "_layout" in self.__dict__:
             _check_layout(self, stats, classes)
         self.__dict__["_estimating_classes"] = classes
         try:
-            derived = self._estimate(stats, n_features)  # may raise: nothing assigned yet
+            derived = self.estimate_parameters(stats, n_features)  # may raise: nothing assigned yet
         finally:
             del self.__dict__["_estimating_classes"]
         self.stats_ = stats
@@ -439,7 +439,7 @@ class BaseNB(Generative):
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
         if d.get("_pending") and not name.startswith("__") and name not in _NOT_DERIVED:
-            self._set_derived(self._estimate(d["stats_"], d["n_features_in_"]))
+            self._set_derived(self.estimate_parameters(d["stats_"], d["n_features_in_"]))
             if name in d:
                 return d[name]
         return super().__getattr__(name)
@@ -458,16 +458,16 @@ class BaseNB(Generative):
         """Weight of training rows per class."""
         return self._class_rows(self.stats_.class_count)
 
-    def _display_names(self) -> list[str]:
-        return self._names() or [f"x{j}" for j in range(self.n_features_in_)]
+    def display_feature_names(self) -> list[str]:
+        return self.input_feature_names() or [f"x{j}" for j in range(self.n_features_in_)]
 
     # ------------------------------------------------------------------ inference
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """log P(x, y = c) for each row and class: the log prior plus the log-likelihood of the
         row's observed features (missing ones are left out of the product, exactly)."""
-        self._check_fitted()
-        Xv, _ = self._prepare_X(X, fitting=False)
-        return self._jll(Xv)
+        self.check_fitted()
+        Xv, _ = self.prepare_input(X, fitting=False)
+        return self.joint_log_likelihood(Xv)
 
     @property
     def _log_prior(self) -> np.ndarray:
@@ -479,21 +479,21 @@ class BaseNB(Generative):
 
         ``explain(X).joint()`` equals ``predict_joint_log_proba(X)``.
         """
-        self._check_fitted()
+        self.check_fitted()
         self._no_explanation("explain")
-        Xv, _ = self._prepare_X(X, fitting=False)
+        Xv, _ = self.prepare_input(X, fitting=False)
         return Explanation(
-            self._feature_terms(Xv), self._intercept.copy(), self.classes_, self._display_names()
+            self.feature_terms(Xv), self._intercept.copy(), self.classes_, self.display_feature_names()
         )
 
     def top_features(self, k: int = 10) -> dict[Any, list[tuple[str, float]]]:
         """The ``k`` most informative features per class, best first, with their scores
         (log theta_c - log theta_not-c for counts; |mu_c - mu_not-c| / sigma for Gaussians)."""
-        self._check_fitted()
+        self.check_fitted()
         from .._validation import check_number
 
         check_number("k", k, low=1, integer=True)
-        scores, names = self._feature_scores()
+        scores, names = self.feature_scores()
         out: dict[Any, list[tuple[str, float]]] = {}
         for c, label in enumerate(self.classes_.tolist()):
             row = np.where(np.isnan(scores[c]), -np.inf, scores[c])
@@ -530,7 +530,7 @@ class BaseNB(Generative):
 
         from ..errors import InvalidParameterError
 
-        self._check_fitted()
+        self.check_fitted()
         if "with_prior" not in self.capabilities:
             raise InvalidParameterError(
                 f"with_prior: this {type(self).__name__}'s decision does not use a class prior "
@@ -542,7 +542,7 @@ class BaseNB(Generative):
         if name == "priors":
             prior = prior / prior.sum()
         new = self._new_like(self).set_params(**{name: prior})
-        new._commit(copy.deepcopy(self.stats_), self.classes_, self.n_features_in_, self._names())
+        new.set_statistics(copy.deepcopy(self.stats_), self.classes_, self.n_features_in_, self.input_feature_names())
         return new
 
     # ------------------------------------------------------------------ the logistic twin
@@ -560,7 +560,7 @@ class BaseNB(Generative):
         from ..errors import InvalidParameterError
         from ..linear import LogisticRegression
 
-        self._check_fitted()
+        self.check_fitted()
         self._no_explanation("to_logistic")
         W, b, transform = self._linear_form()
         if not (np.all(np.isfinite(W)) and np.all(np.isfinite(b))):
@@ -578,8 +578,8 @@ class BaseNB(Generative):
         lr.intercept_ = np.asarray(intercept, dtype=np.float64)
         lr.classes_ = self.classes_.copy()
         lr.n_features_in_ = int(self.n_features_in_)
-        if self._names() is not None:
-            lr.feature_names_in_ = np.asarray(self._names(), dtype=object)
+        if self.input_feature_names() is not None:
+            lr.feature_names_in_ = np.asarray(self.input_feature_names(), dtype=object)
         if transform is not None:
             lr.input_transform_ = transform
         return lr
@@ -597,16 +597,16 @@ class BaseNB(Generative):
     def save(self, path: Any) -> None:
         """Write the model to ``path`` (atomically; no pickle). Read it back with
         :func:`nbayes.load`."""
-        self._check_fitted()
-        save_state(path, self._state())
+        self.check_fitted()
+        save_state(path, self.to_state())
 
-    def _state(self) -> dict[str, Any]:
+    def to_state(self) -> dict[str, Any]:
         params, arrays = encode_params(self.get_params())
         arrays["classes"] = self.classes_
         arrays.update(self.stats_.to_arrays())
         meta = {
             "n_features_in": int(self.n_features_in_),
-            "feature_names": self._names(),
+            "feature_names": self.input_feature_names(),
             "n_samples_seen": float(np.sum(self.stats_.class_count)),
         }
         if self._has_components():  # fitted state: the statistics have one row per component
@@ -614,7 +614,7 @@ class BaseNB(Generative):
         return {"kind": type(self).__name__, "params": params, "meta": meta, "arrays": arrays}
 
     @classmethod
-    def _from_state(cls, state: dict[str, Any]) -> "BaseNB":
+    def from_state(cls, state: dict[str, Any]) -> "BaseNB":
         arrays = state["arrays"]
         params = decode_params(state["params"], arrays)
         meta = state["meta"]
@@ -623,9 +623,9 @@ class BaseNB(Generative):
         if layout is not None:
             model.__dict__["_layout"] = _layout_of(layout, len(arrays["classes"]))
         n_features = int(meta["n_features_in"])
-        stats = cls._stats_from_arrays(arrays, n_features)
+        stats = cls.statistics_from_arrays(arrays, n_features)
         check_state(stats, arrays["classes"], n_features, meta)
-        model._commit(stats, arrays["classes"], n_features, meta.get("feature_names"))
+        model.set_statistics(stats, arrays["classes"], n_features, meta.get("feature_names"))
         return model
 
 

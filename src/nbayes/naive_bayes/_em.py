@@ -107,7 +107,7 @@ def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any, set
     model becomes the EM-completed model. It is changed only when everything succeeded (the
     caller holds the transaction)."""
     name = type(model).__name__
-    model._check_params()
+    model.check_params()
     settings.check()
     caps = getattr(model, "capabilities", frozenset())
     mixture = settings.mixture
@@ -150,7 +150,7 @@ def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any, set
         if n_rows(raw) == 0:
             continue
         try:
-            Xv, _ = work._prepare_X(raw, fitting=False)
+            Xv, _ = work.prepare_input(raw, fitting=False)
         except NBayesError as exc:
             raise _renamed(exc, who) from None
         parts.append((Xv, wu))
@@ -168,7 +168,7 @@ def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any, set
     trace: list[float] = []
     n_iter, converged = 0, True
     if mixture or (parts and lam > 0):
-        labelled = [(work._prepare_X(Xl, fitting=False)[0], label_codes(work, yl), wl) for Xl, yl, wl in raw_labelled]
+        labelled = [(work.prepare_input(Xl, fitting=False)[0], label_codes(work, yl), wl) for Xl, yl, wl in raw_labelled]
         lab, unl, _ = prepare_views(work, labelled, parts if lam > 0 else [])
         if mixture:
             n_iter, converged, trace = run_mixture_em(work, spec, settings.random_state, lab, unl, lam, max_iter,

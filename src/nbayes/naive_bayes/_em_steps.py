@@ -55,15 +55,15 @@ def run_em(
     ``lab``: labelled views (view, codes, w) for the objective; ``unl``: unlabelled views
     (view, w). Returns (M-steps done, converged, the objective at theta_0 (the labelled model)
     and after each M-step)."""
-    classes, d, names = work.classes_, work.n_features_in_, work._names()
+    classes, d, names = work.classes_, work.n_features_in_, work.input_feature_names()
     stats_l = work._em_align(stats_l, [v for v, _, _ in lab] + [v for v, _ in unl])
     K = len(classes)
 
     def m_step(Rs: list[np.ndarray]) -> None:
         total = stats_l
         for (view, _), R in zip(unl, Rs):
-            total = total + work._count_soft(view, R)
-        work._commit(total, classes, d, names)
+            total = total + work.count_expected(view, R)
+        work.set_statistics(total, classes, d, names)
 
     # theta_0: the labelled counts (for text models over every term of every row)
     m_step([np.zeros((len(wu), K)) for _, wu in unl])
@@ -105,7 +105,7 @@ def run_mixture_em(
     sum_unlabelled w_i log P(u_i), each P a log-sum-exp over components. ``n_init`` starts, one
     after the other from the same generator; the one of highest final objective is kept (the
     first among equals). Returns as :func:`run_em`, for the kept start."""
-    classes, d, names = work.classes_, work.n_features_in_, work._names()
+    classes, d, names = work.classes_, work.n_features_in_, work.input_feature_names()
     mix = Components.of(spec, n_classes=len(classes))
     work.__dict__["_layout"] = mix  # fitted state: the statistics get one row per component
     rng = np.random.default_rng(seed)
@@ -116,23 +116,23 @@ def run_mixture_em(
         if best is None or trace[-1] > best[2][-1]:
             best = (n_iter, converged, trace, work.stats_)
     if n_init > 1:
-        work._commit(best[3], classes, d, names)
+        work.set_statistics(best[3], classes, d, names)
     return best[0], best[1], best[2]
 
 
 def _mixture_em(work: Any, mix: Any, R0: list, lab: list, unl: list, lam: float, max_iter: int,
                 tol: float) -> tuple[int, bool, list[float]]:
-    classes, d, names = work.classes_, work.n_features_in_, work._names()
+    classes, d, names = work.classes_, work.n_features_in_, work.input_feature_names()
     owner = mix.owner
 
     def m_step(R_lab: list[np.ndarray], R_unl: list[np.ndarray]) -> None:
         total = None
         for (view, _, _), R in zip(lab, R_lab):
-            part = work._count_soft(view, R)
+            part = work.count_expected(view, R)
             total = part if total is None else total + part
         for (view, _), R in zip(unl, R_unl):
-            total = total + work._count_soft(view, R)
-        work._commit(total, classes, d, names)
+            total = total + work.count_expected(view, R)
+        work.set_statistics(total, classes, d, names)
 
     own = [owner[None, :] == codes[:, None] for _, codes, _ in lab]
     # theta_0: the labelled shares (for text models over every term of every row, as run_em)
@@ -209,7 +209,7 @@ def _posterior(model: Any, jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if fin.any():
         z = jll[fin] - m[fin, None]
         lse[fin] = m[fin] + np.log(np.exp(z).sum(axis=1))
-    return run(log_normalize, jll, model._fallback), lse
+    return run(log_normalize, jll, model.prior_fallback), lse
 
 
 def _class_prior_term(model: Any) -> float:
@@ -250,8 +250,8 @@ def choose_weight(
         w_tr, wt = (None, np.ones(len(te))) if w is None else (w[tr], w[te])
         fm = type(work)(**params)
         fm._fit_supervised(take_rows(X, tr), y[tr], w_tr)
-        Xv_tr, _ = fm._prepare_X(take_rows(X, tr), fitting=False)
-        Xv_te, _ = fm._prepare_X(take_rows(X, te), fitting=False)
+        Xv_tr, _ = fm.prepare_input(take_rows(X, tr), fitting=False)
+        Xv_te, _ = fm.prepare_input(take_rows(X, te), fitting=False)
         codes_te = label_codes(fm, y[te])
         stats_l = fm.stats_
         lab, unl, (view_te,) = prepare_views(fm, [(Xv_tr, label_codes(fm, y[tr]), w_tr)], parts, [Xv_te])
@@ -262,7 +262,7 @@ def choose_weight(
                                n_init)
                 jll = fm._mixture().class_logsumexp(fm._em_jll(view_te))
             elif lam == 0:
-                jll = fm._jll(Xv_te)
+                jll = fm.joint_log_likelihood(Xv_te)
             else:
                 run_em(fm, stats_l, lab, unl, lam, min(max_iter, CV_MAX_ITER), tol)
                 jll = fm._em_jll(view_te)

@@ -56,7 +56,7 @@ class BernoulliNB(BaseNB):
     _accepts_sparse = True
     _poor_score = True
     _allows_nan = True
-    _stats_params = ("binarize",)
+    statistics_params = ("binarize",)
 
     _capabilities = BaseNB._capabilities | {"missing_values", "sparse", "unlabeled", "mixture"}
 
@@ -77,17 +77,17 @@ class BernoulliNB(BaseNB):
         self.class_prior = class_prior
         self.class_alpha = class_alpha
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_alpha(self.alpha, None, self.force_alpha)
         check_number("binarize", self.binarize, allow_none=True)
         check_number("class_alpha", self.class_alpha, low=0.0)
 
-    def _prepare_X(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool):
         A, names = check_X_numeric(
             X,
             allow_nan=True,
             n_features=None if fitting else self.n_features_in_,
-            feature_names=None if fitting else self._names(),
+            feature_names=None if fitting else self.input_feature_names(),
             model=type(self).__name__,
         )
         t = self.binarize
@@ -117,12 +117,12 @@ class BernoulliNB(BaseNB):
             Xb = (A > t).astype(np.float64)  # NaN > t is False: missing entries become 0
         return _Binary(Xb, nan.astype(np.float64) if has_nan else None), names
 
-    def _count(self, Xv: _Binary, codes, n_classes, w) -> CountStats:
+    def count_statistics(self, Xv: _Binary, codes, n_classes, w) -> CountStats:
         Y = class_indicator(codes, n_classes, w)
         missing = None if Xv.missing is None else per_class_sum(Y, Xv.missing)
         return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv.X), missing)
 
-    def _count_soft(self, Xv: _Binary, R) -> CountStats:
+    def count_expected(self, Xv: _Binary, R) -> CountStats:
         missing = None if Xv.missing is None else soft_class_sum(R, Xv.missing)
         return CountStats(R.sum(axis=0), soft_class_sum(R, Xv.X), missing)
 
@@ -131,7 +131,7 @@ class BernoulliNB(BaseNB):
         alpha = check_alpha(self.alpha, log_p.shape[1], self.force_alpha)
         return dirichlet_log_density(alpha, log_p) + dirichlet_log_density(alpha, log_q)
 
-    def _estimate(self, stats: CountStats, n_features: int) -> dict[str, Any]:
+    def estimate_parameters(self, stats: CountStats, n_features: int) -> dict[str, Any]:
         alpha = check_alpha(self.alpha, n_features, self.force_alpha)
         observed = stats.observed_count
         num = stats.feature_count + alpha
@@ -147,7 +147,7 @@ class BernoulliNB(BaseNB):
             "feature_count_": stats.feature_count,
             "feature_log_prob_": log_p,
             "_log_absent": log_q,
-            **self._prior_params(stats.class_count),
+            **self.prior_parameters(stats.class_count),
         }
 
     def _linear_form(self):
@@ -159,7 +159,7 @@ class BernoulliNB(BaseNB):
             W = log_p - log_q
         return W, self._intercept + log_q.sum(axis=1), Binarize(self.binarize, self.n_features_in_, "LogisticRegression")
 
-    def _loglik(self, Xv: _Binary) -> np.ndarray:
+    def log_likelihood(self, Xv: _Binary) -> np.ndarray:
         # sum_j x log p + (1 - x) log q  =  X @ (log p - log q) + sum_j log q, minus the missing
         # entries' log q. With p in {0, 1} (alpha = 0) a -inf term counts only where it applies.
         log_p, log_q = self.feature_log_prob_, self._log_absent
@@ -178,18 +178,18 @@ class BernoulliNB(BaseNB):
             out[bad_p | (n_absent > 0.5)] = -np.inf
         return out
 
-    def _feature_terms(self, Xv: _Binary) -> np.ndarray:
+    def feature_terms(self, Xv: _Binary) -> np.ndarray:
         X = dense_rows(Xv.X)[:, None, :]
         terms = times(X, self.feature_log_prob_[None]) + times(1.0 - X, self._log_absent[None])
         if Xv.missing is not None:
             terms = np.where(dense_rows(Xv.missing)[:, None, :] > 0, 0.0, terms)
         return terms
 
-    def _feature_scores(self):
-        return _log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self._display_names()
+    def feature_scores(self):
+        return _log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self.display_feature_names()
 
     @classmethod
-    def _stats_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays, n_features):
         return CountStats.from_arrays(arrays)
 
 

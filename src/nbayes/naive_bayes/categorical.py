@@ -92,7 +92,7 @@ class CategoricalNB(BaseNB):
         self.handle_unknown = handle_unknown
 
     # ------------------------------------------------------------------ boundary
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_number("alpha", self.alpha, low=0.0)
         check_number("class_alpha", self.class_alpha, low=0.0)
         check_number("m", self.m, low=0.0, allow_none=True)
@@ -105,16 +105,16 @@ class CategoricalNB(BaseNB):
                 "(p[j][v] is the prior of categories[j][v])"
             )
 
-    def _prepare_X(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool):
         return read_table(
             X,
             n_features=None if fitting else self.n_features_in_,
-            feature_names=None if fitting else self._names(),
+            feature_names=None if fitting else self.input_feature_names(),
             model=type(self).__name__,
         )
 
     # ------------------------------------------------------------------ statistics
-    def _count(self, T: Table, codes, n_classes, w) -> CategoricalStats:
+    def count_statistics(self, T: Table, codes, n_classes, w) -> CategoricalStats:
         K = n_classes
         d = T.shape[1]
         cats: list[np.ndarray | None] = [None] * d
@@ -157,7 +157,7 @@ class CategoricalNB(BaseNB):
             values = (lo0[j] + np.arange(width[j])).astype(kind)
             cats[j], counts[j] = _keep_seen(values, cnt)
 
-    def _count_soft(self, T: Table, R) -> CategoricalStats:
+    def count_expected(self, T: Table, R) -> CategoricalStats:
         """Expected counts: per feature, R^T @ (one-hot of its values)."""
         import scipy.sparse as sp
 
@@ -211,7 +211,7 @@ class CategoricalNB(BaseNB):
         return [None if c is None else _label_array(c) for c in self.categories]
 
     # ------------------------------------------------------------------ estimation
-    def _estimate(self, stats: CategoricalStats, n_features: int) -> dict[str, Any]:
+    def estimate_parameters(self, stats: CategoricalStats, n_features: int) -> dict[str, Any]:
         declared = self._declared(n_features)
         min_cat = self._min_categories(n_features)
         values, logps, unseen, counts, padded, n_cats = [], [], [], [], [], []
@@ -317,21 +317,21 @@ class CategoricalNB(BaseNB):
         from ..linear._transforms import OneHot
 
         W = np.concatenate([table[:, :-1] for table in self._tables], axis=1)  # values + unseen
-        return W, self._intercept, OneHot(list(self.categories_), self._names(), "LogisticRegression")
+        return W, self._intercept, OneHot(list(self.categories_), self.input_feature_names(), "LogisticRegression")
 
-    def _loglik(self, T: Table) -> np.ndarray:
+    def log_likelihood(self, T: Table) -> np.ndarray:
         jll = np.zeros((T.shape[0], len(self._intercept)))
         for table, c in zip(self._tables, self._codes(T)):
             jll += table[:, c].T
         return jll
 
-    def _feature_terms(self, T: Table) -> np.ndarray:
+    def feature_terms(self, T: Table) -> np.ndarray:
         return np.stack([table[:, c].T for table, c in zip(self._tables, self._codes(T))], axis=2)
 
-    def _feature_scores(self):
+    def feature_scores(self):
         """Per (feature, value): log theta_cjv - log theta_(not c)jv, others pooled alike."""
         scores, names = [], []
-        feat = self._display_names()
+        feat = self.display_feature_names()
         a = float(self.alpha) if self.alpha > 0 else 1.0
         for j, (vals, cnt) in enumerate(zip(self.categories_, self.category_count_)):
             J = max(len(vals), 1)
@@ -343,7 +343,7 @@ class CategoricalNB(BaseNB):
         return np.concatenate(scores, axis=1), names
 
     @classmethod
-    def _stats_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays, n_features):
         return CategoricalStats.from_arrays(arrays, n_features)
 
 

@@ -54,7 +54,7 @@ class ComplementNB(BaseNB):
         self.class_prior = class_prior
         self.norm = norm
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         a = check_alpha(self.alpha, None, self.force_alpha)
         if np.any(np.asarray(a) <= 0):
             raise InvalidParameterError(
@@ -62,21 +62,21 @@ class ComplementNB(BaseNB):
                 "complement frequencies, infinite for a word absent from every other class"
             )
 
-    def _prepare_X(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool):
         return check_X_numeric(
             X,
             allow_nan=False,
             nonnegative=True,
             n_features=None if fitting else self.n_features_in_,
-            feature_names=None if fitting else self._names(),
+            feature_names=None if fitting else self.input_feature_names(),
             model=type(self).__name__,
         )
 
-    def _count(self, Xv, codes, n_classes, w) -> CountStats:
+    def count_statistics(self, Xv, codes, n_classes, w) -> CountStats:
         Y = class_indicator(codes, n_classes, w)
         return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv))
 
-    def _estimate(self, stats: CountStats, n_features: int) -> dict[str, Any]:
+    def estimate_parameters(self, stats: CountStats, n_features: int) -> dict[str, Any]:
         alpha = check_alpha(self.alpha, n_features, self.force_alpha)
         fc = stats.feature_count
         comp = fc.sum(axis=0) + alpha - fc
@@ -100,15 +100,15 @@ class ComplementNB(BaseNB):
     def _linear_form(self):
         return self.feature_log_prob_, self._intercept, None
 
-    def _loglik(self, Xv) -> np.ndarray:
+    def log_likelihood(self, Xv) -> np.ndarray:
         return np.asarray(Xv @ self.feature_log_prob_.T)
 
-    def _feature_terms(self, Xv) -> np.ndarray:
+    def feature_terms(self, Xv) -> np.ndarray:
         return dense_rows(Xv)[:, None, :] * self.feature_log_prob_[None]
 
-    def _feature_scores(self):
-        return _log_ratio_scores(self.feature_count_, self.alpha, self.force_alpha), self._display_names()
+    def feature_scores(self):
+        return _log_ratio_scores(self.feature_count_, self.alpha, self.force_alpha), self.display_feature_names()
 
     @classmethod
-    def _stats_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays, n_features):
         return CountStats.from_arrays(arrays)

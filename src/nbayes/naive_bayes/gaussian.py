@@ -67,7 +67,7 @@ class GaussianNB(BaseNB):
         self.mean_prior = mean_prior
         self.mean_prior_strength = mean_prior_strength
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_number("var_smoothing", self.var_smoothing, low=0.0)
         check_choice("variance", self.variance, VARIANCES)
         check_choice("ddof", self.ddof, (0, 1))
@@ -75,7 +75,7 @@ class GaussianNB(BaseNB):
         if self.mean_prior is not None and np.ndim(self.mean_prior) > 1:
             raise InvalidParameterError("parameter 'mean_prior' must be a number or a 1-D array")
 
-    def _prepare_X(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool):
         # inf is found inside the kernels' own pass (no extra pass over X)
         return check_X_numeric(
             X,
@@ -83,7 +83,7 @@ class GaussianNB(BaseNB):
             allow_sparse=False,
             check_finite=False,
             n_features=None if fitting else self.n_features_in_,
-            feature_names=None if fitting else self._names(),
+            feature_names=None if fitting else self.input_feature_names(),
             model=type(self).__name__,
         )
 
@@ -121,16 +121,16 @@ class GaussianNB(BaseNB):
         """Weight of training rows per class (in the parameters' dtype)."""
         return self.stats_.class_count.astype(_dtype_of(self), copy=False)
 
-    def _state(self) -> dict[str, Any]:
-        state = super()._state()
+    def to_state(self) -> dict[str, Any]:
+        state = super().to_state()
         dtype = _dtype_of(self)
         if dtype != np.float64:
             state["meta"]["dtype"] = "longdouble" if dtype == np.longdouble else str(dtype)
         return state
 
     @classmethod
-    def _from_state(cls, state: dict[str, Any]) -> "GaussianNB":
-        model = super()._from_state(state)
+    def from_state(cls, state: dict[str, Any]) -> "GaussianNB":
+        model = super().from_state(state)
         dtype = state["meta"].get("dtype")
         if dtype is not None:
             if dtype not in _FLOAT_NAMES:
@@ -138,11 +138,11 @@ class GaussianNB(BaseNB):
                     f"meta 'dtype' is {dtype!r}; expected one of {sorted(_FLOAT_NAMES)} (or absent: float64)"
                 )
             model.__dict__["_dtype"] = np.dtype(dtype)
-            model._set_derived(model._estimate(model.stats_, model.n_features_in_))
+            model._set_derived(model.estimate_parameters(model.stats_, model.n_features_in_))
         return model  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ statistics
-    def _count(self, Xv, codes, n_classes, w) -> MomentStats:
+    def count_statistics(self, Xv, codes, n_classes, w) -> MomentStats:
         from .._kernels import run, threads
         from .._kernels.gaussian import moments
 
@@ -153,7 +153,7 @@ class GaussianNB(BaseNB):
             _raise_inf(Xv, bad)
         return MomentStats(cc, W, mu, m2)
 
-    def _estimate(self, stats: MomentStats, n_features: int) -> dict[str, Any]:
+    def estimate_parameters(self, stats: MomentStats, n_features: int) -> dict[str, Any]:
         K, d = stats.weight.shape
         # epsilon: var_smoothing x the largest per-feature variance of all data seen
         w_all, mean_all, m2_all = stats.pooled()
@@ -212,10 +212,10 @@ class GaussianNB(BaseNB):
         b = self._intercept - 0.5 * np.sum(self._theta * W, axis=1)
         return W, b, None
 
-    def _jll(self, Xv) -> np.ndarray:
+    def joint_log_likelihood(self, Xv) -> np.ndarray:
         return self._gaussian(Xv, self._intercept)
 
-    def _loglik(self, Xv) -> np.ndarray:
+    def log_likelihood(self, Xv) -> np.ndarray:
         return self._gaussian(Xv, np.zeros_like(self._intercept))
 
     def _gaussian(self, Xv, intercept: np.ndarray) -> np.ndarray:
@@ -227,13 +227,13 @@ class GaussianNB(BaseNB):
             _raise_inf(Xv, bad)
         return out
 
-    def _feature_terms(self, Xv) -> np.ndarray:
+    def feature_terms(self, Xv) -> np.ndarray:
         if np.isinf(Xv).any():
             _raise_inf(Xv, int(np.argmax(np.isinf(Xv).any(axis=1))))
         terms = self._lognorm[None] - self._prec[None] * (Xv[:, None, :] - self._theta[None]) ** 2
         return np.where(np.isnan(Xv)[:, None, :], 0.0, terms)
 
-    def _feature_scores(self):
+    def feature_scores(self):
         """|mu_c - mu_(not c)| / sigma_j, sigma_j the within-class (pooled) standard deviation."""
         s = self.stats_
         w = s.weight
@@ -243,10 +243,10 @@ class GaussianNB(BaseNB):
         mu_rest = np.where(rest_w > 0, (tot - w * s.mean) / np.where(rest_w > 0, rest_w, 1), s.mean)
         sigma = np.sqrt(_tied_variance(s, "feature", 0) + self.epsilon_)
         sigma = np.broadcast_to(sigma, w.shape)
-        return np.abs(self._theta - mu_rest) / sigma, self._display_names()
+        return np.abs(self._theta - mu_rest) / sigma, self.display_feature_names()
 
     @classmethod
-    def _stats_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays, n_features):
         return MomentStats.from_arrays(arrays)
 
 

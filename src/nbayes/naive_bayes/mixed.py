@@ -159,10 +159,10 @@ class NaiveBayes(BaseNB):
             return TextColumns(alpha=self.alpha)  # type: ignore[return-value]
         return BernoulliNB(alpha=self.alpha, binarize=None)
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_choice("variance", self.variance, VARIANCES)
         for kind in KINDS:
-            self._component(kind)._check_params()
+            self._component(kind).check_params()
         if self.column_types is not None:
             if not isinstance(self.column_types, dict):
                 raise InvalidParameterError(
@@ -177,13 +177,13 @@ class NaiveBayes(BaseNB):
                     )
 
     # ------------------------------------------------------------------ boundary
-    def _prepare_X(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool):
         if fitting:
             kinds = self._infer_kinds(X)
         T, names = read_table(
             X,
             n_features=None if fitting else self.n_features_in_,
-            feature_names=None if fitting else self._names(),
+            feature_names=None if fitting else self.input_feature_names(),
             model=type(self).__name__,
         )
         if fitting:
@@ -252,14 +252,14 @@ class NaiveBayes(BaseNB):
         return [_values_kind(A[:, j]) for j in range(A.shape[1])]
 
     # ------------------------------------------------------------------ statistics
-    def _commit(self, stats, classes, n_features, names) -> None:
+    def set_statistics(self, stats, classes, n_features, names) -> None:
         kinds = getattr(self, "_pending_kinds", None)
         if kinds is not None:
             self.__dict__.pop("_pending_kinds")
             old = getattr(self, "column_kinds_", None)
             self.column_kinds_ = kinds
             try:
-                super()._commit(stats, classes, n_features, names)
+                super().set_statistics(stats, classes, n_features, names)
             except Exception:
                 if old is None:
                     del self.column_kinds_
@@ -267,18 +267,18 @@ class NaiveBayes(BaseNB):
                     self.column_kinds_ = old
                 raise
         else:
-            super()._commit(stats, classes, n_features, names)
+            super().set_statistics(stats, classes, n_features, names)
 
-    def _count(self, Xv: _Parts, codes, n_classes, w) -> MixedStats:
-        parts = {k: self._component(k)._count(v, codes, n_classes, w) for k, v in Xv.parts.items()}
+    def count_statistics(self, Xv: _Parts, codes, n_classes, w) -> MixedStats:
+        parts = {k: self._component(k).count_statistics(v, codes, n_classes, w) for k, v in Xv.parts.items()}
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
         return MixedStats(cc, parts)
 
-    def _count_soft(self, Xv: _Parts, R) -> MixedStats:
+    def count_expected(self, Xv: _Parts, R) -> MixedStats:
         parts = {}
         for kind, v in Xv.parts.items():
             comp = self._component(kind)  # text columns: one weighted count per class
-            parts[kind] = comp._count_soft(v, R) if kind != "text" else BaseNB._count_soft(comp, v, R)  # type: ignore[arg-type]
+            parts[kind] = comp.count_expected(v, R) if kind != "text" else BaseNB.count_expected(comp, v, R)  # type: ignore[arg-type]
         return MixedStats(R.sum(axis=0), parts)
 
     def _em_log_prior(self) -> float:
@@ -288,13 +288,13 @@ class NaiveBayes(BaseNB):
             total += sum(m._em_log_prior() for m in models)
         return float(total)
 
-    def _estimate(self, stats: MixedStats, n_features: int) -> dict[str, Any]:
+    def estimate_parameters(self, stats: MixedStats, n_features: int) -> dict[str, Any]:
         components = {}
         kinds = getattr(self, "_pending_kinds", None) or self.column_kinds_
         for kind, s in stats.parts.items():
             comp = self._component(kind)
             d = sum(1 for k in kinds if k == kind)
-            for key, value in comp._estimate(s, d).items():
+            for key, value in comp.estimate_parameters(s, d).items():
                 setattr(comp, key, value)
             comp.stats_ = s
             comp.n_features_in_ = d
@@ -317,38 +317,38 @@ class NaiveBayes(BaseNB):
             "(CategoricalNB, BernoulliNB, MultinomialNB, GaussianNB(variance='feature'))"
         )
 
-    def _loglik(self, Xv: _Parts) -> np.ndarray:
+    def log_likelihood(self, Xv: _Parts) -> np.ndarray:
         out = np.zeros((Xv.shape[0], len(self._intercept)))
         for kind, comp in self.components_.items():
-            out += comp._loglik(Xv.parts[kind])
+            out += comp.log_likelihood(Xv.parts[kind])
         return out
 
-    def _feature_terms(self, Xv: _Parts) -> np.ndarray:
+    def feature_terms(self, Xv: _Parts) -> np.ndarray:
         out = np.zeros((Xv.shape[0], len(self._intercept), Xv.shape[1]))
         for kind, comp in self.components_.items():
             idx = [j for j, k in enumerate(self.column_kinds_) if k == kind]
-            out[:, :, idx] = comp._feature_terms(Xv.parts[kind])
+            out[:, :, idx] = comp.feature_terms(Xv.parts[kind])
         return out
 
-    def _feature_scores(self):
-        names = self._display_names()
+    def feature_scores(self):
+        names = self.display_feature_names()
         scores, labels = [], []
         for kind, comp in self.components_.items():
             idx = [j for j, k in enumerate(self.column_kinds_) if k == kind]
             comp.feature_names_in_ = np.asarray([names[j] for j in idx], dtype=object)
-            s, n = comp._feature_scores()
+            s, n = comp.feature_scores()
             scores.append(s)
             labels += n
         return np.concatenate(scores, axis=1), labels
 
     # ------------------------------------------------------------------ files
-    def _state(self) -> dict[str, Any]:
-        state = super()._state()
+    def to_state(self) -> dict[str, Any]:
+        state = super().to_state()
         state["meta"]["column_kinds"] = list(self.column_kinds_)
         return state
 
     @classmethod
-    def _from_state(cls, state: dict[str, Any]) -> "NaiveBayes":
+    def from_state(cls, state: dict[str, Any]) -> "NaiveBayes":
         return _load(cls, state)
 
     def _new_like(self, other: BaseNB) -> "NaiveBayes":
@@ -361,7 +361,7 @@ class NaiveBayes(BaseNB):
         return new
 
     @classmethod
-    def _stats_from_arrays(cls, arrays, n_features):  # pragma: no cover - see _load
+    def statistics_from_arrays(cls, arrays, n_features):  # pragma: no cover - see _load
         raise NotImplementedError
 
 
@@ -385,7 +385,7 @@ def _load(cls: type[NaiveBayes], state: dict[str, Any]) -> NaiveBayes:
         raise StatisticsError(f"meta: {len(kinds)} column kinds for {meta['n_features_in']} features")
     check_state(stats, arrays["classes"], int(meta["n_features_in"]), meta)
     model._pending_kinds = kinds
-    model._commit(stats, arrays["classes"], int(meta["n_features_in"]), meta.get("feature_names"))
+    model.set_statistics(stats, arrays["classes"], int(meta["n_features_in"]), meta.get("feature_names"))
     return model
 
 

@@ -68,32 +68,32 @@ class MultinomialNB(BaseNB):
         self.class_prior = class_prior
         self.class_alpha = class_alpha
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_alpha(self.alpha, None, self.force_alpha)
         check_number("class_alpha", self.class_alpha, low=0.0)
 
-    def _prepare_X(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool):
         return check_X_numeric(
             X,
             allow_nan=False,
             nonnegative=True,
             n_features=None if fitting else self.n_features_in_,
-            feature_names=None if fitting else self._names(),
+            feature_names=None if fitting else self.input_feature_names(),
             model=type(self).__name__,
         )
 
-    def _count(self, Xv, codes, n_classes, w) -> CountStats:
+    def count_statistics(self, Xv, codes, n_classes, w) -> CountStats:
         Y = class_indicator(codes, n_classes, w)
         return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv))
 
-    def _count_soft(self, Xv, R) -> CountStats:
+    def count_expected(self, Xv, R) -> CountStats:
         return CountStats(R.sum(axis=0), soft_class_sum(R, Xv))
 
     def _em_log_prior(self) -> float:
         flp = self.feature_log_prob_
         return dirichlet_log_density(check_alpha(self.alpha, flp.shape[1], self.force_alpha), flp)
 
-    def _estimate(self, stats: CountStats, n_features: int) -> dict[str, Any]:
+    def estimate_parameters(self, stats: CountStats, n_features: int) -> dict[str, Any]:
         alpha = check_alpha(self.alpha, n_features, self.force_alpha)
         flp = stats.feature_count + alpha  # smoothed counts, then (in place) their logs
         total = flp.sum(axis=1, keepdims=True)
@@ -106,24 +106,24 @@ class MultinomialNB(BaseNB):
         return {
             "feature_count_": stats.feature_count,
             "feature_log_prob_": flp,
-            **self._prior_params(stats.class_count),
+            **self.prior_parameters(stats.class_count),
         }
 
     def _linear_form(self):
         return self.feature_log_prob_, self._intercept, None
 
-    def _loglik(self, Xv) -> np.ndarray:
+    def log_likelihood(self, Xv) -> np.ndarray:
         return safe_linear(Xv, self.feature_log_prob_)
 
-    def _feature_terms(self, Xv) -> np.ndarray:
+    def feature_terms(self, Xv) -> np.ndarray:
         X = dense_rows(Xv)
         return times(X[:, None, :], self.feature_log_prob_[None])
 
-    def _feature_scores(self):
-        return _log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self._display_names()
+    def feature_scores(self):
+        return _log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self.display_feature_names()
 
     @classmethod
-    def _stats_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays, n_features):
         return CountStats.from_arrays(arrays)
 
 

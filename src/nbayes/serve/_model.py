@@ -87,15 +87,15 @@ class Loaded:
         self.class_keys = [str(c) for c in self.classes]
         if self.kind == "table":
             self.features = table_features(self.base, self.cli)
-        self._names = [f["name"] for f in self.features]
-        self._index = {n: j for j, n in enumerate(self._names)}
+        self.input_feature_names = [f["name"] for f in self.features]
+        self._index = {n: j for j, n in enumerate(self.input_feature_names)}
         self._generative = _is_generative(m)
-        self._fallback = np.ascontiguousarray(m._fallback) if self._generative else None  # the prior, once
+        self.prior_fallback = np.ascontiguousarray(m.prior_fallback) if self._generative else None  # the prior, once
         if self._generative:
             from .._kernels import run
             from .._kernels.normalize import log_normalize
 
-            self._normalize = lambda jll: run(log_normalize, jll, self._fallback)  # predict_log_proba's
+            self._normalize = lambda jll: run(log_normalize, jll, self.prior_fallback)  # predict_log_proba's
 
     # ------------------------------------------------------------------ metadata
     def info(self) -> dict[str, Any]:
@@ -133,13 +133,13 @@ class Loaded:
         d = len(self.features)
         if isinstance(row, list):
             if len(row) != d:
-                raise Problem(422, f"{where}: an array row needs {d} values, in feature order {self._names}; got {len(row)}")
+                raise Problem(422, f"{where}: an array row needs {d} values, in feature order {self.input_feature_names}; got {len(row)}")
             values = list(row)
         elif isinstance(row, dict):
             unknown = [k for k in row if k not in self._index]
             if unknown:
-                raise Problem(422, f"{where}: unknown feature {unknown[0]!r}; the model's features are {self._names}")
-            values = [row.get(n) for n in self._names]
+                raise Problem(422, f"{where}: unknown feature {unknown[0]!r}; the model's features are {self.input_feature_names}")
+            values = [row.get(n) for n in self.input_feature_names]
         else:
             raise Problem(422, f"{where} must be an object (feature -> value), got {_what(row)}")
         for f, v in zip(self.features, values):
@@ -175,7 +175,7 @@ class Loaded:
             best = np.argmax(jll, axis=1)
             top = jll[np.arange(len(best)), best]
             if np.isneginf(top).any():  # impossible under every class: the prior's choice, as predict does
-                best[np.isneginf(top)] = int(np.argmax(self._fallback))
+                best[np.isneginf(top)] = int(np.argmax(self.prior_fallback))
             return best, P
         if self.base is not m:  # calibrated: one pass of the base model, then the map
             return m._predict_index_proba(X)
@@ -206,7 +206,7 @@ class Loaded:
     def explain_row(self, values: list[Any]) -> dict[str, Any]:
         m = self.base  # a calibrated model is explained by its base model (uncalibrated log-odds)
         X = self.matrix([values])
-        names = list(self._names)
+        names = list(self.input_feature_names)
         if isinstance(m, LogisticRegression):
             x = np.asarray(X, dtype=float)[0]
             Z = np.atleast_1d(m.decision_function(X)[0])
@@ -371,7 +371,7 @@ def _only(body: dict[str, Any], allowed: tuple[str, ...], loaded: Loaded, batch:
         want = "{\"row\": {feature: value}}" + (" or {\"rows\": [...]}" if batch else "")
         raise Problem(
             422,
-            f"this is a table model ({type(loaded.model).__name__}, features {loaded._names}): send {want}, not {wrong[0]!r}",
+            f"this is a table model ({type(loaded.model).__name__}, features {loaded.input_feature_names}): send {want}, not {wrong[0]!r}",
         )
     if not batch and allowed[0] + "s" in body:
         raise Problem(422, f"/v1/explain explains one item: send {allowed[0]!r}, not {allowed[0] + 's'!r} (use /v1/predict for batches)")
@@ -421,7 +421,7 @@ def _check_value(where: str, f: dict[str, Any], v: Any, limits: Limits) -> None:
 # ---------------------------------------------------------------------------- features
 def table_features(model: Any, cli: dict[str, Any]) -> list[dict[str, Any]]:
     """[{"name", "kind" (number, category, boolean, text), "categories"?}] in the model's order."""
-    display = model._display_names() if hasattr(model, "_display_names") else None
+    display = model.display_feature_names() if hasattr(model, "display_feature_names") else None
     if display is None:
         names = getattr(model, "feature_names_in_", None)
         n = int(getattr(model, "n_features_in_", 0))

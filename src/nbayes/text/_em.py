@@ -50,7 +50,7 @@ class TextEM:
     def _em_views(self: Any, parts: list[_Docs]) -> list[CountedDocs]:
         """Each batch of documents tokenised once, as count matrices over one vocabulary: the
         model's terms and every term of the batches (the vocabulary of all documents)."""
-        found = [self._count(d, np.zeros(d.shape[0], dtype=np.intp), 1, None) for d in parts]
+        found = [self.count_statistics(d, np.zeros(d.shape[0], dtype=np.intp), 1, None) for d in parts]
         if self.n_features is not None:
             terms, table = np.arange(self.n_features, dtype=np.int64), HashedTerms(self.n_features, self._how())
         else:
@@ -84,7 +84,7 @@ class TextEM:
         X = view.X01 if self._presence else view.X
         return safe_linear(X, W.T) + self._const + self._intercept
 
-    def _count_soft(self: Any, view: CountedDocs, R: np.ndarray) -> TextStats:
+    def count_expected(self: Any, view: CountedDocs, R: np.ndarray) -> TextStats:
 
         return TextStats(view.terms, R.sum(axis=0), soft_class_sum(R, view.X), soft_class_sum(R, view.X01),
                          view.df, view.tf, view.n_docs, view.table if self.n_features is None else None)

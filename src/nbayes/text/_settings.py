@@ -87,7 +87,7 @@ class TextSettings:
             words = [w.lower() if self.lowercase else w for w in list(stop)]
         return Tokens(tuple(rng), words)
 
-    def _prepare_X(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool):
         buf, bounds, table = to_buffer(X, lowercase=self.lowercase)
         return _Docs(buf, bounds, table), None
 

@@ -78,7 +78,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     ['spam', 'ham']
     """
 
-    _stats_params = ("lowercase", "n_features", "ngram_range", "stop_words")
+    statistics_params = ("lowercase", "n_features", "ngram_range", "stop_words")
 
     _capabilities = (BaseNB._capabilities | {"text", "unlabeled", "mixture"}) - {"to_logistic"}
 
@@ -151,9 +151,9 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
             inner.__dict__["_layout"] = self.__dict__["_layout"]
         return inner
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_choice("model", self.model, tuple(MODELS))
-        self._inner()._check_params()
+        self._inner().check_params()
         self._check_text_params()
         if self.tfidf and self.model in ("bernoulli", "nblr"):
             raise InvalidParameterError(
@@ -168,7 +168,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         return bool(self.binary) or self.model in ("bernoulli", "nblr")
 
     # ------------------------------------------------------------------ statistics
-    def _count(self, docs: _Docs, codes, n_classes, w) -> TextStats:
+    def count_statistics(self, docs: _Docs, codes, n_classes, w) -> TextStats:
         frozen = self._frozen_idf() if self.tfidf else None
         if frozen is not None:
             return self._count_frozen(docs, codes, n_classes, w, frozen)
@@ -208,8 +208,8 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         """Count the chunk straight into the model's statistics (no per-chunk K x n_features
         tables, no re-estimation until the parameters are next used). False when the chunk
         brings a class the model has not seen (the general path handles it)."""
-        self._check_params()
-        docs, _ = self._prepare_X(X, fitting=False)
+        self.check_params()
+        docs, _ = self.prepare_input(X, fitting=False)
         n = docs.shape[0]
         y = check_y(y, n)
         w = check_sample_weight(sample_weight, n)
@@ -227,20 +227,20 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None):
         if self.model == "nblr":
             raise InvalidParameterError(_NOT_STATS.format(what="unlearn"))
-        self._check_fitted()
+        self.check_fitted()
         self._check_streamable("unlearn")
         return super().unlearn(X, y, sample_weight=sample_weight)
 
-    def _commit(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
+    def set_statistics(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
         # a term whose documents were all unlearned leaves the vocabulary (CORRECTNESS.md)
-        super()._commit(stats.without_absent_terms(), classes, n_features, names)
+        super().set_statistics(stats.without_absent_terms(), classes, n_features, names)
 
     def merge(self, other: Any):
         if self.model == "nblr" or getattr(other, "model", None) == "nblr":
             raise MergeError(_NOT_STATS.format(what="merge"))
         if isinstance(other, TextClassifier) and (self.tfidf or other.tfidf):
-            self._check_fitted()
-            other._check_fitted()
+            self.check_fitted()
+            other.check_fitted()
             for m in (self, other):
                 frozen = m._frozen_idf() if m.tfidf else None
                 if frozen is None or not m._frozen_stats(frozen):
@@ -267,7 +267,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         >>> clf.partial_fit(["lunch meeting"], ["ham"]).predict(["cheap pills"]).tolist()
         ['spam']
         """
-        self._check_fitted()
+        self.check_fitted()
         if not self.tfidf:
             raise AttributeError("idf_ exists for tf-idf models (tfidf=True) only")
         return dict(zip(self._terms.tolist(), self._idf.tolist()))
@@ -292,16 +292,16 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         (see :meth:`BaseNB.fit` and docs/semi-supervised.md)."""
         if self.model != "nblr" or X_unlabeled is not None:
             return super().fit(X, y, sample_weight=sample_weight, X_unlabeled=X_unlabeled)
-        self._check_params()
-        docs, names = self._prepare_X(X, fitting=True)
+        self.check_params()
+        docs, names = self.prepare_input(X, fitting=True)
         n = docs.shape[0]
         y = check_y(y, n)
         w = check_sample_weight(sample_weight, n)
         classes, codes = classes_and_codes(y)
         if len(classes) < 2:
             raise DataError(f"y: model='nblr' needs at least 2 classes; the data has only {classes.tolist()}")
-        stats = self._count(docs, codes, len(classes), w)
-        derived = self._estimate(stats, docs.shape[1])  # vocabulary and term table, unassigned
+        stats = self.count_statistics(docs, codes, len(classes), w)
+        derived = self.estimate_parameters(stats, docs.shape[1])  # vocabulary and term table, unassigned
         table, keep = derived["_table"], derived["_keep"]
         X01 = self._counts(table, docs, True)
         if self.n_features is not None:
@@ -309,7 +309,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         dcount = stats.doc_count[:, keep] if not keep.all() else stats.doc_count
         weights, intercept = fit_nblr(X01, dcount, codes, w, alpha=float(self.alpha), C=float(self.C),
                                       beta=float(self.nb_interpolation))
-        self._commit(stats, classes, docs.shape[1], names)
+        self.set_statistics(stats, classes, docs.shape[1], names)
         self._set_nblr(weights, intercept)
         return self
 
@@ -319,8 +319,8 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         self._const = np.zeros(len(intercept))
         self._fast = True
 
-    def _state(self) -> dict[str, Any]:
-        state = super()._state()
+    def to_state(self) -> dict[str, Any]:
+        state = super().to_state()
         if self.idf is not None and self.tfidf:
             frozen = self._frozen_idf()
             if frozen is not None and self._frozen_stats(frozen):
@@ -333,8 +333,8 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         return state
 
     @classmethod
-    def _from_state(cls, state: dict[str, Any]) -> "TextClassifier":
-        model = super()._from_state(state)
+    def from_state(cls, state: dict[str, Any]) -> "TextClassifier":
+        model = super().from_state(state)
         if state["meta"].get("idf") == "frozen":
             model.idf = model.idf_
         if model.model == "nblr":
@@ -342,7 +342,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         return model
 
     # ------------------------------------------------------------------ estimation
-    def _estimate(self, stats: TextStats, n_features: int) -> dict[str, Any]:
+    def estimate_parameters(self, stats: TextStats, n_features: int) -> dict[str, Any]:
         if self.tfidf:
             keep, idf, fc = stats.weighted
         else:
@@ -354,7 +354,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         inner = self._inner()
         V = int(keep.sum())
         with np.errstate(divide="ignore", invalid="ignore") if V == 0 else contextlib.nullcontext():
-            derived = inner._estimate(CountStats(stats.class_count, fc), V)  # V = 0: no term yet
+            derived = inner.estimate_parameters(CountStats(stats.class_count, fc), V)  # V = 0: no term yet
         if "component_log_weight_" not in derived:
             derived.update(_forget_empty(derived, stats.class_count))
         for key, value in derived.items():
@@ -397,22 +397,22 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     @property
     def vocabulary_(self) -> dict[str, int]:
         """Term -> column of ``transform`` (the terms the estimation kept, sorted)."""
-        self._check_fitted()
+        self.check_fitted()
         return {t: i for i, t in enumerate(self._terms.tolist())}
 
     # ------------------------------------------------------------------ inference
-    def _loglik(self, docs: _Docs) -> np.ndarray:
+    def log_likelihood(self, docs: _Docs) -> np.ndarray:
         binary = self._presence
         if self._fast:
             return self._table.score(docs.buf, docs.bounds, docs.table, self._weights, binary) + self._const
         X = self._matrix(docs, binary)  # tf-idf, or -inf weights (alpha = 0): the sparse path
         if self.tfidf:
-            return self.inner_._loglik(self._weigh(X, self._idf))
+            return self.inner_.log_likelihood(self._weigh(X, self._idf))
         if self.n_features is not None:
             X = X[:, self._keep]
         if self.model == "bernoulli":
-            return self.inner_._loglik(_Binary(X, None))
-        return self.inner_._loglik(X)
+            return self.inner_.log_likelihood(_Binary(X, None))
+        return self.inner_.log_likelihood(X)
 
     def _matrix(self, docs: _Docs, binary: bool) -> sp.csr_matrix:
         return self._counts(self._table, docs, binary)
@@ -422,26 +422,26 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         """The document-term count matrix over the model's vocabulary (columns = ``vocabulary_``),
         or in hashing mode over the ``n_features`` buckets (scikit-learn's ``HashingVectorizer``
         with ``alternate_sign=False, norm=None``)."""
-        self._check_fitted()
-        docs, _ = self._prepare_X(texts, fitting=False)
+        self.check_fitted()
+        docs, _ = self.prepare_input(texts, fitting=False)
         return self._matrix(docs, self.binary)
 
     # ------------------------------------------------------------------ explanations
     def explain(self, text: Any) -> TokenExplanation:  # type: ignore[override]
         """Each term occurrence of ``text``, in order, with its contribution to the log-odds of
         the predicted class against the runner-up: see :class:`TokenExplanation`."""
-        self._check_fitted()
+        self.check_fitted()
         self._no_explanation("explain")
         return explain_tokens(self, text)
 
-    def _feature_scores(self):
+    def feature_scores(self):
         names = self._terms.tolist()
         if self.n_features is not None:  # hashing keeps no tokens: buckets are named by number
             names = [f"#{b}" for b in names]
         return _log_ratio_scores(self._class_rows(self.inner_.feature_count_), self.alpha, True), names
 
     @classmethod
-    def _stats_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays, n_features):
         return TextStats.from_arrays(arrays)
 
 

@@ -77,34 +77,34 @@ class TextColumns:
     def _model(self) -> TextClassifier:
         return TextClassifier(alpha=self.alpha)
 
-    def _check_params(self) -> None:
-        self._model()._check_params()
+    def check_params(self) -> None:
+        self._model().check_params()
 
-    def _count(self, docs: list[_Docs], codes, n_classes, w) -> TextColumnsStats:
+    def count_statistics(self, docs: list[_Docs], codes, n_classes, w) -> TextColumnsStats:
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
-        return TextColumnsStats(cc, [self._model()._count(d, codes, n_classes, w) for d in docs])
+        return TextColumnsStats(cc, [self._model().count_statistics(d, codes, n_classes, w) for d in docs])
 
-    def _estimate(self, stats: TextColumnsStats, n_features: int) -> dict[str, Any]:
+    def estimate_parameters(self, stats: TextColumnsStats, n_features: int) -> dict[str, Any]:
         models = []
         for s in stats.columns:
             model = self._model()
-            for key, value in model._estimate(s, 1).items():
+            for key, value in model.estimate_parameters(s, 1).items():
                 setattr(model, key, value)
             model.stats_ = s
             models.append(model)
         return {"models_": models}
 
-    def _loglik(self, docs: list[_Docs]) -> np.ndarray:
-        return sum(m._loglik(d) for m, d in zip(self.models_, docs))
+    def log_likelihood(self, docs: list[_Docs]) -> np.ndarray:
+        return sum(m.log_likelihood(d) for m, d in zip(self.models_, docs))
 
-    def _feature_terms(self, docs: list[_Docs]) -> np.ndarray:
-        return np.stack([m._loglik(d) for m, d in zip(self.models_, docs)], axis=2)
+    def feature_terms(self, docs: list[_Docs]) -> np.ndarray:
+        return np.stack([m.log_likelihood(d) for m, d in zip(self.models_, docs)], axis=2)
 
-    def _feature_scores(self) -> tuple[np.ndarray, list[str]]:
+    def feature_scores(self) -> tuple[np.ndarray, list[str]]:
         names = [str(n) for n in getattr(self, "feature_names_in_", range(len(self.models_)))]
         scores, labels = [], []
         for name, m in zip(names, self.models_):
-            s, terms = m._feature_scores()
+            s, terms = m.feature_scores()
             scores.append(s)
             labels += [f"{name}: {t}" for t in terms]
         return np.concatenate(scores, axis=1), labels

@@ -49,8 +49,8 @@ class TokenExplanation:
 
 def explain_tokens(model: TextClassifier, text: Any) -> TokenExplanation:
     """The :class:`TokenExplanation` of ``text`` under the fitted ``model``."""
-    docs, _ = model._prepare_X([text], fitting=False)
-    joint = model._jll(docs)[0]
+    docs, _ = model.prepare_input([text], fitting=False)
+    joint = model.joint_log_likelihood(docs)[0]
     order = np.argsort(-joint, kind="stable")
     a, b = order[0], order[1] if len(order) > 1 else order[0]
     tok = model._table.tokens(docs.buf, docs.bounds, docs.table)

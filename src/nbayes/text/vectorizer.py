@@ -58,7 +58,7 @@ class Vectorizer(TextSettings, BaseEstimator):
     def fit(self, texts: Any, y: Any = None) -> "Vectorizer":
         """Learn the vocabulary (and idf) of ``texts``; ``y`` is ignored."""
         self._check_text_params()
-        docs, _ = self._prepare_X(texts, fitting=True)
+        docs, _ = self.prepare_input(texts, fitting=True)
         n = docs.shape[0]
         codes = np.zeros(n, dtype=np.int64)
         if self.n_features is None:
@@ -88,7 +88,7 @@ class Vectorizer(TextSettings, BaseEstimator):
             from ..errors import NotFittedError
 
             raise NotFittedError("this Vectorizer is not fitted yet; call fit first")
-        docs, _ = self._prepare_X(texts, fitting=False)
+        docs, _ = self.prepare_input(texts, fitting=False)
         X = self._counts(self._table, docs, self.binary)
         return self._weigh(X, self.idf_) if self.tfidf else X
 
