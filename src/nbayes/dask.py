@@ -48,7 +48,7 @@ def _features(part: Any, target: str | None, text: str | None, model: Any, weigh
     return X, y
 
 
-def count_statistics(params: dict[str, Any], kind: type, part: Any, target: str | None, text: str | None, weight: str | None):
+def _count_partition(params: dict[str, Any], kind: type, part: Any, target: str | None, text: str | None, weight: str | None):
     """A model of one partition's rows (None for an empty partition)."""
     model = kind(**params)
     X, y = _features(part, target, text, model, weight)
@@ -113,7 +113,7 @@ def fit(model: Any, data: Any, *, target: str | None = None, text: str | None = 
         params["column_types"] = dict(zip(map(str, head.columns), kinds))
     from dask import delayed
 
-    counted = [delayed(_count)(params, type(model), p, target, text, sample_weight) for p in parts]
+    counted = [delayed(_count_partition)(params, type(model), p, target, text, sample_weight) for p in parts]
     try:
         (result,) = dask.compute(_tree(counted, max(2, int(split_every))))
     except NBayesError:
