@@ -47,7 +47,7 @@ def main() -> None:
 
     import nbayes
     from nbayes.text._buffer import to_buffer
-    from nbayes.text._vocab import learn_terms
+    from nbayes.text.vocab import learn_terms
 
     Xtr, ytr = load("train")
     Xte, yte = load("test")

@@ -18,7 +18,7 @@ import pytest
 import nbayes
 from nbayes.errors import MissingDependencyError
 from nbayes.evaluate import Comparison, Row, crossover_size
-from nbayes.evaluate._lr_input import _LRInput
+from nbayes.evaluate._lr_input import LRInput
 from nbayes.evaluate._sampling import default_sizes
 from nbayes.errors import DataError, InvalidParameterError, NBayesError
 
@@ -183,7 +183,7 @@ def test_mixed_frames_pandas_and_polars(mixed_frame, lr):
 
 def test_lr_encoding_is_fitted_on_the_training_draw_only():
     X = pd.DataFrame({"x": [1.0, 3.0, np.nan, 100.0, 7.0], "c": ["u", "v", None, "w", "u"]})
-    enc = _LRInput(X, "auto")
+    enc = LRInput(X, "auto")
     assert enc.kind == "encode"
     train, test = np.array([0, 1, 2]), np.array([3, 4, 2])
     A, B = enc.train_test(train, test, None)
@@ -198,10 +198,10 @@ def test_lr_encoding_is_fitted_on_the_training_draw_only():
     np.testing.assert_allclose(B[1, 1], (1 - mean_u) / sd_u)
     # complete numeric input is used as it is unless asked otherwise
     num = np.arange(12.0).reshape(6, 2)
-    assert _LRInput(num, "auto").kind == "matrix"
-    assert _LRInput(num, "always").kind == "encode"
-    assert _LRInput(num, "never").kind == "raw"
-    assert _LRInput(np.where(num > 10, np.nan, num), "auto").kind == "encode"
+    assert LRInput(num, "auto").kind == "matrix"
+    assert LRInput(num, "always").kind == "encode"
+    assert LRInput(num, "never").kind == "raw"
+    assert LRInput(np.where(num > 10, np.nan, num), "auto").kind == "encode"
 
 
 def test_models_are_not_modified(gaussian_data, lr):
@@ -317,7 +317,7 @@ def test_lazy_exports_and_callable_module(gaussian_data, lr):
     assert nbayes.Comparison is Comparison
     import nbayes.compare as old  # the public path of before: the same objects
 
-    assert old.Comparison is Comparison and old.default_sizes is default_sizes and old._LRInput is _LRInput
+    assert old.Comparison is Comparison and old.default_sizes is default_sizes and old.LRInput is LRInput
     assert nbayes.evaluate.compare is old.compare
     module = importlib.import_module("nbayes.compare")
     X, y = gaussian_data

@@ -133,7 +133,7 @@ from hypothesis import strategies as st  # noqa: E402
 from nbayes._kernels import text_twin  # noqa: E402
 from nbayes._kernels.text import murmur3  # noqa: E402
 from nbayes.text._buffer import to_buffer  # noqa: E402
-from nbayes.text._vocab import HashedTerms, TermTable, Tokens, hash_terms, learn_terms  # noqa: E402
+from nbayes.text.vocab import HashedTerms, TermTable, Tokens, hash_terms, learn_terms  # noqa: E402
 
 _WORDS = ["cheap", "pills", "the", "of", "naïve", "ΟΔΟΣ", "東京", "zürich", "ab", "x", "İstanbul", "straße"]
 _DOCS = st.lists(

@@ -200,7 +200,7 @@ def _lr_part(part: Any, target: str, classes: np.ndarray):
 
 
 def _lr_value_grad(part: tuple[np.ndarray, np.ndarray], theta: np.ndarray, K: int, fit_intercept: bool):
-    from .linear._loss import Design, LogLoss
+    from .linear.loss import Design, LogLoss
 
     X, codes = part
     if len(codes) == 0:

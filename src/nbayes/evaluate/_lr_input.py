@@ -68,7 +68,7 @@ def _numeric_column(col: np.ndarray) -> np.ndarray | None:
     return out
 
 
-class _LRInput:
+class LRInput:
     """X as logistic regression needs it: numbers only, no missing value.
 
     ``kind`` is ``"raw"`` (X as given: sparse input, or ``lr_preprocess="never"``),

@@ -45,7 +45,7 @@ from .._validation import check_choice, check_number, check_y, classes_and_codes
 from ..errors import DataError, InvalidParameterError
 from ..linear import LogisticRegression
 from ..naive_bayes.mixed import NaiveBayes
-from ._lr_input import LR_PREPROCESS, _as_input, _LRInput, _n_rows
+from ._lr_input import LR_PREPROCESS, _as_input, LRInput, _n_rows
 from ._sampling import _check_sizes, _draw, _rng, _split, default_sizes
 from .comparison import Comparison
 
@@ -148,7 +148,7 @@ def compare(
     if K < 2:
         only = f" (every row is {show(classes[0])})" if K else ""
         raise DataError(f"y: {K} class(es){only}; comparing classifiers needs at least 2 classes")
-    lr_input = _LRInput(X, lr_preprocess)
+    lr_input = LRInput(X, lr_preprocess)
 
     test, pool = _split(codes, K, float(test_size), bool(stratify), rng)
     if len(test) == 0 or len(pool) == 0:

@@ -282,7 +282,7 @@ def classification_measures(y: Any, pred: Any, proba: Any, classes: Any) -> dict
     """
     y = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
     classes = np.asarray(classes)
-    labels = _union(classes, y)
+    labels = union_terms(classes, y)
     index = {_key(v): i for i, v in enumerate(labels)}
     yi = np.array([index[_key(v)] for v in y], dtype=np.intp)
     pi = np.array([index.get(_key(v), -1) for v in pred], dtype=np.intp)
@@ -328,7 +328,7 @@ def classification_measures(y: Any, pred: Any, proba: Any, classes: Any) -> dict
     return out
 
 
-def _union(classes: np.ndarray, y: np.ndarray) -> list[Any]:
+def union_terms(classes: np.ndarray, y: np.ndarray) -> list[Any]:
     """The model's classes in its order, then labels it never saw (sorted by their text)."""
     known = {_key(v) for v in classes}
     extra: dict[Any, Any] = {}

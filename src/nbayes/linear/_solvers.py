@@ -17,7 +17,7 @@ import numpy as np
 
 from .._kernels.linear import axpy_mnorm, direction_step, mdots, residual_step, vdot
 from ..errors import ConvergenceError
-from ._loss import LogLoss
+from .loss import LogLoss
 
 
 @dataclass

@@ -28,7 +28,7 @@ from .._validation import (
 )
 from ..errors import ConvergenceError, ConvergenceWarning, DataError, InvalidParameterError
 from ..io.model_file import decode_params, encode_params, save_state
-from ._loss import Design, LogLoss
+from .loss import Design, LogLoss
 from .._math import log_normalize_rows
 from ._nb_start import nb_start
 
@@ -362,7 +362,7 @@ class LogisticRegression(Classifier):
         if meta.get("feature_names") is not None:
             model.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
         if meta.get("transform") is not None:
-            from ._transforms import transform_from_state
+            from .transforms import transform_from_state
 
             t_arrays = {k[len("transform/"):]: v for k, v in arrays.items() if k.startswith("transform/")}
             model.input_transform_ = transform_from_state(meta["transform"], t_arrays)

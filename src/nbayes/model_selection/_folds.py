@@ -262,7 +262,7 @@ class TextFolds(_Folds):
 
     def __init__(self, model, X, y, splits, sample_weight, params) -> None:
         from ..stats.text import TextStats
-        from ..text._vocab import HashedTerms, TermTable
+        from ..text.vocab import HashedTerms, TermTable
 
         super().__init__(model, X, y, splits, sample_weight, params)
         counter = self.new_model({"tfidf": False, "model": "multinomial", "min_df": 1, "max_df": 1.0,
@@ -291,7 +291,7 @@ class TextFolds(_Folds):
         self._weighted: dict[tuple, Any] = {}
 
     def count(self, rows: np.ndarray, codes: np.ndarray | None = None, K: int | None = None) -> Any:
-        from ..naive_bayes._discrete import class_indicator, per_class_sum
+        from ..naive_bayes.discrete import class_indicator, per_class_sum
 
         key = rows.tobytes() if codes is None and self._keeps_counts else None
         if key is not None and key in self._fold:
@@ -320,7 +320,7 @@ class TextFolds(_Folds):
 
     def _estimated(self, params: dict, i: int | None):
         """(inner count model with its parameters, kept terms, idf or None, classes present)."""
-        from ..naive_bayes._discrete import class_indicator, per_class_sum
+        from ..naive_bayes.discrete import class_indicator, per_class_sum
         from ..stats import CountStats
 
         m = self.new_model(params)
@@ -370,7 +370,7 @@ class TextFolds(_Folds):
         return m
 
     def log_proba(self, params: dict, i: int):
-        from ..naive_bayes.bernoulli import _Binary
+        from ..naive_bayes.bernoulli import Binary
 
         t0 = time.perf_counter()
         m, inner, keep, idf, present = self._estimated(params, i)
@@ -380,7 +380,7 @@ class TextFolds(_Folds):
         X = (self.ones if binary else self.counts)[test][:, keep]
         if idf is not None:
             X = m._weigh(X, idf)
-        jll = inner.joint_log_likelihood(_Binary(X, None) if m.model == "bernoulli" else X)
+        jll = inner.joint_log_likelihood(Binary(X, None) if m.model == "bernoulli" else X)
         lp = normalize(jll, inner.prior_fallback)
         return _spread(lp, present), t1 - t0, time.perf_counter() - t1
 
@@ -420,30 +420,30 @@ def fold_log_proba(model: Any, X: Any, engine: _Folds) -> np.ndarray:
 # ---------------------------------------------------------------------------- rows
 def take(Xv: Any, rows: np.ndarray) -> Any:
     """The prepared input (any model's ``_prepare_X`` result) restricted to ``rows``."""
-    from ..naive_bayes.bernoulli import _Binary
-    from ..naive_bayes.mixed import _Parts
-    from ..text._settings import _Docs
+    from ..naive_bayes.bernoulli import Binary
+    from ..naive_bayes.mixed import Parts
+    from ..text.settings import Docs
 
     if isinstance(Xv, np.ndarray) or sp.issparse(Xv):
         return Xv[rows]
-    if isinstance(Xv, _Binary):
-        return _Binary(take(Xv.X, rows), None if Xv.missing is None else take(Xv.missing, rows))
+    if isinstance(Xv, Binary):
+        return Binary(take(Xv.X, rows), None if Xv.missing is None else take(Xv.missing, rows))
     if isinstance(Xv, Table):
         return Table(
             None if Xv.matrix is None else Xv.matrix[rows],
             None if Xv.columns is None else [c[rows] for c in Xv.columns],
             (len(rows), Xv.shape[1]),
         )
-    if isinstance(Xv, _Parts):
-        return _Parts({k: take(v, rows) for k, v in Xv.parts.items()}, (len(rows), Xv.shape[1]))
+    if isinstance(Xv, Parts):
+        return Parts({k: take(v, rows) for k, v in Xv.parts.items()}, (len(rows), Xv.shape[1]))
     if isinstance(Xv, list):
         return [take(v, rows) for v in Xv]
-    if isinstance(Xv, _Docs):
+    if isinstance(Xv, Docs):
         starts, ends = Xv.bounds[rows], Xv.bounds[rows + 1]
         lengths = ends - starts
         bounds = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         index = np.repeat(starts - bounds[:-1], lengths) + np.arange(bounds[-1])
-        return _Docs(Xv.buf[index], bounds, Xv.table)
+        return Docs(Xv.buf[index], bounds, Xv.table)
     raise TypeError(f"cannot take rows of {type(Xv).__name__}")  # pragma: no cover - internal
 
 

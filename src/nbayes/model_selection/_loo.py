@@ -130,7 +130,7 @@ def _categorical(full: Any, T: Any, codes: np.ndarray, w: np.ndarray) -> np.ndar
 
 
 def _bernoulli(full: Any, Xb: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
-    from ..naive_bayes._discrete import check_alpha
+    from ..naive_bayes.discrete import check_alpha
 
     if Xb.missing is not None:
         return None

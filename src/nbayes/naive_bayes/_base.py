@@ -289,7 +289,7 @@ class BaseNB(Generative):
         base = None if first else self.classes_
         if classes is not None:
             declared = sorted_unique(np.asarray(list(classes) if not hasattr(classes, "dtype") else classes))
-            if not first and not _same_labels(declared, self.classes_):
+            if not first and not same_labels(declared, self.classes_):
                 raise DataError(
                     f"classes={declared.tolist()!r} differs from the classes of the earlier "
                     f"partial_fit calls {self.classes_.tolist()!r}"
@@ -325,7 +325,7 @@ class BaseNB(Generative):
 
     def _check_declared(self, classes: Any) -> None:
         declared = sorted_unique(np.asarray(list(classes) if not hasattr(classes, "dtype") else classes))
-        if not _same_labels(declared, self.classes_):
+        if not same_labels(declared, self.classes_):
             raise DataError(
                 f"classes={declared.tolist()!r} differs from the classes of the earlier "
                 f"partial_fit calls {self.classes_.tolist()!r}"
@@ -741,7 +741,7 @@ def _n_cols(Xv: Any) -> int:
     return int(Xv.shape[1])
 
 
-def _same_labels(a: np.ndarray, b: np.ndarray) -> bool:
+def same_labels(a: np.ndarray, b: np.ndarray) -> bool:
     if len(a) != len(b):
         return False
     _, unknown = encode_labels(a, b)

@@ -12,15 +12,15 @@ from .._validation import check_number, check_X_numeric, first_bad, show
 from ..errors import DataError, InvalidParameterError
 from ..stats import CountStats
 from ._base import BaseNB
-from ._discrete import (
+from .discrete import (
     check_alpha, class_indicator, class_totals, dense_rows, dirichlet_log_density, per_class_sum, soft_class_sum,
     times,
 )
-from .multinomial import _log_ratio_scores
+from .multinomial import log_ratio_scores
 
 
 @dataclass
-class _Binary:
+class Binary:
     """Binarised input: X in {0, 1} (missing entries set to 0) and the missing mask (or None)."""
 
     X: Any
@@ -107,7 +107,7 @@ class BernoulliNB(BaseNB):
                 _check_binary(data, A)
             Xb = sp.csr_matrix((data, A.indices.copy(), A.indptr.copy()), shape=A.shape)
             Xb.eliminate_zeros()  # on copies: the caller's matrix is never modified
-            return _Binary(Xb, missing), names
+            return Binary(Xb, missing), names
         nan = np.isnan(A)
         has_nan = bool(nan.any())
         if t is None:
@@ -115,14 +115,14 @@ class BernoulliNB(BaseNB):
             _check_binary(Xb, None)
         else:
             Xb = (A > t).astype(np.float64)  # NaN > t is False: missing entries become 0
-        return _Binary(Xb, nan.astype(np.float64) if has_nan else None), names
+        return Binary(Xb, nan.astype(np.float64) if has_nan else None), names
 
-    def count_statistics(self, Xv: _Binary, codes, n_classes, w) -> CountStats:
+    def count_statistics(self, Xv: Binary, codes, n_classes, w) -> CountStats:
         Y = class_indicator(codes, n_classes, w)
         missing = None if Xv.missing is None else per_class_sum(Y, Xv.missing)
         return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv.X), missing)
 
-    def count_expected(self, Xv: _Binary, R) -> CountStats:
+    def count_expected(self, Xv: Binary, R) -> CountStats:
         missing = None if Xv.missing is None else soft_class_sum(R, Xv.missing)
         return CountStats(R.sum(axis=0), soft_class_sum(R, Xv.X), missing)
 
@@ -152,14 +152,14 @@ class BernoulliNB(BaseNB):
 
     def _linear_form(self):
         # eq. 19 with Bernoulli features: sum_j x_j log(p/q) + sum_j log q
-        from ..linear._transforms import Binarize
+        from ..linear.transforms import Binarize
 
         log_p, log_q = self.feature_log_prob_, self._log_absent
         with np.errstate(invalid="ignore"):
             W = log_p - log_q
         return W, self._intercept + log_q.sum(axis=1), Binarize(self.binarize, self.n_features_in_, "LogisticRegression")
 
-    def log_likelihood(self, Xv: _Binary) -> np.ndarray:
+    def log_likelihood(self, Xv: Binary) -> np.ndarray:
         # sum_j x log p + (1 - x) log q  =  X @ (log p - log q) + sum_j log q, minus the missing
         # entries' log q. With p in {0, 1} (alpha = 0) a -inf term counts only where it applies.
         log_p, log_q = self.feature_log_prob_, self._log_absent
@@ -178,7 +178,7 @@ class BernoulliNB(BaseNB):
             out[bad_p | (n_absent > 0.5)] = -np.inf
         return out
 
-    def feature_terms(self, Xv: _Binary) -> np.ndarray:
+    def feature_terms(self, Xv: Binary) -> np.ndarray:
         X = dense_rows(Xv.X)[:, None, :]
         terms = times(X, self.feature_log_prob_[None]) + times(1.0 - X, self._log_absent[None])
         if Xv.missing is not None:
@@ -186,7 +186,7 @@ class BernoulliNB(BaseNB):
         return terms
 
     def feature_scores(self):
-        return _log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self.display_feature_names()
+        return log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self.display_feature_names()
 
     @classmethod
     def statistics_from_arrays(cls, arrays, n_features):

@@ -11,7 +11,7 @@ from .._validation import check_choice, check_number, encode_labels, encode_valu
 from ..errors import DataError, InvalidParameterError
 from ..stats import CategoricalStats
 from ._base import BaseNB, class_log_prior
-from ._discrete import dirichlet_log_density
+from .discrete import dirichlet_log_density
 from .._tables import Table, distinct, read_table
 
 #: widest value range counted by direct indexing; wider integer columns take the sort path
@@ -314,7 +314,7 @@ class CategoricalNB(BaseNB):
         return out
 
     def _linear_form(self):
-        from ..linear._transforms import OneHot
+        from ..linear.transforms import OneHot
 
         W = np.concatenate([table[:, :-1] for table in self._tables], axis=1)  # values + unseen
         return W, self._intercept, OneHot(list(self.categories_), self.input_feature_names(), "LogisticRegression")

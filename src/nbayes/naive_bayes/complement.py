@@ -10,8 +10,8 @@ from .._validation import check_X_numeric
 from ..errors import InvalidParameterError
 from ..stats import CountStats
 from ._base import BaseNB, class_log_prior
-from ._discrete import check_alpha, class_indicator, class_totals, dense_rows, per_class_sum
-from .multinomial import _log_ratio_scores
+from .discrete import check_alpha, class_indicator, class_totals, dense_rows, per_class_sum
+from .multinomial import log_ratio_scores
 
 
 class ComplementNB(BaseNB):
@@ -107,7 +107,7 @@ class ComplementNB(BaseNB):
         return dense_rows(Xv)[:, None, :] * self.feature_log_prob_[None]
 
     def feature_scores(self):
-        return _log_ratio_scores(self.feature_count_, self.alpha, self.force_alpha), self.display_feature_names()
+        return log_ratio_scores(self.feature_count_, self.alpha, self.force_alpha), self.display_feature_names()
 
     @classmethod
     def statistics_from_arrays(cls, arrays, n_features):

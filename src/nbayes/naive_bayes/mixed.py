@@ -17,10 +17,10 @@ from .._validation import check_choice, frame_names, is_missing, show
 from ..errors import DataError, InvalidParameterError, MergeError, StatisticsError
 from ..io.model_file import decode_params
 from ..stats import CategoricalStats, CountStats, MomentStats
-from ..stats._common import check_class_count
+from ..stats.checks import check_class_count
 from ._base import BaseNB, check_state, class_log_prior
 from .._tables import Table, frame_column, read_table
-from .bernoulli import BernoulliNB, _Binary
+from .bernoulli import BernoulliNB, Binary
 from .categorical import CategoricalNB
 from .gaussian import VARIANCES, GaussianNB
 
@@ -80,7 +80,7 @@ class MixedStats:
 
 
 @dataclass
-class _Parts:
+class Parts:
     """Prepared input: per component kind, that component's validated input."""
 
     parts: dict[str, Any]
@@ -221,8 +221,8 @@ class NaiveBayes(BaseNB):
                 parts[kind] = np.ascontiguousarray(M)
             else:
                 nan = np.isnan(M)
-                parts[kind] = _Binary(np.where(nan, 0.0, M), nan.astype(float) if nan.any() else None)
-        return _Parts(parts, T.shape), names
+                parts[kind] = Binary(np.where(nan, 0.0, M), nan.astype(float) if nan.any() else None)
+        return Parts(parts, T.shape), names
 
     def _infer_kinds(self, X: Any) -> list[str]:
         mod = type(X).__module__.split(".")[0]
@@ -269,12 +269,12 @@ class NaiveBayes(BaseNB):
         else:
             super().set_statistics(stats, classes, n_features, names)
 
-    def count_statistics(self, Xv: _Parts, codes, n_classes, w) -> MixedStats:
+    def count_statistics(self, Xv: Parts, codes, n_classes, w) -> MixedStats:
         parts = {k: self._component(k).count_statistics(v, codes, n_classes, w) for k, v in Xv.parts.items()}
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
         return MixedStats(cc, parts)
 
-    def count_expected(self, Xv: _Parts, R) -> MixedStats:
+    def count_expected(self, Xv: Parts, R) -> MixedStats:
         parts = {}
         for kind, v in Xv.parts.items():
             comp = self._component(kind)  # text columns: one weighted count per class
@@ -317,13 +317,13 @@ class NaiveBayes(BaseNB):
             "(CategoricalNB, BernoulliNB, MultinomialNB, GaussianNB(variance='feature'))"
         )
 
-    def log_likelihood(self, Xv: _Parts) -> np.ndarray:
+    def log_likelihood(self, Xv: Parts) -> np.ndarray:
         out = np.zeros((Xv.shape[0], len(self._intercept)))
         for kind, comp in self.components_.items():
             out += comp.log_likelihood(Xv.parts[kind])
         return out
 
-    def feature_terms(self, Xv: _Parts) -> np.ndarray:
+    def feature_terms(self, Xv: Parts) -> np.ndarray:
         out = np.zeros((Xv.shape[0], len(self._intercept), Xv.shape[1]))
         for kind, comp in self.components_.items():
             idx = [j for j, k in enumerate(self.column_kinds_) if k == kind]

@@ -9,7 +9,7 @@ import numpy as np
 from .._validation import check_X_numeric, check_number
 from ..stats import CountStats
 from ._base import BaseNB
-from ._discrete import (
+from .discrete import (
     check_alpha,
     class_indicator,
     class_totals,
@@ -120,14 +120,14 @@ class MultinomialNB(BaseNB):
         return times(X[:, None, :], self.feature_log_prob_[None])
 
     def feature_scores(self):
-        return _log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self.display_feature_names()
+        return log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self.display_feature_names()
 
     @classmethod
     def statistics_from_arrays(cls, arrays, n_features):
         return CountStats.from_arrays(arrays)
 
 
-def _log_ratio_scores(fc: np.ndarray, alpha: Any, force_alpha: bool) -> np.ndarray:
+def log_ratio_scores(fc: np.ndarray, alpha: Any, force_alpha: bool) -> np.ndarray:
     """log theta_cw - log theta_(not c)w, the other classes' counts pooled and smoothed alike
     (CORRECTNESS.md: raw log theta_cw would list stop words)."""
     a = check_alpha(alpha, fc.shape[1], force_alpha)

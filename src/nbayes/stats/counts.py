@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from .._validation import encode_labels, sorted_unique, union_labels
 from ..errors import StatisticsError
-from ._common import check_array, check_at_most, check_class_count, check_removable, zero_small
+from .checks import check_array, check_at_most, check_class_count, check_removable, zero_small
 
 
 @dataclass

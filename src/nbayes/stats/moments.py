@@ -9,7 +9,7 @@ import numpy as np
 from .._kernels import run, threads
 from .._kernels.gaussian import moments
 from ..errors import StatisticsError
-from ._common import REL_TOL, check_array, check_at_most, check_class_count, check_removable
+from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StatisticsError
-from ._common import check_array, check_at_most, check_class_count, check_removable, zero_small
+from .checks import check_array, check_at_most, check_class_count, check_removable, zero_small
 
 
 @dataclass
@@ -71,7 +71,7 @@ class TextStats:
         )
 
     def __add__(self, other: "TextStats") -> "TextStats":
-        terms = _union(self.terms, other.terms)
+        terms = union_terms(self.terms, other.terms)
         a, b = self._on(terms), other._on(terms)
         weighted = _frozen_pair(self, other, terms)
         if weighted is not None:
@@ -83,7 +83,7 @@ class TextStats:
         )
 
     def subtract(self, other: "TextStats", classes: np.ndarray) -> "TextStats":
-        terms = _union(self.terms, other.terms)
+        terms = union_terms(self.terms, other.terms)
         a, b = self._on(terms), other._on(terms)
         check_removable(a.class_count, b.class_count, classes, "documents")
         check_removable(a.term_count, b.term_count, classes, "term counts")
@@ -196,7 +196,7 @@ def _table_of(terms: np.ndarray, a: "TextStats", b: "TextStats") -> Any:
     return None
 
 
-def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def union_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Sorted union of two sorted term arrays (object arrays of str)."""
     if a is b:
         return a

@@ -11,10 +11,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InvalidParameterError
-from ..naive_bayes._discrete import safe_linear, soft_class_sum
-from ..stats.text import TextStats, _union
-from ._settings import _Docs
-from ._vocab import HashedTerms, TermTable
+from ..naive_bayes.discrete import safe_linear, soft_class_sum
+from ..stats.text import TextStats, union_terms
+from .settings import Docs
+from .vocab import HashedTerms, TermTable
 
 
 @dataclass
@@ -47,7 +47,7 @@ class TextEM:
                 f"tfidf={self.tfidf!r}; complement and nblr have no P(x, y), tf-idf sums do not add)"
             )
 
-    def _em_views(self: Any, parts: list[_Docs]) -> list[CountedDocs]:
+    def _em_views(self: Any, parts: list[Docs]) -> list[CountedDocs]:
         """Each batch of documents tokenised once, as count matrices over one vocabulary: the
         model's terms and every term of the batches (the vocabulary of all documents)."""
         found = [self.count_statistics(d, np.zeros(d.shape[0], dtype=np.intp), 1, None) for d in parts]
@@ -56,7 +56,7 @@ class TextEM:
         else:
             terms = self.stats_.terms
             for f in found:
-                terms = _union(terms, f.terms)
+                terms = union_terms(terms, f.terms)
             table = TermTable(terms, self._how())
         out = []
         for d, f in zip(parts, found):

@@ -8,16 +8,16 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..naive_bayes._discrete import class_indicator, class_totals, per_class_sum
+from ..naive_bayes.discrete import class_indicator, class_totals, per_class_sum
 from ..stats.text import TextStats
-from ._settings import _Docs
-from ._vocab import TermTable
+from .settings import Docs
+from .vocab import TermTable
 
 
 class TfidfCounting:
-    """Counting hooks for ``tfidf=True``; expects :class:`~nbayes.text._settings.TextSettings`."""
+    """Counting hooks for ``tfidf=True``; expects :class:`~nbayes.text.settings.TextSettings`."""
 
-    def _tfidf_sums(self: Any, stats: TextStats, docs: _Docs, codes: np.ndarray, n_classes: int,
+    def _tfidf_sums(self: Any, stats: TextStats, docs: Docs, codes: np.ndarray, n_classes: int,
                     w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kept terms, idf, per-class sums of the documents' tf-idf vectors). tf-idf depends on
         the whole corpus (idf, and the norm over kept terms), so these sums are not additive."""
@@ -27,7 +27,7 @@ class TfidfCounting:
         X = self._weigh(self._counts(table, docs, False), idf)
         return keep, idf, per_class_sum(class_indicator(codes, n_classes, w), X)
 
-    def _count_frozen(self: Any, docs: _Docs, codes: np.ndarray, n_classes: int, w: np.ndarray | None,
+    def _count_frozen(self: Any, docs: Docs, codes: np.ndarray, n_classes: int, w: np.ndarray | None,
                       frozen: tuple[np.ndarray, np.ndarray, Any]) -> TextStats:
         """Statistics under a frozen idf, over its terms only: the counts, and the per-class sums
         of each document's tf-idf vector (tf or 1 + ln tf, times the frozen idf, unit L2 norm

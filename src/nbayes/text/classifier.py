@@ -18,16 +18,16 @@ from .._validation import (
     encode_labels,
 )
 from ..errors import DataError, InvalidParameterError, MergeError
-from ..naive_bayes._base import BaseNB, _same_labels
-from ..naive_bayes.bernoulli import BernoulliNB, _Binary
+from ..naive_bayes._base import BaseNB, same_labels
+from ..naive_bayes.bernoulli import BernoulliNB, Binary
 from ..naive_bayes.complement import ComplementNB
-from ..naive_bayes.multinomial import MultinomialNB, _log_ratio_scores
+from ..naive_bayes.multinomial import MultinomialNB, log_ratio_scores
 from ..stats import CountStats
 from ..stats.text import TextStats
 from ._em import TextEM
-from ._settings import TextSettings, _Docs
+from .settings import TextSettings, Docs
 from ._tfidf import TfidfCounting
-from ._vocab import HashedTerms, TermTable, count_hashed_into, hash_terms, learn_terms
+from .vocab import HashedTerms, TermTable, count_hashed_into, hash_terms, learn_terms
 from .explain import TokenExplanation, explain_tokens
 from .nblr import fit_nblr
 
@@ -168,7 +168,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         return bool(self.binary) or self.model in ("bernoulli", "nblr")
 
     # ------------------------------------------------------------------ statistics
-    def count_statistics(self, docs: _Docs, codes, n_classes, w) -> TextStats:
+    def count_statistics(self, docs: Docs, codes, n_classes, w) -> TextStats:
         frozen = self._frozen_idf() if self.tfidf else None
         if frozen is not None:
             return self._count_frozen(docs, codes, n_classes, w, frozen)
@@ -201,7 +201,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
             self.n_features is not None
             and not self.tfidf
             and hasattr(self, "stats_")
-            and (classes is None or _same_labels(np.asarray(list(classes), dtype=object), self.classes_))
+            and (classes is None or same_labels(np.asarray(list(classes), dtype=object), self.classes_))
         )
 
     def _accumulate(self, X: Any, y: Any, sample_weight: Any) -> bool:
@@ -401,7 +401,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         return {t: i for i, t in enumerate(self._terms.tolist())}
 
     # ------------------------------------------------------------------ inference
-    def log_likelihood(self, docs: _Docs) -> np.ndarray:
+    def log_likelihood(self, docs: Docs) -> np.ndarray:
         binary = self._presence
         if self._fast:
             return self._table.score(docs.buf, docs.bounds, docs.table, self._weights, binary) + self._const
@@ -411,10 +411,10 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         if self.n_features is not None:
             X = X[:, self._keep]
         if self.model == "bernoulli":
-            return self.inner_.log_likelihood(_Binary(X, None))
+            return self.inner_.log_likelihood(Binary(X, None))
         return self.inner_.log_likelihood(X)
 
-    def _matrix(self, docs: _Docs, binary: bool) -> sp.csr_matrix:
+    def _matrix(self, docs: Docs, binary: bool) -> sp.csr_matrix:
         return self._counts(self._table, docs, binary)
 
 
@@ -438,7 +438,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         names = self._terms.tolist()
         if self.n_features is not None:  # hashing keeps no tokens: buckets are named by number
             names = [f"#{b}" for b in names]
-        return _log_ratio_scores(self._class_rows(self.inner_.feature_count_), self.alpha, True), names
+        return log_ratio_scores(self._class_rows(self.inner_.feature_count_), self.alpha, True), names
 
     @classmethod
     def statistics_from_arrays(cls, arrays, n_features):

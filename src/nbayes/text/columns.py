@@ -9,7 +9,7 @@ import numpy as np
 
 from ..stats.text import TextStats
 from ._buffer import to_buffer
-from .classifier import TextClassifier, _Docs
+from .classifier import TextClassifier, Docs
 
 
 @dataclass
@@ -38,7 +38,7 @@ class TextColumnsStats:
 
     def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
         """Each column's own check, all of them counting the model's class weights."""
-        from ..stats._common import check_class_count
+        from ..stats.checks import check_class_count
 
         cc = check_class_count(self.class_count, n_classes)
         for s in self.columns:
@@ -59,12 +59,12 @@ class TextColumnsStats:
         return cls(arrays["stats/class_count"], cols)
 
 
-def as_docs(column: np.ndarray) -> _Docs:
+def as_docs(column: np.ndarray) -> Docs:
     """A table column as documents: a missing cell is an empty document (it adds nothing)."""
     from .._validation import is_missing
 
     texts = ["" if is_missing(v) else (v if isinstance(v, str | bytes) else str(v)) for v in column.tolist()]
-    return _Docs(*to_buffer(texts))
+    return Docs(*to_buffer(texts))
 
 
 class TextColumns:
@@ -80,7 +80,7 @@ class TextColumns:
     def check_params(self) -> None:
         self._model().check_params()
 
-    def count_statistics(self, docs: list[_Docs], codes, n_classes, w) -> TextColumnsStats:
+    def count_statistics(self, docs: list[Docs], codes, n_classes, w) -> TextColumnsStats:
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
         return TextColumnsStats(cc, [self._model().count_statistics(d, codes, n_classes, w) for d in docs])
 
@@ -94,10 +94,10 @@ class TextColumns:
             models.append(model)
         return {"models_": models}
 
-    def log_likelihood(self, docs: list[_Docs]) -> np.ndarray:
+    def log_likelihood(self, docs: list[Docs]) -> np.ndarray:
         return sum(m.log_likelihood(d) for m, d in zip(self.models_, docs))
 
-    def feature_terms(self, docs: list[_Docs]) -> np.ndarray:
+    def feature_terms(self, docs: list[Docs]) -> np.ndarray:
         return np.stack([m.log_likelihood(d) for m, d in zip(self.models_, docs)], axis=2)
 
     def feature_scores(self) -> tuple[np.ndarray, list[str]]:

@@ -10,8 +10,8 @@ import scipy.sparse as sp
 from .._estimator import BaseEstimator
 from ..errors import DataError
 from ..stats.text import TextStats
-from ._settings import TextSettings
-from ._vocab import HashedTerms, TermTable, hash_terms, learn_terms
+from .settings import TextSettings
+from .vocab import HashedTerms, TermTable, hash_terms, learn_terms
 
 
 class Vectorizer(TextSettings, BaseEstimator):

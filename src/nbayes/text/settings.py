@@ -14,12 +14,12 @@ from .._validation import check_number
 from ..errors import InvalidParameterError
 from ..stats.text import TextStats
 from ._buffer import to_buffer
-from ._vocab import Tokens, _objects
+from .vocab import Tokens, _objects
 from .stop_words import ENGLISH_STOP_WORDS
 
 
 @dataclass
-class _Docs:
+class Docs:
     """A batch of documents as the kernels take it."""
 
     buf: np.ndarray
@@ -89,7 +89,7 @@ class TextSettings:
 
     def prepare_input(self, X: Any, fitting: bool):
         buf, bounds, table = to_buffer(X, lowercase=self.lowercase)
-        return _Docs(buf, bounds, table), None
+        return Docs(buf, bounds, table), None
 
     def _frozen_idf(self) -> tuple[np.ndarray, np.ndarray, Any] | None:
         """The frozen idf ``idf`` (a mapping term -> weight), checked, as (terms sorted, weights,
@@ -165,7 +165,7 @@ class TextSettings:
         return keep  # possibly no term: a model then predicts by its prior (docs/text.md)
 
     @staticmethod
-    def _counts(table: Any, docs: _Docs, binary: bool) -> sp.csr_matrix:
+    def _counts(table: Any, docs: Docs, binary: bool) -> sp.csr_matrix:
         tok = table.tokens(docs.buf, docs.bounds, docs.table)
         tok = tok[tok[:, 1] >= 0]
         X = sp.csr_matrix(
