@@ -100,7 +100,7 @@ class DataFile:
         """The rows as polars frames of at most ``chunk_rows`` rows each."""
         if self.kind == "folder":
             start = 0
-            for texts, labels in read_folder(self.path, chunk_size=chunk_rows):  # type: ignore[union-attr]
+            for texts, labels in read_folder(self.path, chunk_size=chunk_rows):
                 yield Chunk(pl.DataFrame({"text": texts, "label": labels}), start)
                 start += len(texts)
             return
