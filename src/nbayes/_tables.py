@@ -21,7 +21,10 @@ class Table:
     shape: tuple[int, int]
 
     def column(self, j: int) -> np.ndarray:
-        return self.matrix[:, j] if self.matrix is not None else self.columns[j]  # type: ignore[index]
+        if self.matrix is not None:
+            return self.matrix[:, j]
+        assert self.columns is not None  # a Table holds a matrix or its columns
+        return self.columns[j]
 
 
 def read_table(
