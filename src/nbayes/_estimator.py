@@ -7,12 +7,15 @@ and ``__sklearn_tags__`` (imported lazily, only when scikit-learn asks for it).
 from __future__ import annotations
 
 import inspect
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .errors import InvalidParameterError, NotFittedError
+from ._kernels import run
+from ._kernels.normalize import log_normalize
 from ._math import logsumexp
+from ._validation import check_sample_weight, check_y
+from .errors import InvalidParameterError, NotFittedError
 
 
 #: What an estimator can declare in :attr:`BaseEstimator.capabilities`. Code that needs a
@@ -123,7 +126,7 @@ class BaseEstimator(FittedAttributes):
     _string_input = False
     _poor_score = False  # scikit-learn's tag: its generic accuracy check does not apply
 
-    def __sklearn_tags__(self):  # pragma: no cover - exercised through sklearn's own checks
+    def __sklearn_tags__(self) -> Any:  # pragma: no cover - exercised through sklearn's own checks
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
 
         tags = Tags(
@@ -153,15 +156,23 @@ class BaseEstimator(FittedAttributes):
 class Classifier(BaseEstimator):
     """What every nbayes classifier answers the same way, given ``predict_log_proba``."""
 
+    #: the labels, in the order of the columns of ``predict_proba`` (set by fit)
+    classes_: np.ndarray
+
+    if TYPE_CHECKING:  # what every subclass defines (declared for the type checker only)
+
+        def predict_log_proba(self, X: Any) -> np.ndarray: ...
+
+        def predict(self, X: Any) -> np.ndarray: ...
+
     def predict_proba(self, X: Any) -> np.ndarray:
         """P(y = c | x) = exp(predict_log_proba(x)); rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))  # type: ignore[attr-defined]
+        proba: np.ndarray = np.exp(self.predict_log_proba(X))
+        return proba
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
-        from ._validation import check_sample_weight, check_y
-
-        pred = self.predict(X)  # type: ignore[attr-defined]
+        pred = self.predict(X)
         y = check_y(y, len(pred))
         w = check_sample_weight(sample_weight, len(pred))
         return float(np.average((pred == y).astype(float), weights=w))
@@ -176,23 +187,28 @@ class Generative(Classifier):
     log-sum-exp, a row impossible under every class (possible with zero probabilities) answered
     by the class prior (``_log_prior``, set by the subclass)."""
 
+    _log_prior: np.ndarray
+
+    if TYPE_CHECKING:  # what every subclass defines (declared for the type checker only)
+
+        def predict_joint_log_proba(self, X: Any) -> np.ndarray: ...
+
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """log P(y = c | x), normalised by log-sum-exp. A row impossible under every class
         (possible with ``alpha=0``) gets the class prior."""
-        from ._kernels import run
-        from ._kernels.normalize import log_normalize
-
-        jll = np.ascontiguousarray(self.predict_joint_log_proba(X), dtype=np.float64)  # type: ignore[attr-defined]
-        return run(log_normalize, jll, self.prior_fallback)
+        jll = np.ascontiguousarray(self.predict_joint_log_proba(X), dtype=np.float64)
+        log_proba: np.ndarray = run(log_normalize, jll, self.prior_fallback)
+        return log_proba
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest posterior probability for each row."""
-        jll = self.predict_joint_log_proba(X)  # type: ignore[attr-defined]
+        jll = self.predict_joint_log_proba(X)
         best = np.argmax(jll, axis=1)
         dead = np.isneginf(jll[np.arange(len(best)), best])
         if dead.any():
             best[dead] = int(np.argmax(self.prior_fallback))
-        return self.classes_[best]  # type: ignore[attr-defined]
+        labels: np.ndarray = self.classes_[best]
+        return labels
 
     @property
     def prior_fallback(self) -> np.ndarray:
@@ -200,4 +216,5 @@ class Generative(Classifier):
         total = logsumexp(lp)
         if not np.isfinite(total):
             return np.full(len(lp), -np.log(len(lp)))
-        return lp - total
+        normalised: np.ndarray = lp - total
+        return normalised

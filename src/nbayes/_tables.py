@@ -21,7 +21,10 @@ class Table:
     shape: tuple[int, int]
 
     def column(self, j: int) -> np.ndarray:
-        return self.matrix[:, j] if self.matrix is not None else self.columns[j]  # type: ignore[index]
+        if self.matrix is not None:
+            return self.matrix[:, j]
+        assert self.columns is not None  # a Table holds a matrix or its columns
+        return self.columns[j]
 
 
 def read_table(
@@ -83,6 +86,7 @@ def frame_column(X: Any, name: Any, who: str = "X") -> np.ndarray:
     """One column of a pandas / polars / pyarrow table as numpy: numbers as float64 with NaN
     for nulls (integers without nulls stay int64), everything else as objects with None.
     Nested values (lists, structs, dicts) are a DataError naming the column."""
+    out: np.ndarray  # the frames are untyped (Any): their numpy result is declared here
     mod = type(X).__module__.split(".")[0]
     if mod == "pyarrow":
         col = X.column(name)
@@ -95,15 +99,19 @@ def frame_column(X: Any, name: Any, who: str = "X") -> np.ndarray:
             raise DataError(f"{who}: column {name!r} has nested type {s.dtype}; nbayes reads flat values")
         if s.dtype.is_numeric():
             if s.null_count() == 0 and s.dtype.is_integer():
-                return s.to_numpy().astype(np.int64)
-            return s.cast(float).to_numpy()
+                out = s.to_numpy().astype(np.int64)
+            else:
+                out = s.cast(float).to_numpy()
+            return out
         return _from_list(s.to_list(), name, who)
     s = X[name]
     kind = getattr(s.dtype, "kind", "O")
     if kind in "iu" and not s.hasnans:
-        return s.to_numpy(dtype=np.int64)
+        out = s.to_numpy(dtype=np.int64)
+        return out
     if kind in "iuf" or str(s.dtype) in ("Int64", "Int32", "Float64", "Float32", "Int8", "Int16"):
-        return s.to_numpy(dtype=np.float64, na_value=np.nan)
+        out = s.to_numpy(dtype=np.float64, na_value=np.nan)
+        return out
     return _from_list(s.tolist(), name, who)
 
 

@@ -272,7 +272,8 @@ def _frame_to_float(X: Any, names: list[str] | None) -> np.ndarray:
         for j, (name, dt) in enumerate(X.schema.items()):
             if not (dt.is_numeric() or dt == pl.Boolean):
                 raise DataError(f"X: {_col_name(j, names)} has dtype {dt}; expected numbers")
-        return X.cast(pl.Float64).to_numpy()
+        floats: np.ndarray = X.cast(pl.Float64).to_numpy()
+        return floats
     if mod == "pyarrow":
         return np.column_stack(
             [np.asarray(c.to_numpy(zero_copy_only=False), dtype=float) for c in X.columns]
@@ -361,9 +362,16 @@ def _object_to_float(A: np.ndarray, names: list[str] | None, who: str) -> np.nda
 
 
 def _scan(
-    A: Any, data: np.ndarray | None, *, allow_nan: bool, nonnegative: bool, names, who: str
+    A: Any,
+    data: np.ndarray | None,
+    *,
+    allow_nan: bool,
+    nonnegative: bool,
+    names: Sequence[str] | None,
+    who: str,
 ) -> None:
     """Find inf (always an error), NaN (an error unless allowed) and negatives, block by block."""
+    blocks: Iterable[tuple[int, np.ndarray]]
     if data is not None:  # CSR: scan stored values only
         blocks = [(0, data)]
     else:
@@ -418,12 +426,12 @@ def label_array(y: Any) -> np.ndarray:
         y = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
         if y.dtype.kind == "O" or str(y.dtype).startswith("string"):
             y = np.asarray(y, dtype=object)
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise DataError(f"y: expected a 1-D sequence of class labels, got shape {y.shape}")
-    return y
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise DataError(f"y: expected a 1-D sequence of class labels, got shape {arr.shape}")
+    return arr
 
 
 def _mixed_types(values: Sequence[Any]) -> bool:
@@ -446,22 +454,22 @@ def _mixed_types(values: Sequence[Any]) -> bool:
 
 def check_y(y: Any, n: int) -> np.ndarray:
     """Validate class labels: 1-D, length n, no missing label, not continuous numbers."""
-    y = label_array(y)
-    if y.shape[0] != n:
-        raise DataError(f"y has {y.shape[0]} labels but X has {n} rows; they must match")
-    kind = y.dtype.kind
+    labels = label_array(y)
+    if labels.shape[0] != n:
+        raise DataError(f"y has {labels.shape[0]} labels but X has {n} rows; they must match")
+    kind = labels.dtype.kind
     if kind == "f":
-        bad = ~np.isfinite(y)
+        bad = ~np.isfinite(labels)
         if bad.any():
             i = int(np.argmax(bad))
-            raise DataError(f"y: row {i} has label {show(y[i])}; labels must not be missing or infinite")
-        if np.any(y != np.round(y)):
+            raise DataError(f"y: row {i} has label {show(labels[i])}; labels must not be missing or infinite")
+        if np.any(labels != np.round(labels)):
             raise DataError(
                 "y: Unknown label type: continuous; a classifier needs discrete class labels "
                 "(integers or strings), not real-valued targets"
             )
     elif kind == "O":
-        for i, v in enumerate(y):
+        for i, v in enumerate(labels):
             if is_missing(v):
                 raise DataError(f"y: row {i} has a missing label ({v!r}); every row needs a class")
             if isinstance(v, float) and v != round(v):
@@ -469,8 +477,8 @@ def check_y(y: Any, n: int) -> np.ndarray:
     elif kind == "c":
         raise DataError("y: Unknown label type: complex numbers are not class labels")
     elif kind not in "iubUS":
-        raise DataError(f"y: Unknown label type: dtype {y.dtype} cannot hold class labels")
-    return y
+        raise DataError(f"y: Unknown label type: dtype {labels.dtype} cannot hold class labels")
+    return labels
 
 
 def feature_count_message(who: str, got: int, expected: int, model: str) -> str:
@@ -529,12 +537,16 @@ def encode_labels(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.nd
 def missing_mask(col: np.ndarray) -> np.ndarray:
     """True where the entry is missing (NaN, None, pandas.NA, NaT)."""
     if col.dtype.kind == "f":
-        return np.isnan(col)
+        nan: np.ndarray = np.isnan(col)
+        return nan
     if col.dtype.kind == "O":
         try:  # vectorised: None, and NaN (the one value unequal to itself)
             with np.errstate(invalid="ignore"):
-                mask = np.asarray(np.equal(col, None), dtype=bool) | np.asarray(
-                    np.not_equal(col, col), dtype=bool
+                # numpy's stubs refuse None as an operand; an object array compares with it
+                # element by element
+                is_none = np.equal(col, None)  # type: ignore[call-overload]
+                mask = np.asarray(is_none, dtype=np.bool_) | np.asarray(
+                    np.not_equal(col, col), dtype=np.bool_
                 )
             return mask
         except (TypeError, ValueError):  # pandas.NA and friends refuse to be compared

@@ -156,7 +156,7 @@ def learning_curve() -> Any:
 
 def run(as_json: bool = False, report: str | None = "nbayes-demo-report.html") -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        results = {"playtennis": playtennis(), "house_votes_84": house_votes(Path(tmp)), "sms_spam": sms_spam()}
+        results: dict[str, Any] = {"playtennis": playtennis(), "house_votes_84": house_votes(Path(tmp)), "sms_spam": sms_spam()}
     curve = learning_curve()
     results["learning_curve"] = {"crossover": curve.crossover, "table": json.loads(curve.to_json()).get("table")}
     if report:

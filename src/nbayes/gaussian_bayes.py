@@ -30,6 +30,7 @@ from ._validation import (
     show,
 )
 from .errors import DataError, InvalidParameterError
+from .io.model_file import save_state
 from .naive_bayes.gaussian import class_priors
 
 __all__ = ["GaussianBayes"]
@@ -243,7 +244,16 @@ class GaussianBayes(Generative):
             out[k] = L
         return out
 
-    def _singular_message(self, S, k, classes, names, rows, pooled, strict) -> str:
+    def _singular_message(
+        self,
+        S: np.ndarray,
+        k: int,
+        classes: np.ndarray,
+        names: list[str] | None,
+        rows: np.ndarray,
+        pooled: bool,
+        strict: bool,
+    ) -> str:
         d = S.shape[0]
         j = _first_dependent(S, SINGULAR_TOL if strict else 0.0)
         if pooled:
@@ -282,7 +292,18 @@ class GaussianBayes(Generative):
             fix += ", or use covariance='shared'"
         return f"GaussianBayes: {where} ({count}) {why}{few}; {fix}"
 
-    def _set_fitted(self, classes, means, cov, class_count, priors, used, chol, d, names) -> None:
+    def _set_fitted(
+        self,
+        classes: np.ndarray,
+        means: np.ndarray,
+        cov: np.ndarray,
+        class_count: np.ndarray,
+        priors: np.ndarray,
+        used: np.ndarray,
+        chol: np.ndarray,
+        d: int,
+        names: list[str] | None,
+    ) -> None:
         self.classes_ = classes
         self.means_ = means
         self.covariance_ = cov
@@ -320,10 +341,12 @@ class GaussianBayes(Generative):
         return Xv
 
     def _factor_of(self, c: int) -> np.ndarray:
-        return self._chol[0 if self.covariance_.ndim == 2 else c]
+        factor: np.ndarray = self._chol[0 if self.covariance_.ndim == 2 else c]
+        return factor
 
     def _cov_of(self, c: int) -> np.ndarray:
-        return self.covariance_ if self.covariance_.ndim == 2 else self.covariance_[c]
+        cov: np.ndarray = self.covariance_ if self.covariance_.ndim == 2 else self.covariance_[c]
+        return cov
 
     def log_likelihood(self, X: np.ndarray) -> np.ndarray:
         """log N(x; mu_c, Sigma_c) of each row's observed features, shape (n, K)."""
@@ -332,9 +355,8 @@ class GaussianBayes(Generative):
         out = np.empty((n, K))
         miss = np.isnan(X)
         incomplete = miss.any(axis=1)
-        full = np.flatnonzero(~incomplete)
-        if len(full) == n:
-            full = slice(None)
+        complete = np.flatnonzero(~incomplete)
+        full: np.ndarray | slice = slice(None) if len(complete) == n else complete
         if len(X[full]):
             for c in range(K):
                 out[full, c] = _log_normal(X[full], self.means_[c], self._factor_of(c))
@@ -363,14 +385,13 @@ class GaussianBayes(Generative):
         """log P(x, y = c) = log pi_c + log N(x; mu_c, Sigma_c) per row and class; missing
         features are marginalised exactly."""
         Xv = self.prepare_input(X)
-        return self.log_likelihood(Xv) + self._log_prior
+        jll: np.ndarray = self.log_likelihood(Xv) + self._log_prior
+        return jll
 
     # ------------------------------------------------------------------ model files
     def save(self, path: Any) -> None:
         """Write the model to ``path`` (atomically, no pickle); read it back with
         :func:`nbayes.load`."""
-        from .io.model_file import save_state
-
         self.check_fitted()
         save_state(path, self.to_state())
 

@@ -15,7 +15,9 @@ from typing import Any, Callable
 import numba
 
 if "NUMBA_THREADING_LAYER" not in os.environ:
-    numba.config.THREADING_LAYER = "threadsafe"
+    # numba.config sets its options from the environment at import time (setattr), so they are
+    # invisible to the type checker
+    numba.config.THREADING_LAYER = "threadsafe"  # type: ignore[attr-defined]
 
 _lock = threading.Lock()
 _layer_safe: bool | None = None
@@ -37,7 +39,7 @@ def run(kernel: Callable[..., Any], *args: Any) -> Any:
                 except ValueError as exc:  # no thread-safe layer on this machine
                     if "threading layer" not in str(exc):
                         raise
-                    numba.config.THREADING_LAYER = "workqueue"
+                    numba.config.THREADING_LAYER = "workqueue"  # type: ignore[attr-defined]  # set at import, see above
                     out = kernel(*args)
                 _layer_safe = numba.threading_layer() in ("omp", "tbb")
                 return out

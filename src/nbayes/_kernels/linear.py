@@ -9,6 +9,8 @@ are the same row-parallel kernel with no write conflicts.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 from numba import njit, prange
 
@@ -269,7 +271,7 @@ def add_from32_numpy(out, src32, lam, V):
 
 
 #: the compiled kernel -> its NumPy twin
-TWINS = {
+TWINS: dict[Any, Callable[..., Any]] = {
     csr_dense: csr_dense_numpy,
     softmax_loss: softmax_loss_numpy,
     softmax_hess_factor: softmax_hess_factor_numpy,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +82,7 @@ def count_terms(docs: list[str], codes: list[int], w: list[float] | None, n_clas
     """Twin of ``text.count_terms`` (with the learner's sorting): (terms, counts V x K, document
     counts V x K, df, tf) over the sorted vocabulary of ``docs``, or the buckets."""
     found = [[g for g, _, _ in grams(doc, ngram_range, stop)] for doc in docs]
-    terms = list(range(n_features)) if n_features > 0 else sorted({g for f in found for g in f})
+    terms: list[Any] = list(range(n_features)) if n_features > 0 else sorted({g for f in found for g in f})
     col = {t: i for i, t in enumerate(terms)} if n_features == 0 else None
     V = len(terms)
     counts, cdf, df, tf = np.zeros((V, n_classes)), np.zeros((V, n_classes)), np.zeros(V), np.zeros(V)

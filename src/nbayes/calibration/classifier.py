@@ -291,6 +291,8 @@ class CalibratedClassifier(Classifier):
         return _state.from_state(cls, state, build, CALIBRATORS)
 
     # ------------------------------------------------------------------ scikit-learn
+    # the base class's plain class attributes become properties here (the base estimator's
+    # value), which typing calls an incompatible override
     @property
     def _string_input(self) -> bool:  # type: ignore[override]
         return bool(getattr(self.estimator, "_string_input", False))

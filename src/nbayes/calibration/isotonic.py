@@ -101,14 +101,20 @@ def _pava(y: np.ndarray, w: np.ndarray) -> np.ndarray:
     try:
         from scipy.optimize import isotonic_regression
     except ImportError:  # SciPy < 1.12: pool adjacent violators by hand
-        vals, wts, sizes = [], [], []
+        vals: list[float] = []
+        wts: list[float] = []
+        sizes: list[int] = []
         for v, u in zip(y.tolist(), w.tolist()):
-            vals.append(v), wts.append(u), sizes.append(1)
+            vals.append(v)
+            wts.append(u)
+            sizes.append(1)
             while len(vals) > 1 and vals[-2] > vals[-1]:
                 u2, u1 = wts.pop(), wts.pop()
                 v2, v1 = vals.pop(), vals.pop()
                 n2, n1 = sizes.pop(), sizes.pop()
-                vals.append((v1 * u1 + v2 * u2) / (u1 + u2)), wts.append(u1 + u2), sizes.append(n1 + n2)
+                vals.append((v1 * u1 + v2 * u2) / (u1 + u2))
+                wts.append(u1 + u2)
+                sizes.append(n1 + n2)
         return np.repeat(vals, sizes)
     return np.asarray(isotonic_regression(y, weights=w, increasing=True).x, dtype=np.float64)
 

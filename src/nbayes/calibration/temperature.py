@@ -35,7 +35,7 @@ class TemperatureScaling(Calibrator):
 
     method = "temperature"
     BOUND = 30.0
-    GRID = (0.0, 1e-300, 1e-100, 1e-50, 1e-30, 1e-24, 1e-20, 1e-16, 1e-12, 1e-9, 1e-6, 1e-4, 1e-3, 1e-2)
+    GRID: tuple[float, ...] = (0.0, 1e-300, 1e-100, 1e-50, 1e-30, 1e-24, 1e-20, 1e-16, 1e-12, 1e-9, 1e-6, 1e-4, 1e-3, 1e-2)
 
     def __init__(self, eps: Any = "auto") -> None:
         self.eps = eps

@@ -100,7 +100,7 @@ class DataFile:
         """The rows as polars frames of at most ``chunk_rows`` rows each."""
         if self.kind == "folder":
             start = 0
-            for texts, labels in read_folder(self.path, chunk_size=chunk_rows):  # type: ignore[union-attr]
+            for texts, labels in read_folder(self.path, chunk_size=chunk_rows):
                 yield Chunk(pl.DataFrame({"text": texts, "label": labels}), start)
                 start += len(texts)
             return
@@ -168,6 +168,7 @@ class DataFile:
                 )
             for start in range(0, batch.num_rows, chunk_rows):
                 part = batch.slice(start, chunk_rows)
+                # from_arrow of a Table is a DataFrame (polars types it DataFrame | Series)
                 yield Chunk(pl.from_arrow(pa.Table.from_batches([part])), rows + start)  # type: ignore[arg-type]
             rows += batch.num_rows
             try:
@@ -287,6 +288,7 @@ class DataFile:
             for group in range(f.num_row_groups):
                 for batch in f.iter_batches(batch_size=chunk_rows, row_groups=[group]):
                     frame = pl.from_arrow(pa.Table.from_batches([batch]))
+                    # from_arrow of a Table is a DataFrame (polars types it DataFrame | Series)
                     yield Chunk(self._mark_missing(frame), rows)  # type: ignore[arg-type]
                     rows += batch.num_rows
         except (pa.ArrowInvalid, OSError) as exc:

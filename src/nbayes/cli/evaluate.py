@@ -68,6 +68,7 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
     if report_path:
         check_output(report_path, "the report", inputs=paths)
     na = split(na_values)
+    calibration: tuple[dict[str, Any] | None, CalibrationCurves]
     if cv is None:
         model_path, data = paths
         model, _, cli = load(model_path)
@@ -96,7 +97,7 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
             classes_all = classes_and_codes(check_y(y, len(y)))[0]
         result = classification_measures(y, classes_all[np.argmax(P_all, axis=1)], P_all, classes_all)
         result.update(data=str(source), cv=cv, model=model_name, rows_without_label=lab.dropped)
-        calibration: tuple[dict[str, Any] | None, CalibrationCurves] = (None, CalibrationCurves(y, P_all, None, classes_all))
+        calibration = (None, CalibrationCurves(y, P_all, None, classes_all))
         if calibrate:
             X = lab.X
             with file_rows(source, lab.rows, columns=kinds):

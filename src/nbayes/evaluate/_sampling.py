@@ -88,9 +88,9 @@ def _check_sizes(sizes: Any, n_pool: int, n: int, n_test: int) -> np.ndarray:
             raise InvalidParameterError(
                 f"parameter 'sizes' must hold integers (numbers of training rows), got {show(v)}"
             )
-        if v < 1:
+        if int(v) < 1:
             raise InvalidParameterError(f"parameter 'sizes': {show(v)} is not a positive number of rows")
-        if v > n_pool:
+        if int(v) > n_pool:
             raise InvalidParameterError(
                 f"parameter 'sizes': {show(v)} is larger than the training pool of {n_pool} rows "
                 f"({n} rows minus the {n_test} held out by test_size); the largest possible size "
@@ -101,7 +101,7 @@ def _check_sizes(sizes: Any, n_pool: int, n: int, n_test: int) -> np.ndarray:
 
 def _rng(random_state: Any) -> np.random.Generator:
     ok = random_state is None or isinstance(random_state, np.random.Generator) or (
-        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0
+        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and int(random_state) >= 0
     )
     if not ok:
         raise InvalidParameterError(

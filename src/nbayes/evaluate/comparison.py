@@ -202,11 +202,11 @@ class Comparison:
         m = np.array([r.size for r in t], dtype=float)
         fig = Figure(figsize=(6.4, 4.2), layout="constrained")
         ax = fig.subplots()
-        for label, mean, std, color, marker in (
+        for label, means, stds, color, marker in (
             ("Naive Bayes", [r.nb_error_mean for r in t], [r.nb_error_std for r in t], "tab:blue", "o"),
             ("logistic regression", [r.lr_error_mean for r in t], [r.lr_error_std for r in t], "tab:orange", "s"),
         ):
-            mean, std = 100 * np.array(mean), 100 * np.array(std)
+            mean, std = 100 * np.array(means), 100 * np.array(stds)
             ax.plot(m, mean, marker=marker, color=color, label=label, linewidth=1.6, markersize=4)
             ax.fill_between(m, mean - std, mean + std, color=color, alpha=0.15, linewidth=0)
         c = self.crossover

@@ -148,7 +148,8 @@ class ReliabilityCurve(NamedTuple):
     confidence: np.ndarray
     accuracy: np.ndarray
     weight: np.ndarray
-    count: np.ndarray
+    # the public field's name shadows tuple.count (a method), which typing reports; kept as is
+    count: np.ndarray  # type: ignore[assignment]
 
 
 def _binned(conf: np.ndarray, hit: np.ndarray, w: np.ndarray | None, n_bins: int) -> ReliabilityCurve:

@@ -164,11 +164,13 @@ def cross_validated_calibration(
         base = make()
         cal = CalibratedClassifier(base, method=method, cv=inner).fit(to_input(base, train), y[train])
         b, a = cal.log_proba_before_after(to_input(cal.base_estimator_, test))
-        cols = [pos[label_key(c)] for c in cal.classes_.tolist()]
+        cols = np.asarray([pos[label_key(c)] for c in cal.classes_.tolist()], dtype=np.intp)
         before[np.ix_(test, cols)] = np.exp(b)
         after[np.ix_(test, cols)] = np.exp(a)
         if method == "temperature":
-            temps.append(float(cal.calibrator_.temperature_))
+            fitted_map = cal.calibrator_
+            assert fitted_map is not None  # ensemble=False (the default): one map over all folds
+            temps.append(float(fitted_map.temperature_))
     out: dict[str, Any] = {
         "method": method,
         "measured_on": f"{len(folds)}-fold cross-validation (each fold's map fitted on its training part)",

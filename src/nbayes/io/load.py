@@ -43,7 +43,7 @@ def register_kind(kind: str, where: str | type) -> None:
     KINDS[kind] = where
 
 
-def model_class(kind: Any) -> type:
+def model_class(kind: Any) -> type[Any]:
     """The class that reads files of ``kind``; ModelFileError for a kind nobody registered."""
     where = KINDS.get(kind) if isinstance(kind, str) else None
     if where is None:
@@ -64,7 +64,7 @@ def from_state(state: dict[str, Any]) -> Any:
     return cls.from_state(state)
 
 
-def _registry() -> dict[str, type]:
+def _registry() -> dict[str, type[Any]]:
     """Every registered kind and its class (imports them all: for listings, not for loading)."""
     return {kind: model_class(kind) for kind in KINDS}
 

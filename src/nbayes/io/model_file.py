@@ -133,7 +133,7 @@ def _serialise(state: dict[str, Any]) -> list[Any]:
         arr = np.asarray(arr)
         if arr.dtype.kind in "biuf":
             raw = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
-            data = memoryview(raw.reshape(-1).view(np.uint8)) if raw.size else memoryview(b"")
+            data = raw.reshape(-1).view(np.uint8).data if raw.size else memoryview(b"")
             dt = arr.dtype.newbyteorder("<").str if arr.dtype.itemsize > 1 else arr.dtype.str
             table[name] = {"dtype": dt, "shape": list(arr.shape), "offset": offset, "nbytes": data.nbytes}
             pad = (-data.nbytes) % 8

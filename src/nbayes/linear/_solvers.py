@@ -12,6 +12,7 @@ start (zero coefficients), or after ``max_iter`` iterations (then ``converged`` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def lbfgs(loss: LogLoss, theta0: np.ndarray, tol: float, max_iter: int) -> Resul
         _check_finite(f, g, "during L-BFGS")
         return f, g
 
-    def callback(intermediate_result) -> None:  # type: ignore[no-untyped-def]
+    def callback(intermediate_result: Any) -> None:  # SciPy passes an OptimizeResult by this name
         trace.append(float(intermediate_result.fun))
 
     res = minimize(

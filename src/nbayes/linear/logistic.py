@@ -10,6 +10,7 @@ or L-BFGS; streams use mini-batch stochastic gradient (``partial_fit``).
 from __future__ import annotations
 
 import warnings
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ from ..io.model_file import decode_params, encode_params, save_state
 from .loss import Design, LogLoss
 from .._math import log_normalize_rows
 from ._nb_start import nb_start
+from .transforms import transform_from_state
 
 __all__ = ["LogisticRegression"]
 
@@ -80,6 +82,11 @@ class LogisticRegression(Classifier):
     _allows_nan = False
 
     _capabilities = frozenset({"online", "sparse", "sample_weight", "save"})
+
+    #: partial_fit's AdaGrad state (accumulated squared gradients, rows seen, steps)
+    _sgd: dict[str, Any]
+    #: to_logistic() of a Bernoulli / categorical model: the map its raw input goes through
+    input_transform_: Any
 
     def __init__(
         self,
@@ -169,7 +176,8 @@ class LogisticRegression(Classifier):
                     )
                 check_number(f"class_weight[{label!r}]", value, low=0.0)
                 per_class[codes[0]] = value
-        return w * per_class[y_codes]
+        weighted: np.ndarray = w * per_class[y_codes]
+        return weighted
 
     # ------------------------------------------------------------------ training
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "LogisticRegression":
@@ -300,7 +308,8 @@ class LogisticRegression(Classifier):
         self.check_fitted()
         Xv, _ = self.prepare_input(X, fitting=False)
         Z = np.asarray(Xv @ self.coef_.T) + self.intercept_
-        return Z[:, 0] if Z.shape[1] == 1 else Z
+        scores: np.ndarray = Z[:, 0] if Z.shape[1] == 1 else Z
+        return scores
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """log P(y | x) by log-softmax (log-sigmoid for two classes), never log of a rounded 0."""
@@ -313,7 +322,8 @@ class LogisticRegression(Classifier):
         """The most probable class of each row."""
         Z = self.decision_function(X)
         best = (Z > 0).astype(int) if Z.ndim == 1 else np.argmax(Z, axis=1)
-        return self.classes_[best]
+        labels: np.ndarray = self.classes_[best]
+        return labels
 
     # ------------------------------------------------------------------ model files
     def save(self, path: Any) -> None:
@@ -362,15 +372,13 @@ class LogisticRegression(Classifier):
         if meta.get("feature_names") is not None:
             model.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
         if meta.get("transform") is not None:
-            from .transforms import transform_from_state
-
             t_arrays = {k[len("transform/"):]: v for k, v in arrays.items() if k.startswith("transform/")}
             model.input_transform_ = transform_from_state(meta["transform"], t_arrays)
         return model
 
 
 # ---------------------------------------------------------------------------- helpers
-def _solvers():  # imported lazily: SciPy's optimiser is only needed at fit
+def _solvers() -> ModuleType:  # imported lazily: SciPy's optimiser is only needed at fit
     from . import _solvers as s
 
     return s

@@ -40,6 +40,15 @@ class Design:
     row-parallel kernel; dense input uses BLAS.
     """
 
+    #: the data (a scipy.sparse CSR matrix or a C-ordered float64 array; SciPy is untyped)
+    X: Any
+    #: sparse data: the transpose, row-major
+    XT: Any
+    #: (X * X).T, made on first use (sparse or dense, as X)
+    _sqT: Any
+    #: dense data in single precision, made on first use
+    _dense32: np.ndarray
+
     def __init__(self, X: Any) -> None:
         self.sparse = sp.issparse(X)
         self.n, self.d = X.shape
@@ -62,10 +71,12 @@ class Design:
     def dot(self, B: np.ndarray) -> np.ndarray:
         """X @ B for B of shape (d, K)."""
         if not self.sparse:
-            return self.X @ B
+            dense: np.ndarray = self.X @ B
+            return dense
         out = np.empty((self.n, B.shape[1]))
         X = self.X
-        return self.run(csr_dense, X.indptr, X.indices, X.data, np.ascontiguousarray(B), out)
+        XB: np.ndarray = self.run(csr_dense, X.indptr, X.indices, X.data, np.ascontiguousarray(B), out)
+        return XB
 
     def tdot(self, G: np.ndarray, out: np.ndarray) -> np.ndarray:
         """out = X.T @ G for G of shape (n, K); out is (d, K), C-ordered."""
@@ -73,31 +84,39 @@ class Design:
             np.dot(self.X.T, G, out=out)
             return out
         XT = self.XT
-        return self.run(csr_dense, XT.indptr, XT.indices, XT.data, np.ascontiguousarray(G), out)
+        XTG: np.ndarray = self.run(csr_dense, XT.indptr, XT.indices, XT.data, np.ascontiguousarray(G), out)
+        return XTG
 
     def hess_products(self, V: np.ndarray) -> np.ndarray:
         """X @ V in single precision, for Hessian-vector products (below)."""
         V32 = self.run(to_float32, V.reshape(-1), np.empty(V.size, dtype=np.float32)).reshape(V.shape)
+        XV: np.ndarray
         if not self.sparse:
-            return self._X32() @ V32
+            XV = self._X32() @ V32
+            return XV
         X = self.X
         out = np.empty((self.n, V.shape[1]), dtype=np.float32)
-        return self.run(csr_dense, X.indptr, X.indices, self._data32("X"), V32, out)
+        XV = self.run(csr_dense, X.indptr, X.indices, self._data32("X"), V32, out)
+        return XV
 
     def hess_tdot(self, R: np.ndarray) -> np.ndarray:
         """X.T @ R in single precision (flat float32 result)."""
         R32 = np.ascontiguousarray(R, dtype=np.float32)
+        XTR: np.ndarray
         if not self.sparse:
-            return (self._X32().T @ R32).reshape(-1)
+            XTR = (self._X32().T @ R32).reshape(-1)
+            return XTR
         XT = self.XT
         out = np.empty((self.d, R.shape[1]), dtype=np.float32)
-        return self.run(csr_dense, XT.indptr, XT.indices, self._data32("XT"), R32, out).reshape(-1)
+        XTR = self.run(csr_dense, XT.indptr, XT.indices, self._data32("XT"), R32, out).reshape(-1)
+        return XTR
 
     def _data32(self, which: str) -> np.ndarray:
         key = "_data32_" + which
         if not hasattr(self, key):
             setattr(self, key, getattr(self, which).data.astype(np.float32))
-        return getattr(self, key)
+        data32: np.ndarray = getattr(self, key)
+        return data32
 
     def _X32(self) -> np.ndarray:
         if not hasattr(self, "_dense32"):
@@ -119,7 +138,8 @@ class Design:
             np.dot(self._sqT, D, out=out)
             return out
         S = self._sqT
-        return self.run(csr_dense, S.indptr, S.indices, S.data, np.ascontiguousarray(D), out)
+        SD: np.ndarray = self.run(csr_dense, S.indptr, S.indices, S.data, np.ascontiguousarray(D), out)
+        return SD
 
 
 class LogLoss:
@@ -156,6 +176,11 @@ class LogLoss:
 
     def set_curvature(self, curv: np.ndarray | None) -> None:
         self._curv = curv
+
+    def _last_curvature(self) -> np.ndarray:
+        # hessp and diag_hessian use the curvature remembered by value_grad (always called first)
+        assert self._curv is not None, "value_grad must be called before hessp / diag_hessian"
+        return self._curv
 
     def split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         W = theta[: self.nW].reshape(self.design.d, self.K)
@@ -216,10 +241,11 @@ class LogLoss:
         R = self.design.hess_products(V).astype(np.float64)
         if self.fit_intercept:
             R += c
+        curv = self._last_curvature()
         if self.K == 1:
-            R *= self._curv[:, None]
+            R *= curv[:, None]
         else:
-            self.design.run(softmax_hess_factor, R, self._curv, self.weights)
+            self.design.run(softmax_hess_factor, R, curv, self.weights)
         if out is None:
             out = np.empty(self.size)
         self.design.run(add_from32, out[: self.nW], self.design.hess_tdot(R), self.lam, V.reshape(-1))
@@ -231,11 +257,11 @@ class LogLoss:
         """A diagonal approximation of the Hessian at the last point (for preconditioned CG):
         sum_i D_i x_ij^2 + 1/C per coefficient, sum_i D_i per intercept, with D_i the row's
         curvature (w p (1 - p) per class for the softmax: the Hessian's block diagonal)."""
+        curv = self._last_curvature()
         if self.K == 1:
-            D = self._curv[:, None]
+            D = curv[:, None]
         else:
-            P = self._curv
-            D = self.weights[:, None] * P * (1.0 - P)
+            D = self.weights[:, None] * curv * (1.0 - curv)
         out = np.empty(self.size)
         self.design.sq_tdot(D, out[: self.nW].reshape(self.design.d, self.K))
         out[: self.nW] += self.lam

@@ -31,8 +31,9 @@ class Binarize:
         _no_missing(A, self.model)
         t = self.threshold
         if sp.issparse(A):
-            data = A.data if t is None else (A.data > t).astype(np.float64)
-            out = sp.csr_matrix((data, A.indices.copy(), A.indptr.copy()), shape=A.shape)
+            S: Any = A  # a scipy.sparse CSR matrix (SciPy is untyped)
+            data = S.data if t is None else (S.data > t).astype(np.float64)
+            out = sp.csr_matrix((data, S.indices.copy(), S.indptr.copy()), shape=S.shape)
             values = out.data
         else:
             out = A if t is None else (A > t).astype(np.float64)

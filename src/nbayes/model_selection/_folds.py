@@ -24,7 +24,7 @@ from .._validation import (
 )
 from ..errors import DataError, InvalidParameterError
 from .._tables import Table
-from ..semi_supervised import OFF, is_off, unlabeled_mask
+from ._split import LeaveOneOutSplits, Splits
 
 #: TextClassifier settings that shape the counted terms: a new value is a new count
 TEXT_COUNT_PARAMS = ("lowercase", "n_features", "ngram_range", "stop_words")
@@ -49,7 +49,7 @@ def engine_kind(model: Any, params: dict | None = None) -> type:
     return RefitFolds
 
 
-def folds_for(model: Any, X: Any, y: Any, splits: list, sample_weight: Any = None, params: dict | None = None):
+def folds_for(model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any = None, params: dict | None = None):
     """The engine for ``model`` (with ``params`` set) over ``splits``."""
     params = dict(params or {})
     return engine_kind(model, params)(model, X, y, splits, sample_weight, params)
@@ -71,7 +71,7 @@ def shaping_params(model: Any) -> tuple[str, ...]:
 class _Folds:
     """What every engine shares: labels, weights, splits, fold classes, timing."""
 
-    def __init__(self, model: Any, X: Any, y: Any, splits: list, sample_weight: Any, params: dict) -> None:
+    def __init__(self, model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any, params: dict) -> None:
         self.base = model
         self.params = params
         self.X = X
@@ -148,7 +148,59 @@ def normalize(jll: np.ndarray, fallback: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- statistics
-class StatsFolds(_Folds):
+class _CountedFolds(_Folds):
+    """Engines that count statistics per fold (``count``): the total of all rows (the sum of
+    the held-out folds when they tile the rows) and each split's training statistics (the
+    total minus the fold's, where that is exact)."""
+
+    _total: Any
+
+    def count(self, rows: np.ndarray, codes: np.ndarray | None = None, K: int | None = None) -> Any:
+        """The statistics of ``rows`` (with ``codes`` over ``K`` classes when given)."""
+        raise NotImplementedError
+
+    @property
+    def total(self) -> Any:
+        if self._total is None:
+            tests = [] if isinstance(self.splits, LeaveOneOutSplits) else _distinct_tests(self.splits)
+            if tests and _is_partition(tests, self.n):  # the held-out folds tile the rows: total = their sum
+                total = None
+                for t in tests:
+                    s = self.count(t)
+                    total = s if total is None else total + s
+                self._total = total
+            else:
+                self._total = self.count(np.arange(self.n))
+        return self._total
+
+    @property
+    def _keeps_counts(self) -> bool:
+        """Keep each held-out fold's count (the total is their sum, and each split subtracts
+        one): for a handful of folds; leave-one-out and many splits count again instead of
+        holding n tables."""
+        return not isinstance(self.splits, LeaveOneOutSplits) and len(self.splits) <= 100
+
+    def train_stats(self, i: int) -> tuple[Any, np.ndarray]:
+        if not (self.reuse and self._keeps_counts):
+            return self._train_stats(i)
+        cache = self.__dict__.setdefault("_train", {})
+        if i not in cache:  # every candidate of a search reuses it
+            cache[i] = self._train_stats(i)
+        return cache[i]
+
+    def _train_stats(self, i: int) -> tuple[Any, np.ndarray]:
+        train, test = self.splits[i]
+        present = self.fold_classes(i)
+        if present.all() and _complement(train, test, self.n):
+            stats = self.total.subtract(self.count(test), self.classes)
+            return stats, present
+        if present.all():
+            return self.count(train), present
+        remap = np.cumsum(present) - 1  # the fold's classes only, as a fit on its rows has
+        return self.count(train, remap[self.codes[train]], int(present.sum())), present
+
+
+class StatsFolds(_CountedFolds):
     """Naive Bayes on statistics: prepare all rows once; count each held-out fold once; a
     fold's training statistics are the total minus the fold's (or, for splits whose training
     rows are not the complement of the held-out ones, counted from those rows)."""
@@ -178,50 +230,6 @@ class StatsFolds(_Folds):
         if key is not None:
             self._counts[key] = stats
         return stats
-
-    @property
-    def total(self) -> Any:
-        if self._total is None:
-            from ._split import LeaveOneOutSplits
-
-            tests = [] if isinstance(self.splits, LeaveOneOutSplits) else _distinct_tests(self.splits)
-            if tests and _is_partition(tests, self.n):  # the held-out folds tile the rows: total = their sum
-                total = None
-                for t in tests:
-                    s = self.count(t)
-                    total = s if total is None else total + s
-                self._total = total
-            else:
-                self._total = self.count(np.arange(self.n))
-        return self._total
-
-    @property
-    def _keeps_counts(self) -> bool:
-        """Keep each held-out fold's count (the total is their sum, and each split subtracts
-        one): for a handful of folds; leave-one-out and many splits count again instead of
-        holding n tables."""
-        from ._split import LeaveOneOutSplits
-
-        return not isinstance(self.splits, LeaveOneOutSplits) and len(self.splits) <= 100
-
-    def train_stats(self, i: int) -> tuple[Any, np.ndarray]:
-        if not (self.reuse and self._keeps_counts):
-            return self._train_stats(i)
-        cache = self.__dict__.setdefault("_train", {})
-        if i not in cache:  # every candidate of a search reuses it
-            cache[i] = self._train_stats(i)
-        return cache[i]
-
-    def _train_stats(self, i: int) -> tuple[Any, np.ndarray]:
-        train, test = self.splits[i]
-        present = self.fold_classes(i)
-        if present.all() and _complement(train, test, self.n):
-            stats = self.total.subtract(self.count(test), self.classes)
-            return stats, present
-        if present.all():
-            return self.count(train), present
-        remap = np.cumsum(present) - 1  # the fold's classes only, as a fit on its rows has
-        return self.count(train, remap[self.codes[train]], int(present.sum())), present
 
     # -- models
     def model(self, params: dict, i: int | None) -> Any:
@@ -254,7 +262,7 @@ class StatsFolds(_Folds):
 
 
 # ---------------------------------------------------------------------------- text
-class TextFolds(_Folds):
+class TextFolds(_CountedFolds):
     """TextClassifier: tokenise once into a document-term count matrix over every term; fold
     statistics are sparse products of it; estimation keeps the terms a vectoriser fitted on the
     fold's training documents keeps (df > 0 there, min_df, max_df, max_features), with the
@@ -309,11 +317,6 @@ class TextFolds(_Folds):
         if key is not None:
             self._fold[key] = stats
         return stats
-
-    total = StatsFolds.total
-    train_stats = StatsFolds.train_stats
-    _train_stats = StatsFolds._train_stats
-    _keeps_counts = StatsFolds._keeps_counts
 
     def _rows(self, i: int | None) -> np.ndarray:
         return np.arange(self.n) if i is None else self.splits[i][0]
@@ -447,7 +450,7 @@ def take(Xv: Any, rows: np.ndarray) -> Any:
     raise TypeError(f"cannot take rows of {type(Xv).__name__}")  # pragma: no cover - internal
 
 
-def _distinct_tests(splits: list) -> list[np.ndarray]:
+def _distinct_tests(splits: Splits) -> list[np.ndarray]:
     seen: dict[bytes, np.ndarray] = {}
     for _, test in splits:
         key = np.sort(test).tobytes()

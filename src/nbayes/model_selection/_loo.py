@@ -19,9 +19,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._folds import StatsFolds, normalize
+from ._split import Splits
 
 
-def loo_folds(model: Any, X: Any, y: Any, splits: list, sample_weight: Any) -> "LooFolds | None":
+def loo_folds(model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any) -> "LooFolds | None":
     from ..naive_bayes import BernoulliNB, CategoricalNB
 
     if type(model) not in (BernoulliNB, CategoricalNB):

@@ -4,6 +4,7 @@ equals ``sklearn.model_selection.cross_validate(..., scoring=name)`` on the same
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -98,7 +99,7 @@ SCORERS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
     "roc_auc": roc_auc,
     "roc_auc_ovr": roc_auc_ovr,
     **{
-        f"{what}_{avg}": (lambda y, lp, a=avg, w=what: _prf(y, lp, a, w))
+        f"{what}_{avg}": partial(_prf, average=avg, what=what)
         for what in ("f1", "precision", "recall")
         for avg in ("macro", "micro", "weighted")
     },

@@ -23,7 +23,7 @@ def parameter_grid(param_grid: Any) -> list[dict[str, Any]]:
     grids = [param_grid] if isinstance(param_grid, Mapping) else param_grid
     if not isinstance(grids, list | tuple) or not grids:
         raise InvalidParameterError("param_grid must be a dict name -> list of values, or a non-empty list of such dicts")
-    out = []
+    out: list[dict[str, Any]] = []
     for g in grids:
         if not isinstance(g, Mapping):
             raise InvalidParameterError(f"param_grid: expected dicts, got {type(g).__name__}")
@@ -65,6 +65,10 @@ class SearchCV(BaseEstimator):
     >>> search.best_params_, search.best_score_
     ({'alpha': 0.1}, 1.0)
     """
+
+    #: the scorer: a dict name -> scorer when ``multimetric_``, else the one scorer (a name
+    #: or a callable)
+    scorer_: Any
 
     def __init__(
         self,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any, Iterator
+from typing import Any, Iterator, TypeAlias
 
 import numpy as np
 
@@ -26,9 +26,9 @@ class _Splitter:
             raise InvalidParameterError(
                 "random_state has no effect without shuffle=True; leave it None or set shuffle=True"
             )
-        self.n_splits = int(n_splits)
-        self.shuffle = bool(shuffle)
-        self.random_state = random_state
+        self.n_splits: int = int(n_splits)
+        self.shuffle: bool = bool(shuffle)
+        self.random_state: Any = random_state
 
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
         return self.n_splits
@@ -43,6 +43,10 @@ class _Splitter:
         for f in range(self.n_splits):
             test = rows[test_fold == f]
             yield rows[test_fold != f], test
+
+    def _test_folds(self, n: int, y: Any) -> np.ndarray:
+        """The fold (0 .. n_splits - 1) that holds out each of the n rows."""
+        raise NotImplementedError
 
     def _rng(self) -> np.random.RandomState:
         rs = self.random_state
@@ -111,7 +115,7 @@ class StratifiedKFold(_Splitter):
         return fold
 
 
-def check_cv(cv: Any, X: Any, y: Any, groups: Any = None) -> list[tuple[np.ndarray, np.ndarray]]:
+def check_cv(cv: Any, X: Any, y: Any, groups: Any = None) -> Splits:
     """``cv`` as a list of (train rows, test rows): an int (stratified K-fold, no shuffle, as
     scikit-learn's default for classifiers), "loo" (leave-one-out), a splitter with ``split``,
     or an iterable of index pairs. Checks that every index is a row and every fold holds out
@@ -171,6 +175,10 @@ class LeaveOneOutSplits:
 
     def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         return (self[i] for i in range(self.n))
+
+
+#: what :func:`check_cv` gives: (train rows, test rows) pairs, leave-one-out's made on demand
+Splits: TypeAlias = "list[tuple[np.ndarray, np.ndarray]] | LeaveOneOutSplits"
 
 
 def _indices(idx: Any, n: int, i: int, what: str) -> np.ndarray:

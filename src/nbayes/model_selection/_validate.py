@@ -54,8 +54,9 @@ def cross_validate(
     fast_loo = _loo_engine(model, X, y, splits, sample_weight)
     engine = fast_loo or folds_for(model, X, y, splits, sample_weight)
     out: dict[str, list] = {"fit_time": [], "score_time": []}
-    estimators, train_scores = [], {k: [] for k in scorers}
-    test_scores: dict[str, list] = {k: [] for k in scorers}
+    estimators: list[Any] = []
+    train_scores: dict[str, list[float]] = {k: [] for k in scorers}
+    test_scores: dict[str, list[float]] = {k: [] for k in scorers}
     for i in range(len(splits)):
         lp, t_fit, t_pred = engine.log_proba({}, i)
         test_i, train_i, fold_model = score_split(engine, X, scorers, {}, i, lp, return_train_score)

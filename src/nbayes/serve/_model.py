@@ -175,6 +175,7 @@ class Loaded:
             best = np.argmax(jll, axis=1)
             top = jll[np.arange(len(best)), best]
             if np.isneginf(top).any():  # impossible under every class: the prior's choice, as predict does
+                assert self.prior_fallback is not None  # set for every generative model
                 best[np.isneginf(top)] = int(np.argmax(self.prior_fallback))
             return best, P
         if self.base is not m:  # calibrated: one pass of the base model, then the map
@@ -438,9 +439,9 @@ def table_features(model: Any, cli: dict[str, Any]) -> list[dict[str, Any]]:
     out = [{"name": n, "kind": k} for n, k in zip(display, kinds)]
     cats = _categories(model)
     for f, values in zip([f for f in out if f["kind"] == "category"], cats):
-        values = [plain(v) for v in values.tolist()]
-        if len(values) <= MAX_CATEGORIES:
-            f["categories"] = values
+        shown = [plain(v) for v in values.tolist()]
+        if len(shown) <= MAX_CATEGORIES:
+            f["categories"] = shown
     return out
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from ._model import Limits, Loaded
 
-_SCALAR = {"type": ["string", "number", "boolean", "null"]}
-_TYPES = {
+_SCALAR: dict[str, Any] = {"type": ["string", "number", "boolean", "null"]}
+_TYPES: dict[str, dict[str, Any]] = {
     "number": {"type": ["number", "null"]},
     "boolean": {"oneOf": [{"type": ["boolean", "null"]}, {"enum": [0, 1]}]},
     "text": {"type": ["string", "null"]},

@@ -27,6 +27,7 @@ import signal
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 try:
@@ -42,6 +43,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 from ..errors import NBayesError
 from ._model import Limits, Loaded, ModelHolder, Problem, log
 
+orjson: ModuleType | None
 try:  # faster JSON when it is there; the standard library otherwise
     import orjson
 except ImportError:  # pragma: no cover - depends on the environment

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +53,8 @@ class CountStats:
     def observed_count(self) -> np.ndarray:
         if self.missing_count is None:
             return np.broadcast_to(self.class_count[:, None], self.feature_count.shape)
-        return self.class_count[:, None] - self.missing_count
+        observed: np.ndarray = self.class_count[:, None] - self.missing_count
+        return observed
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "CountStats":
         """These statistics inside a class set of ``n_classes``; class k goes to row pos[k]."""
@@ -145,7 +147,7 @@ class CategoricalStats:
             counts.append(new)
         return CategoricalStats(cc, [c.copy() for c in self.categories], counts)
 
-    def _aligned(self, other: "CategoricalStats"):
+    def _aligned(self, other: "CategoricalStats") -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Per feature: the united value set and both count tables laid out on it."""
         for ca, na, cb, nb in zip(self.categories, self.counts, other.categories, other.counts):
             if len(ca) == len(cb) and (ca.dtype == cb.dtype) and np.array_equal(ca, cb):

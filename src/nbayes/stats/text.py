@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import StatisticsError
+from ..errors import StatisticsError, UnlearnError
 from .checks import check_array, check_at_most, check_class_count, check_removable, zero_small
 
 
@@ -37,7 +37,7 @@ class TextStats:
     #: the lookup table of exactly these terms, when counting built one (never saved)
     table: Any = field(default=None, repr=False, compare=False)
     #: tf-idf models: (keep, idf, sums), see above
-    weighted: Any = field(default=None, repr=False, compare=False)
+    weighted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "TextStats":
         def grow(a: np.ndarray) -> np.ndarray:
@@ -73,9 +73,8 @@ class TextStats:
     def __add__(self, other: "TextStats") -> "TextStats":
         terms = union_terms(self.terms, other.terms)
         a, b = self._on(terms), other._on(terms)
-        weighted = _frozen_pair(self, other, terms)
-        if weighted is not None:
-            weighted = (weighted[0], weighted[1], self.weighted[2] + other.weighted[2])
+        frozen = _frozen_pair(self, other, terms)
+        weighted = None if frozen is None else (frozen[0], frozen[1], frozen[2] + frozen[3])
         return TextStats(
             terms, a.class_count + b.class_count, a.term_count + b.term_count,
             a.doc_count + b.doc_count, a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs,
@@ -88,16 +87,14 @@ class TextStats:
         check_removable(a.class_count, b.class_count, classes, "documents")
         check_removable(a.term_count, b.term_count, classes, "term counts")
         if np.any(b.df > a.df) or b.n_docs > a.n_docs:
-            from ..errors import UnlearnError
-
             raise UnlearnError("unlearn would remove documents this model never learned; the model is unchanged")
 
         def sub(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            return np.maximum(zero_small(x - y, x), 0.0)
+            out: np.ndarray = np.maximum(zero_small(x - y, x), 0.0)
+            return out
 
-        weighted = _frozen_pair(self, other, terms)
-        if weighted is not None:
-            weighted = (weighted[0], weighted[1], sub(self.weighted[2], other.weighted[2]))
+        frozen = _frozen_pair(self, other, terms)
+        weighted = None if frozen is None else (frozen[0], frozen[1], sub(frozen[2], frozen[3]))
         # terms no document holds any more stay (df = 0), laid out as before: cross-validation
         # folds subtract over one shared vocabulary; a model drops them (without_absent_terms)
         return TextStats(
@@ -176,16 +173,18 @@ class TextStats:
         return stats
 
 
-def _frozen_pair(a: "TextStats", b: "TextStats", terms: np.ndarray) -> tuple | None:
-    """(keep, idf) when both statistics hold tf-idf sums made with one frozen idf over the same
-    terms (so the sums add); None when neither holds sums."""
+def _frozen_pair(
+    a: "TextStats", b: "TextStats", terms: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """(keep, idf, a's sums, b's sums) when both statistics hold tf-idf sums made with one
+    frozen idf over the same terms (so the sums add); None when neither holds sums."""
     if a.weighted is None and b.weighted is None:
         return None
     if (a.weighted is None or b.weighted is None or len(terms) != len(a.terms) or len(terms) != len(b.terms)
             or not a.weighted[0].all() or not np.array_equal(a.weighted[0], b.weighted[0])
             or not np.array_equal(a.weighted[1], b.weighted[1])):
         raise ValueError("tf-idf sums add up only under one frozen idf over the same terms")
-    return a.weighted[0], a.weighted[1]
+    return a.weighted[0], a.weighted[1], a.weighted[2], b.weighted[2]
 
 
 def _table_of(terms: np.ndarray, a: "TextStats", b: "TextStats") -> Any:

@@ -76,7 +76,7 @@ class Dataset:
         pos = np.arange(self.n_rows)[idx]
         return Dataset(take_rows(self.X, pos), self.y[pos], self.kind, self.seed, self.info)
 
-    def columns(self, order: Sequence[int]) -> "Dataset":
+    def columns(self, order: Sequence[int] | np.ndarray) -> "Dataset":
         """The columns ``order`` (a permutation, or a subset), same rows."""
         return Dataset(take_columns(self.X, order), self.y, self.kind, self.seed, self.info)
 
@@ -90,7 +90,7 @@ def take_rows(X: Any, pos: np.ndarray) -> Any:
     return X[pos]
 
 
-def take_columns(X: Any, order: Sequence[int]) -> Any:
+def take_columns(X: Any, order: Sequence[int] | np.ndarray) -> Any:
     """Columns ``order`` of X (arrays and frames)."""
     if hasattr(X, "iloc"):
         return X.iloc[:, list(order)]
@@ -227,7 +227,7 @@ def input_kind(estimator: Any) -> str:
     """The kind of data an estimator takes: ``"text"`` and ``"frame"`` from its capabilities,
     the built-in array models from their public class, a wrapper's from its ``estimator``;
     anything else ``"real"``."""
-    caps = getattr(estimator, "capabilities", frozenset())
+    caps: frozenset[str] = getattr(estimator, "capabilities", frozenset())
     if "text" in caps:
         return "text"
     if "columns" in caps:
