@@ -25,6 +25,7 @@ from .._validation import (
 from ..errors import DataError, InvalidParameterError
 from .._tables import Table
 from ._split import LeaveOneOutSplits, Splits
+from ..semi_supervised import OFF, is_off, unlabeled_mask
 
 #: TextClassifier settings that shape the counted terms: a new value is a new count
 TEXT_COUNT_PARAMS = ("lowercase", "n_features", "ngram_range", "stop_words")
