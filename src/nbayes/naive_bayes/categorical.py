@@ -121,17 +121,20 @@ class CategoricalNB(BaseNB):
         counts: list[np.ndarray | None] = [None] * d
         if T.matrix is not None:
             self._count_matrix(T.matrix, codes, K, w, cats, counts)
+        seen: list[np.ndarray] = []
+        seen_counts: list[np.ndarray] = []
         for j in range(d):
-            if cats[j] is None:
+            vals_j, cnt_j = cats[j], counts[j]
+            if vals_j is None or cnt_j is None:  # not an integer column the kernel counted
                 values, col_codes, miss = distinct(T.column(j))
                 J = len(values)
                 ok = ~miss
                 flat = codes[ok] * J + col_codes[ok]
                 cnt = np.bincount(flat, weights=None if w is None else w[ok], minlength=K * J)
-                cats[j], counts[j] = _keep_seen(values, cnt.reshape(K, J).astype(np.float64))
-        stats = CategoricalStats(
-            np.bincount(codes, weights=w, minlength=K).astype(np.float64), cats, counts  # type: ignore[arg-type]
-        )
+                vals_j, cnt_j = _keep_seen(values, cnt.reshape(K, J).astype(np.float64))
+            seen.append(vals_j)
+            seen_counts.append(cnt_j)
+        stats = CategoricalStats(np.bincount(codes, weights=w, minlength=K).astype(np.float64), seen, seen_counts)
         self._check_declared(stats)
         return stats
 

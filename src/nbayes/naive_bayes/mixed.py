@@ -156,6 +156,8 @@ class NaiveBayes(BaseNB):
         if kind == "text":
             from ..text.columns import TextColumns
 
+            # TextColumns speaks BaseNB's hook protocol (one TextClassifier per text column) without
+            # being a BaseNB: typing cannot see the duck type
             return TextColumns(alpha=self.alpha)  # type: ignore[return-value]
         return BernoulliNB(alpha=self.alpha, binarize=None)
 
