@@ -684,3 +684,16 @@ def test_cross_validation_of_a_loaded_model_with_components(tmp_path):
     for tr, te in cv.split(X):
         want[te] = make("MultinomialNB", n_components=[2, 1]).fit(X[tr], y[tr]).predict_proba(X[te])
     np.testing.assert_array_equal(got, want)
+
+
+def test_cv_weight_with_components_given_as_an_array():
+    """n_components as a NumPy array with unlabeled_weight='cv' equals the list (it once raised
+    numpy's 'truth value of an array is ambiguous' from inside the lambda search)."""
+    rng = np.random.default_rng(0)
+    X, y, U = rng.integers(0, 3, (40, 5)), np.array([0, 1] * 20), rng.integers(0, 3, (30, 5))
+    a = nbayes.EM(nbayes.MultinomialNB(), n_components=np.array([2, 2]), unlabeled_weight="cv", random_state=0)
+    b = nbayes.EM(nbayes.MultinomialNB(), n_components=[2, 2], unlabeled_weight="cv", random_state=0)
+    a.fit(X, y, X_unlabeled=U)
+    b.fit(X, y, X_unlabeled=U)
+    assert a.estimator_.n_components_.tolist() == [2, 2]
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))

@@ -66,7 +66,7 @@ class BaseEstimator(FittedAttributes):
     _estimator_type = "classifier"
     #: the capabilities of every instance of the class (``capabilities`` removes those that
     #: the instance's settings rule out)
-    _capabilities: frozenset[str] = frozenset({"save", "sample_weight"})
+    _capabilities: ClassVar[frozenset[str]] = frozenset({"save", "sample_weight"})
 
     @property
     def capabilities(self) -> frozenset[str]:

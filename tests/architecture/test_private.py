@@ -25,7 +25,6 @@ KNOWN: set[tuple[str, str]] = {
     ('nbayes.model_selection', '_set_derived'),
     ('nbayes.model_selection', '_weigh'),
     ('nbayes.model_selection', 'nbayes.naive_bayes._base'),
-    ('nbayes.naive_bayes', '_intercept'),
     ('nbayes.semi_supervised', 'nbayes.naive_bayes._em'),
     ('nbayes.serve', '_predict_index_proba'),
     ('nbayes.text', '_on'),

@@ -122,3 +122,17 @@ def test_where_tfidf_is_still_not_exact():
     for kw, message in bad:
         with pytest.raises(InvalidParameterError, match=message):
             nbayes.TextClassifier(**kw).fit(docs, y)
+
+
+def test_refit_of_a_fitted_learned_idf_model():
+    """A fitted tf-idf model fits again (its fitted idf once shadowed the method learning one:
+    TypeError 'numpy.ndarray' object is not callable)."""
+    from nbayes import TextClassifier
+
+    docs, y = ["a b c", "b c d", "c d e", "a a b", "e e d", "a c"], [0, 1, 1, 0, 1, 0]
+    other = ["a b", "d e", "a a", "e d d"], [0, 1, 0, 1]
+    m = TextClassifier(tfidf=True).fit(docs, y)
+    m.fit(*other)
+    fresh = TextClassifier(tfidf=True).fit(*other)
+    np.testing.assert_allclose(m.predict_joint_log_proba(docs), fresh.predict_joint_log_proba(docs), rtol=0, atol=0)
+    assert m.idf_ == fresh.idf_

@@ -24,6 +24,7 @@ from .._validation import (
 )
 from ..errors import DataError, InvalidParameterError
 from .._tables import Table
+from ..semi_supervised import OFF, is_off, unlabeled_mask
 from ._split import LeaveOneOutSplits, Splits
 from ..semi_supervised import OFF, is_off, unlabeled_mask
 

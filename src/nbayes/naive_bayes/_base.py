@@ -10,7 +10,7 @@ computed aside and committed at the end, so a call that fails leaves the model u
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self, TypeVar
 
 import numpy as np
 
@@ -36,6 +36,8 @@ from ._priors import class_log_prior
 
 __all__ = ["BaseNB", "Explanation", "class_log_prior", "is_chunk_stream", "stream_chunks"]
 
+_NB = TypeVar("_NB", bound="BaseNB")
+
 
 @dataclass
 class Explanation:
@@ -52,7 +54,8 @@ class Explanation:
 
     def joint(self) -> np.ndarray:
         """The joint log-probabilities the terms add up to, shape (n_rows, n_classes)."""
-        return self.contributions.sum(axis=2) + self.intercept
+        joint: np.ndarray = self.contributions.sum(axis=2) + self.intercept
+        return joint
 
     def log_odds(self, row: int = 0) -> tuple[Any, Any, np.ndarray, float]:
         """Per feature, the contribution to the log-odds of the predicted class against the
@@ -81,6 +84,10 @@ class BaseNB(Generative):
         "partial_fit", "unlearn", "merge", "statistics", "joint_log_proba", "explain", "with_prior",
         "to_logistic", "sample_weight", "save",
     })
+
+    # set by estimation (``estimate_parameters``, ``prior_parameters``): declared for the type checker
+    _intercept: np.ndarray
+    class_log_prior_: np.ndarray
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -141,7 +148,8 @@ class BaseNB(Generative):
         """The joint log-likelihood EM works with: per class, or per component (mixtures)."""
         if self._mixture() is None:
             return self.joint_log_likelihood(view)
-        return self.log_likelihood(view) + self._intercept
+        per_component: np.ndarray = self.log_likelihood(view) + self._intercept
+        return per_component
 
     # ------------------------------------------------------------------ components per class
     # (nbayes.naive_bayes._components): the layout is fitted state (``_layout``, set by EM and
@@ -185,8 +193,9 @@ class BaseNB(Generative):
         """Refuse ``what`` for a model with several components per class."""
         from ..errors import InvalidParameterError
 
-        if self._has_components():
-            sizes = self.__dict__["_layout"].sizes.tolist()
+        mix = self._mixture()
+        if mix is not None:
+            sizes = mix.sizes.tolist()
             raise (error or InvalidParameterError)(
                 f"{what}: this {type(self).__name__} has several mixture components per class "
                 f"(n_components_={sizes}, fitted by nbayes.EM); its components are "
@@ -214,7 +223,7 @@ class BaseNB(Generative):
     # ------------------------------------------------------------------ training
     def fit(
         self, X: Any, y: Any = None, sample_weight: Any = None, *, X_unlabeled: Any = None
-    ) -> "BaseNB":
+    ) -> Self:
         """Fit on (X, y): count the statistics, then estimate the parameters. Returns self.
 
         ``X`` may also be an iterator of chunks ``(X_i, y_i)`` or ``(X_i, y_i, w_i)`` (with
@@ -242,12 +251,12 @@ class BaseNB(Generative):
             self.__dict__.pop(name, None)
         return self
 
-    def _transaction(self) -> Any:
+    def _transaction(self) -> _Transaction:
         """A failed fit / partial_fit / unlearn leaves the model as it was: the attributes are
         restored (statistics are computed aside, never changed in place before validation)."""
         return _Transaction(self)
 
-    def _fit_supervised(self, X: Any, y: Any = None, sample_weight: Any = None) -> "BaseNB":
+    def _fit_supervised(self, X: Any, y: Any = None, sample_weight: Any = None) -> Self:
         self.__dict__.pop("_declared_classes", None)  # a fit makes a new class set
         if y is None and is_chunk_stream(X):
             return stream_into(self, X, fresh=True)
@@ -263,7 +272,7 @@ class BaseNB(Generative):
 
     def partial_fit(
         self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None
-    ) -> "BaseNB":
+    ) -> Self:
         """Add a chunk of data to the statistics; ``partial_fit`` over chunks equals ``fit``
         on all of them. ``classes`` may declare classes not (yet) in ``y``; new labels in later
         chunks are added to ``classes_`` unless this call's ``classes`` excludes them. ``X`` may
@@ -274,7 +283,7 @@ class BaseNB(Generative):
         with self._transaction():
             return self._partial_fit(X, y, classes, sample_weight)
 
-    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any) -> "BaseNB":
+    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any) -> Self:
         first = not hasattr(self, "classes_")
         if _is_empty(X, y):  # an empty chunk of a stream: nothing to add
             if classes is not None and not first:
@@ -331,7 +340,7 @@ class BaseNB(Generative):
                 f"partial_fit calls {self.classes_.tolist()!r}"
             )
 
-    def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> "BaseNB":
+    def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Remove examples learned before, exactly: the model becomes the one trained without
         them. Removing more weight than was learned is an error; the model is then unchanged."""
         self.check_fitted()
@@ -341,7 +350,7 @@ class BaseNB(Generative):
         with self._transaction():
             return self._unlearn(X, y, sample_weight)
 
-    def _unlearn(self, X: Any, y: Any, sample_weight: Any) -> "BaseNB":
+    def _unlearn(self, X: Any, y: Any, sample_weight: Any) -> Self:
         Xv, _ = self.prepare_input(X, fitting=False)
         n = _n_rows(Xv)
         y = check_y(y, n)
@@ -358,7 +367,7 @@ class BaseNB(Generative):
         self.set_statistics(stats, self.classes_, self.n_features_in_, self.input_feature_names())
         return self
 
-    def merge(self, other: "BaseNB") -> "BaseNB":
+    def merge(self, other: "BaseNB") -> Self:
         """A new model equal to the one trained on the union of both models' data.
 
         Both models must be of the same type with the same statistics-shaping settings
@@ -393,7 +402,7 @@ class BaseNB(Generative):
         new.set_statistics(stats, classes, self.n_features_in_, self.input_feature_names())
         return new
 
-    def _new_like(self, other: "BaseNB") -> "BaseNB":
+    def _new_like(self, other: "BaseNB") -> Self:
         """An unfitted model with this one's hyperparameters (and component layout), to receive
         merged statistics or another prior."""
         new = type(self)(**self.get_params())
@@ -469,8 +478,10 @@ class BaseNB(Generative):
         Xv, _ = self.prepare_input(X, fitting=False)
         return self.joint_log_likelihood(Xv)
 
+    # Generative declares a plain attribute (GaussianBayes assigns it); here it is read from the
+    # estimated priors, which typing calls an incompatible (read-only) override
     @property
-    def _log_prior(self) -> np.ndarray:
+    def _log_prior(self) -> np.ndarray:  # type: ignore[override]
         return self._intercept if self._mixture() is None else self.class_log_prior_
 
     # ------------------------------------------------------------------ explanations
@@ -504,16 +515,17 @@ class BaseNB(Generative):
     def _no_explanation(self, what: str) -> None:
         from ..errors import InvalidParameterError
 
-        if self._mixture() is not None:
+        mix = self._mixture()
+        if mix is not None:
             raise InvalidParameterError(
                 f"{what}: this {type(self).__name__} has several mixture components per class "
-                f"(n_components_={self._mixture().sizes.tolist()}); a "
+                f"(n_components_={mix.sizes.tolist()}); a "
                 "class's joint log-probability is then a log-sum-exp over its components, neither a "
                 "sum of per-feature terms nor linear in x (top_features ranks on the class totals)"
             )
 
     # ------------------------------------------------------------------ deployment prior
-    def with_prior(self, class_prior: Any) -> "BaseNB":
+    def with_prior(self, class_prior: Any) -> Self:
         """A copy that predicts under another class balance (spam rates drift): the same
         statistics (a copy: the two models learn apart), the log prior replaced, so P(y | x) is
         Bayes' rule with ``class_prior`` exactly. ``class_prior`` is a sequence in ``classes_``
@@ -541,7 +553,8 @@ class BaseNB(Generative):
         prior = check_probability_vector(name, class_prior, self.classes_)
         if name == "priors":
             prior = prior / prior.sum()
-        new = self._new_like(self).set_params(**{name: prior})
+        new = self._new_like(self)
+        new.set_params(**{name: prior})
         new.set_statistics(copy.deepcopy(self.stats_), self.classes_, self.n_features_in_, self.input_feature_names())
         return new
 
@@ -614,7 +627,7 @@ class BaseNB(Generative):
         return {"kind": type(self).__name__, "params": params, "meta": meta, "arrays": arrays}
 
     @classmethod
-    def from_state(cls, state: dict[str, Any]) -> "BaseNB":
+    def from_state(cls, state: dict[str, Any]) -> Self:
         arrays = state["arrays"]
         params = decode_params(state["params"], arrays)
         meta = state["meta"]
@@ -702,11 +715,10 @@ class _Transaction:
     def __enter__(self) -> None:
         self.saved = dict(self.model.__dict__)
 
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:  # the exception propagates
         if kind is not None:
             self.model.__dict__.clear()
             self.model.__dict__.update(self.saved)
-        return False
 
 
 def _is_empty(X: Any, y: Any) -> bool:
@@ -718,7 +730,7 @@ def _is_empty(X: Any, y: Any) -> bool:
     return n == 0 and y is not None and len(label_array(y)) == 0
 
 
-def stream_into(model: Any, chunks: Any, *, fresh: bool, classes: Any = None) -> Any:
+def stream_into(model: _NB, chunks: Any, *, fresh: bool, classes: Any = None) -> _NB:
     """partial_fit every chunk on a working copy, then take its state: all chunks or none."""
     import copy
 
@@ -752,4 +764,4 @@ def _same_param(a: Any, b: Any) -> bool:
     try:
         return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
     except (TypeError, ValueError):
-        return a == b
+        return bool(a == b)

@@ -89,7 +89,11 @@ class Components:
         if not is_mixture(spec):
             return None
         if isinstance(spec, int | np.integer):
-            K = n_classes if n_classes is not None else int(n_rows) // int(spec)
+            if n_classes is not None:
+                K = n_classes
+            else:
+                assert n_rows is not None, "Components.of: give n_classes or n_rows"
+                K = int(n_rows) // int(spec)
             return cls(np.full(K, int(spec), dtype=np.intp))
         sizes = np.asarray(spec, dtype=np.intp)
         if n_classes is not None and len(sizes) != n_classes:
@@ -142,7 +146,8 @@ class Components:
         uniformly on the simplex (Dirichlet(1, ..., 1)); one draw of n x components exponentials."""
         E = rng.exponential(size=(len(codes), self.total))
         E[self.owner[None, :] != np.asarray(codes)[:, None]] = 0.0
-        return E / E.sum(axis=1, keepdims=True)
+        split: np.ndarray = E / E.sum(axis=1, keepdims=True)
+        return split
 
 
 def _logsumexp_rows(a: np.ndarray) -> np.ndarray:

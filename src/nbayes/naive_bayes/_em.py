@@ -109,7 +109,7 @@ def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any, set
     name = type(model).__name__
     model.check_params()
     settings.check()
-    caps = getattr(model, "capabilities", frozenset())
+    caps: frozenset[str] = getattr(model, "capabilities", frozenset())
     mixture = settings.mixture
     if mixture and "mixture" not in caps:
         raise InvalidParameterError(
@@ -232,7 +232,13 @@ def _split(X: Any, y: Any, sample_weight: Any, label: Any) -> tuple[Any, Any, An
     return take_rows(X, lab), arr[lab], wl, (take_rows(X, unl), wu)
 
 
-def _read_stream(work: Any, chunks: Any, label: Any, labelled: list, unlabeled: list) -> None:
+def _read_stream(
+    work: Any,
+    chunks: Any,
+    label: Any,
+    labelled: list[tuple[Any, Any, np.ndarray | None]],
+    unlabeled: list[tuple[Any, np.ndarray | None, str]],
+) -> None:
     """A stream of (X_i, y_i[, w_i]) chunks, read once: labelled rows counted as they come (and
     kept for the objective), unlabelled rows kept for EM."""
     for i, X, y, w in stream_chunks(chunks):

@@ -10,14 +10,14 @@ The entry point and the settings are :mod:`nbayes.naive_bayes._em`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from .._kernels import run
 from .._kernels.normalize import log_normalize
 from .._validation import check_sample_weight, check_y, classes_and_codes, encode_labels, n_rows, take_rows
-from ._components import Components
+from ._components import Components, is_mixture
 
 __all__ = ["WEIGHT_GRID", "CV_FOLDS", "CV_MAX_ITER", "prepare_views", "run_em", "run_mixture_em",
            "choose_weight", "label_codes"]
@@ -26,6 +26,13 @@ __all__ = ["WEIGHT_GRID", "CV_FOLDS", "CV_MAX_ITER", "prepare_views", "run_em", 
 WEIGHT_GRID = (0.0, 0.01, 0.03, 0.1, 0.3, 1.0)
 #: folds of ``unlabeled_weight="cv"`` (fewer when the smallest class has fewer labelled rows)
 CV_FOLDS = 3
+#: a labelled EM input: (the prepared rows or their EM view, class codes, weights or None)
+Labelled = tuple[Any, np.ndarray, np.ndarray | None]
+#: an unlabelled EM input: (the prepared rows, weights or None for 1 each)
+UnlabeledPart = tuple[Any, np.ndarray | None]
+#: an unlabelled EM view: (the view, weights)
+UnlabeledView = tuple[Any, np.ndarray]
+
 #: at most this many EM iterations in each fold of ``"cv"`` (EM's accuracy settles in a few)
 CV_MAX_ITER = 10
 
@@ -37,7 +44,9 @@ def label_codes(model: Any, y: Any) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- EM
-def prepare_views(work: Any, labelled: list, parts: list, extra: list = ()) -> tuple[list, list, list]:
+def prepare_views(
+    work: Any, labelled: list[Labelled], parts: list[UnlabeledPart], extra: Sequence[Any] = ()
+) -> tuple[list[Labelled], list[UnlabeledView], list[Any]]:
     """The prepared rows as the model's EM views (for text: count matrices over one vocabulary,
     tokenised once): (labelled (view, codes, w), unlabelled (view, w), extra views)."""
     views = work._em_views([Xv for Xv, _, _ in labelled] + [Xv for Xv, _ in parts] + list(extra))
@@ -48,7 +57,7 @@ def prepare_views(work: Any, labelled: list, parts: list, extra: list = ()) -> t
 
 
 def run_em(
-    work: Any, stats_l: Any, lab: list, unl: list, lam: float, max_iter: int, tol: float
+    work: Any, stats_l: Any, lab: list[Labelled], unl: list[UnlabeledView], lam: float, max_iter: int, tol: float
 ) -> tuple[int, bool, list[float]]:
     """EM from the labelled statistics ``stats_l``; commits every M-step into ``work``.
 
@@ -91,8 +100,8 @@ def run_em(
 
 
 def run_mixture_em(
-    work: Any, spec: Any, seed: Any, lab: list, unl: list, lam: float, max_iter: int, tol: float,
-    n_init: int = 1,
+    work: Any, spec: Any, seed: Any, lab: list[Labelled], unl: list[UnlabeledView], lam: float, max_iter: int,
+    tol: float, n_init: int = 1,
 ) -> tuple[int, bool, list[float]]:
     """EM with ``spec`` components per class (Nigam et al. section 5.3); commits into ``work``.
 
@@ -107,21 +116,23 @@ def run_mixture_em(
     first among equals). Returns as :func:`run_em`, for the kept start."""
     classes, d, names = work.classes_, work.n_features_in_, work.input_feature_names()
     mix = Components.of(spec, n_classes=len(classes))
+    assert mix is not None, "run_mixture_em: spec asks for one component per class"  # callers check is_mixture
     work.__dict__["_layout"] = mix  # fitted state: the statistics get one row per component
     rng = np.random.default_rng(seed)
-    best = None
+    best: tuple[int, bool, list[float], Any] | None = None
     for _ in range(n_init):
         R0 = [mix.random_split(codes, rng) * _col(wl, len(codes)) for _, codes, wl in lab]
         n_iter, converged, trace = _mixture_em(work, mix, R0, lab, unl, lam, max_iter, tol)
         if best is None or trace[-1] > best[2][-1]:
             best = (n_iter, converged, trace, work.stats_)
+    assert best is not None, "run_mixture_em: n_init >= 1"  # checked by EMSettings.check
     if n_init > 1:
         work.set_statistics(best[3], classes, d, names)
     return best[0], best[1], best[2]
 
 
-def _mixture_em(work: Any, mix: Any, R0: list, lab: list, unl: list, lam: float, max_iter: int,
-                tol: float) -> tuple[int, bool, list[float]]:
+def _mixture_em(work: Any, mix: Components, R0: list[np.ndarray], lab: list[Labelled], unl: list[UnlabeledView],
+                lam: float, max_iter: int, tol: float) -> tuple[int, bool, list[float]]:
     classes, d, names = work.classes_, work.n_features_in_, work.input_feature_names()
     owner = mix.owner
 
@@ -222,7 +233,7 @@ def _class_prior_term(model: Any) -> float:
 
 # ---------------------------------------------------------------------------- EM-lambda by CV
 def choose_weight(
-    work: Any, labelled: tuple, parts: list, spec: Any, seed: Any, max_iter: int, tol: float, n_init: int
+    work: Any, labelled: tuple[Any, Any, np.ndarray | None], parts: list[UnlabeledPart], spec: Any, seed: Any, max_iter: int, tol: float, n_init: int
 ) -> tuple[float, dict[float, float] | None]:
     """lambda among :data:`WEIGHT_GRID` by stratified k-fold CV on the labelled rows (k = 3, or
     the size of the smallest class when smaller); each fold runs EM (at most
@@ -257,7 +268,7 @@ def choose_weight(
         lab, unl, (view_te,) = prepare_views(fm, [(Xv_tr, label_codes(fm, y[tr]), w_tr)], parts, [Xv_te])
         total += float(wt.sum())
         for g, lam in enumerate(WEIGHT_GRID):  # ascending: 0 scores the labelled fit as it is
-            if spec != 1:
+            if is_mixture(spec):  # (spec may be an array: no `spec != 1`)
                 run_mixture_em(fm, spec, seed, lab, unl if lam > 0 else [], lam, min(max_iter, CV_MAX_ITER), tol,
                                n_init)
                 jll = fm._mixture().class_logsumexp(fm._em_jll(view_te))

@@ -36,4 +36,5 @@ def class_log_prior(
     if not total > 0:  # a given prior that puts all its mass on classes without data
         prior, total = live.astype(np.float64), float(live.sum())
     with np.errstate(divide="ignore"):
-        return np.log(prior) - np.log(total)
+        log_prior: np.ndarray = np.log(prior) - np.log(total)
+    return log_prior

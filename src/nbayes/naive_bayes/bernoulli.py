@@ -28,7 +28,8 @@ class Binary:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.X.shape
+        n, d = self.X.shape
+        return int(n), int(d)
 
 
 class BernoulliNB(BaseNB):
@@ -82,7 +83,8 @@ class BernoulliNB(BaseNB):
         check_number("binarize", self.binarize, allow_none=True)
         check_number("class_alpha", self.class_alpha, low=0.0)
 
-    def prepare_input(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
+        A: Any  # an array or a CSR matrix (SciPy is untyped: sp.issparse does not narrow)
         A, names = check_X_numeric(
             X,
             allow_nan=True,
@@ -117,12 +119,12 @@ class BernoulliNB(BaseNB):
             Xb = (A > t).astype(np.float64)  # NaN > t is False: missing entries become 0
         return Binary(Xb, nan.astype(np.float64) if has_nan else None), names
 
-    def count_statistics(self, Xv: Binary, codes, n_classes, w) -> CountStats:
+    def count_statistics(self, Xv: Binary, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> CountStats:
         Y = class_indicator(codes, n_classes, w)
         missing = None if Xv.missing is None else per_class_sum(Y, Xv.missing)
         return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv.X), missing)
 
-    def count_expected(self, Xv: Binary, R) -> CountStats:
+    def count_expected(self, Xv: Binary, R: np.ndarray) -> CountStats:
         missing = None if Xv.missing is None else soft_class_sum(R, Xv.missing)
         return CountStats(R.sum(axis=0), soft_class_sum(R, Xv.X), missing)
 
@@ -150,7 +152,7 @@ class BernoulliNB(BaseNB):
             **self.prior_parameters(stats.class_count),
         }
 
-    def _linear_form(self):
+    def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
         # eq. 19 with Bernoulli features: sum_j x_j log(p/q) + sum_j log q
         from ..linear.transforms import Binarize
 
@@ -166,7 +168,7 @@ class BernoulliNB(BaseNB):
         fp, fq = np.isfinite(log_p), np.isfinite(log_q)
         p0, q0 = np.where(fp, log_p, 0.0), np.where(fq, log_q, 0.0)
         X, M = Xv.X, Xv.missing
-        out = np.asarray(X @ (p0 - q0).T) + q0.sum(axis=1)
+        out: np.ndarray = np.asarray(X @ (p0 - q0).T) + q0.sum(axis=1)
         if M is not None:
             out -= np.asarray(M @ q0.T)
         if not (fp.all() and fq.all()):
@@ -180,16 +182,16 @@ class BernoulliNB(BaseNB):
 
     def feature_terms(self, Xv: Binary) -> np.ndarray:
         X = dense_rows(Xv.X)[:, None, :]
-        terms = times(X, self.feature_log_prob_[None]) + times(1.0 - X, self._log_absent[None])
+        terms: np.ndarray = times(X, self.feature_log_prob_[None]) + times(1.0 - X, self._log_absent[None])
         if Xv.missing is not None:
             terms = np.where(dense_rows(Xv.missing)[:, None, :] > 0, 0.0, terms)
         return terms
 
-    def feature_scores(self):
+    def feature_scores(self) -> tuple[np.ndarray, list[str]]:
         return log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self.display_feature_names()
 
     @classmethod
-    def statistics_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> CountStats:
         return CountStats.from_arrays(arrays)
 
 

@@ -105,7 +105,7 @@ class CategoricalNB(BaseNB):
                 "(p[j][v] is the prior of categories[j][v])"
             )
 
-    def prepare_input(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         return read_table(
             X,
             n_features=None if fitting else self.n_features_in_,
@@ -114,29 +114,39 @@ class CategoricalNB(BaseNB):
         )
 
     # ------------------------------------------------------------------ statistics
-    def count_statistics(self, T: Table, codes, n_classes, w) -> CategoricalStats:
+    def count_statistics(self, T: Table, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> CategoricalStats:
         K = n_classes
         d = T.shape[1]
         cats: list[np.ndarray | None] = [None] * d
         counts: list[np.ndarray | None] = [None] * d
         if T.matrix is not None:
             self._count_matrix(T.matrix, codes, K, w, cats, counts)
+        seen: list[np.ndarray] = []
+        seen_counts: list[np.ndarray] = []
         for j in range(d):
-            if cats[j] is None:
+            vals_j, cnt_j = cats[j], counts[j]
+            if vals_j is None or cnt_j is None:  # not an integer column the kernel counted
                 values, col_codes, miss = distinct(T.column(j))
                 J = len(values)
                 ok = ~miss
                 flat = codes[ok] * J + col_codes[ok]
                 cnt = np.bincount(flat, weights=None if w is None else w[ok], minlength=K * J)
-                cats[j], counts[j] = _keep_seen(values, cnt.reshape(K, J).astype(np.float64))
-        stats = CategoricalStats(
-            np.bincount(codes, weights=w, minlength=K).astype(np.float64), cats, counts  # type: ignore[arg-type]
-        )
+                vals_j, cnt_j = _keep_seen(values, cnt.reshape(K, J).astype(np.float64))
+            seen.append(vals_j)
+            seen_counts.append(cnt_j)
+        stats = CategoricalStats(np.bincount(codes, weights=w, minlength=K).astype(np.float64), seen, seen_counts)
         self._check_declared(stats)
         return stats
 
     @staticmethod
-    def _count_matrix(X, codes, K, w, cats, counts) -> None:
+    def _count_matrix(
+        X: np.ndarray,
+        codes: np.ndarray,
+        K: int,
+        w: np.ndarray | None,
+        cats: list[np.ndarray | None],
+        counts: list[np.ndarray | None],
+    ) -> None:
         """Integer-valued numeric columns: one compiled pass counts every (class, value) pair."""
         from .._kernels import run, threads
         from .._kernels.categorical import count_values, value_range
@@ -157,7 +167,7 @@ class CategoricalNB(BaseNB):
             values = (lo0[j] + np.arange(width[j])).astype(kind)
             cats[j], counts[j] = _keep_seen(values, cnt)
 
-    def count_expected(self, T: Table, R) -> CategoricalStats:
+    def count_expected(self, T: Table, R: np.ndarray) -> CategoricalStats:
         """Expected counts: per feature, R^T @ (one-hot of its values)."""
         import scipy.sparse as sp
 
@@ -220,8 +230,9 @@ class CategoricalNB(BaseNB):
             keep = cnt.sum(axis=0) > 0
             vals, cnt = vals[keep], cnt[:, keep]
             pad = None
-            if declared[j] is not None:
-                vals, cnt = _on(vals, cnt, declared[j])
+            declared_j = declared[j]
+            if declared_j is not None:
+                vals, cnt = _on(vals, cnt, declared_j)
             elif min_cat[j] > len(vals):
                 vals, cnt, pad = _pad_codes(vals, cnt, int(min_cat[j]))
             J = max(len(vals), int(min_cat[j]))
@@ -257,7 +268,9 @@ class CategoricalNB(BaseNB):
             "_tables": tables,
         }
 
-    def _estimate_feature(self, j: int, vals, cnt, J: int):
+    def _estimate_feature(
+        self, j: int, vals: np.ndarray, cnt: np.ndarray, J: int
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """log theta_cjv for the active values, and the unseen-value term (or None)."""
         K = cnt.shape[0]
         N = cnt.sum(axis=1, keepdims=True)
@@ -313,7 +326,7 @@ class CategoricalNB(BaseNB):
             out.append(c)
         return out
 
-    def _linear_form(self):
+    def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
         from ..linear.transforms import OneHot
 
         W = np.concatenate([table[:, :-1] for table in self._tables], axis=1)  # values + unseen
@@ -328,7 +341,7 @@ class CategoricalNB(BaseNB):
     def feature_terms(self, T: Table) -> np.ndarray:
         return np.stack([table[:, c].T for table, c in zip(self._tables, self._codes(T))], axis=2)
 
-    def feature_scores(self):
+    def feature_scores(self) -> tuple[np.ndarray, list[str]]:
         """Per (feature, value): log theta_cjv - log theta_(not c)jv, others pooled alike."""
         scores, names = [], []
         feat = self.display_feature_names()
@@ -343,7 +356,7 @@ class CategoricalNB(BaseNB):
         return np.concatenate(scores, axis=1), names
 
     @classmethod
-    def statistics_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> CategoricalStats:
         return CategoricalStats.from_arrays(arrays, n_features)
 
 

@@ -62,7 +62,7 @@ class ComplementNB(BaseNB):
                 "complement frequencies, infinite for a word absent from every other class"
             )
 
-    def prepare_input(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         return check_X_numeric(
             X,
             allow_nan=False,
@@ -72,7 +72,7 @@ class ComplementNB(BaseNB):
             model=type(self).__name__,
         )
 
-    def count_statistics(self, Xv, codes, n_classes, w) -> CountStats:
+    def count_statistics(self, Xv: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> CountStats:
         Y = class_indicator(codes, n_classes, w)
         return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv))
 
@@ -97,18 +97,19 @@ class ComplementNB(BaseNB):
             "_intercept": intercept,
         }
 
-    def _linear_form(self):
+    def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
         return self.feature_log_prob_, self._intercept, None
 
-    def log_likelihood(self, Xv) -> np.ndarray:
+    def log_likelihood(self, Xv: Any) -> np.ndarray:
         return np.asarray(Xv @ self.feature_log_prob_.T)
 
-    def feature_terms(self, Xv) -> np.ndarray:
-        return dense_rows(Xv)[:, None, :] * self.feature_log_prob_[None]
+    def feature_terms(self, Xv: Any) -> np.ndarray:
+        terms: np.ndarray = dense_rows(Xv)[:, None, :] * self.feature_log_prob_[None]
+        return terms
 
-    def feature_scores(self):
+    def feature_scores(self) -> tuple[np.ndarray, list[str]]:
         return log_ratio_scores(self.feature_count_, self.alpha, self.force_alpha), self.display_feature_names()
 
     @classmethod
-    def statistics_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> CountStats:
         return CountStats.from_arrays(arrays)

@@ -36,14 +36,14 @@ def check_alpha(alpha: Any, n_features: int | None, force_alpha: bool) -> np.nda
     """Validate the smoothing strength (a number, or one per feature) and apply ``force_alpha``."""
     if np.ndim(alpha) == 0:
         check_number("alpha", alpha, low=0.0)
-        a: Any = float(alpha)
+        a: np.ndarray | float = float(alpha)
     else:
         if n_features is None:
             a = np.asarray(alpha, dtype=float)
         else:
             a = check_vector_param("alpha", alpha, n_features)
     if not force_alpha:
-        a = np.maximum(a, ALPHA_MIN)
+        a = np.maximum(a, ALPHA_MIN)  # a float stays a float (np.float64)
     return a
 
 

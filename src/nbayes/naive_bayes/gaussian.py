@@ -44,6 +44,8 @@ class GaussianNB(BaseNB):
 
     _capabilities = BaseNB._capabilities | {"missing_values"}
 
+    stats_: MomentStats  # set by set_statistics
+
     @property
     def capabilities(self) -> frozenset[str]:
         caps = super().capabilities
@@ -75,7 +77,7 @@ class GaussianNB(BaseNB):
         if self.mean_prior is not None and np.ndim(self.mean_prior) > 1:
             raise InvalidParameterError("parameter 'mean_prior' must be a number or a 1-D array")
 
-    def prepare_input(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         # inf is found inside the kernels' own pass (no extra pass over X)
         return check_X_numeric(
             X,
@@ -114,7 +116,7 @@ class GaussianNB(BaseNB):
     def _new_like(self, other: BaseNB) -> "GaussianNB":
         new = super()._new_like(other)
         new.__dict__["_dtype"] = np.promote_types(_dtype_of(self), _dtype_of(other))
-        return new  # type: ignore[return-value]
+        return new
 
     @property
     def class_count_(self) -> np.ndarray:
@@ -139,10 +141,10 @@ class GaussianNB(BaseNB):
                 )
             model.__dict__["_dtype"] = np.dtype(dtype)
             model._set_derived(model.estimate_parameters(model.stats_, model.n_features_in_))
-        return model  # type: ignore[return-value]
+        return model
 
     # ------------------------------------------------------------------ statistics
-    def count_statistics(self, Xv, codes, n_classes, w) -> MomentStats:
+    def count_statistics(self, Xv: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> MomentStats:
         from .._kernels import run, threads
         from .._kernels.gaussian import moments
 
@@ -196,7 +198,7 @@ class GaussianNB(BaseNB):
     def _priors(self, class_count: np.ndarray) -> np.ndarray:
         return class_priors(self.priors, class_count, self._estimation_classes)
 
-    def _linear_form(self):
+    def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
         """log N(x; mu_c, sigma^2) = x mu_c / sigma^2 - mu_c^2 / (2 sigma^2) + (terms free of c)
         when sigma does not depend on the class (chapter 002 section 3.1)."""
         from ..errors import InvalidParameterError
@@ -212,28 +214,30 @@ class GaussianNB(BaseNB):
         b = self._intercept - 0.5 * np.sum(self._theta * W, axis=1)
         return W, b, None
 
-    def joint_log_likelihood(self, Xv) -> np.ndarray:
+    def joint_log_likelihood(self, Xv: Any) -> np.ndarray:
         return self._gaussian(Xv, self._intercept)
 
-    def log_likelihood(self, Xv) -> np.ndarray:
+    def log_likelihood(self, Xv: Any) -> np.ndarray:
         return self._gaussian(Xv, np.zeros_like(self._intercept))
 
-    def _gaussian(self, Xv, intercept: np.ndarray) -> np.ndarray:
+    def _gaussian(self, Xv: np.ndarray, intercept: np.ndarray) -> np.ndarray:
         from .._kernels import run, threads
         from .._kernels.gaussian import joint_log_likelihood
 
+        out: np.ndarray
         out, bad = run(joint_log_likelihood, Xv, self._theta, self._prec, self._lognorm, intercept, threads())
         if bad >= 0:
             _raise_inf(Xv, bad)
         return out
 
-    def feature_terms(self, Xv) -> np.ndarray:
+    def feature_terms(self, Xv: Any) -> np.ndarray:
         if np.isinf(Xv).any():
             _raise_inf(Xv, int(np.argmax(np.isinf(Xv).any(axis=1))))
         terms = self._lognorm[None] - self._prec[None] * (Xv[:, None, :] - self._theta[None]) ** 2
-        return np.where(np.isnan(Xv)[:, None, :], 0.0, terms)
+        observed: np.ndarray = np.where(np.isnan(Xv)[:, None, :], 0.0, terms)
+        return observed
 
-    def feature_scores(self):
+    def feature_scores(self) -> tuple[np.ndarray, list[str]]:
         """|mu_c - mu_(not c)| / sigma_j, sigma_j the within-class (pooled) standard deviation."""
         s = self.stats_
         w = s.weight
@@ -246,7 +250,7 @@ class GaussianNB(BaseNB):
         return np.abs(self._theta - mu_rest) / sigma, self.display_feature_names()
 
     @classmethod
-    def statistics_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> MomentStats:
         return MomentStats.from_arrays(arrays)
 
 
@@ -270,7 +274,8 @@ def float_dtype(X: Any) -> np.dtype:
 
 
 def _dtype_of(model: Any) -> np.dtype:
-    return np.dtype(model.__dict__.get("_dtype", np.float64))
+    dtype: np.dtype = np.dtype(model.__dict__.get("_dtype", np.float64))
+    return dtype
 
 
 def _tied_variance(stats: MomentStats, variance: str, ddof: int) -> np.ndarray:
@@ -316,4 +321,5 @@ def class_priors(priors: Any, class_count: np.ndarray, classes: Any = None) -> n
         if not np.isclose(p.sum(), 1.0):
             raise InvalidParameterError(f"parameter 'priors' must sum to 1, got {p.sum()!r}")
         return p
-    return class_count / class_count.sum()
+    frequencies: np.ndarray = class_count / class_count.sum()
+    return frequencies

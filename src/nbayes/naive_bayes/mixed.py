@@ -156,6 +156,8 @@ class NaiveBayes(BaseNB):
         if kind == "text":
             from ..text.columns import TextColumns
 
+            # TextColumns speaks BaseNB's hook protocol (one TextClassifier per text column) without
+            # being a BaseNB: typing cannot see the duck type
             return TextColumns(alpha=self.alpha)  # type: ignore[return-value]
         return BernoulliNB(alpha=self.alpha, binarize=None)
 
@@ -177,7 +179,7 @@ class NaiveBayes(BaseNB):
                     )
 
     # ------------------------------------------------------------------ boundary
-    def prepare_input(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         if fitting:
             kinds = self._infer_kinds(X)
         T, names = read_table(
@@ -252,7 +254,7 @@ class NaiveBayes(BaseNB):
         return [_values_kind(A[:, j]) for j in range(A.shape[1])]
 
     # ------------------------------------------------------------------ statistics
-    def set_statistics(self, stats, classes, n_features, names) -> None:
+    def set_statistics(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
         kinds = getattr(self, "_pending_kinds", None)
         if kinds is not None:
             self.__dict__.pop("_pending_kinds")
@@ -269,22 +271,22 @@ class NaiveBayes(BaseNB):
         else:
             super().set_statistics(stats, classes, n_features, names)
 
-    def count_statistics(self, Xv: Parts, codes, n_classes, w) -> MixedStats:
+    def count_statistics(self, Xv: Parts, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> MixedStats:
         parts = {k: self._component(k).count_statistics(v, codes, n_classes, w) for k, v in Xv.parts.items()}
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
         return MixedStats(cc, parts)
 
-    def count_expected(self, Xv: Parts, R) -> MixedStats:
+    def count_expected(self, Xv: Parts, R: np.ndarray) -> MixedStats:
         parts = {}
         for kind, v in Xv.parts.items():
             comp = self._component(kind)  # text columns: one weighted count per class
-            parts[kind] = comp.count_expected(v, R) if kind != "text" else BaseNB.count_expected(comp, v, R)  # type: ignore[arg-type]
+            parts[kind] = comp.count_expected(v, R) if kind != "text" else BaseNB.count_expected(comp, v, R)
         return MixedStats(R.sum(axis=0), parts)
 
     def _em_log_prior(self) -> float:
         total = 0.0
         for kind, comp in self.components_.items():
-            models = comp.models_ if kind == "text" else [comp]  # type: ignore[attr-defined]
+            models = comp.models_ if kind == "text" else [comp]
             total += sum(m._em_log_prior() for m in models)
         return float(total)
 
@@ -309,7 +311,7 @@ class NaiveBayes(BaseNB):
         return {"components_": components, "class_log_prior_": prior, "_intercept": prior}
 
     # ------------------------------------------------------------------ inference
-    def _linear_form(self):
+    def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
         raise InvalidParameterError(
             "to_logistic is not built for the mixed NaiveBayes yet (its categorical, Bernoulli "
             "and shared-variance Gaussian parts are linear, a class-dependent variance or a text "
@@ -330,7 +332,7 @@ class NaiveBayes(BaseNB):
             out[:, :, idx] = comp.feature_terms(Xv.parts[kind])
         return out
 
-    def feature_scores(self):
+    def feature_scores(self) -> tuple[np.ndarray, list[str]]:
         names = self.display_feature_names()
         scores, labels = [], []
         for kind, comp in self.components_.items():
@@ -361,7 +363,7 @@ class NaiveBayes(BaseNB):
         return new
 
     @classmethod
-    def statistics_from_arrays(cls, arrays, n_features):  # pragma: no cover - see _load
+    def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> MixedStats:  # pragma: no cover - see _load
         raise NotImplementedError
 
 

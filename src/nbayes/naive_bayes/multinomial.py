@@ -72,7 +72,7 @@ class MultinomialNB(BaseNB):
         check_alpha(self.alpha, None, self.force_alpha)
         check_number("class_alpha", self.class_alpha, low=0.0)
 
-    def prepare_input(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         return check_X_numeric(
             X,
             allow_nan=False,
@@ -82,11 +82,11 @@ class MultinomialNB(BaseNB):
             model=type(self).__name__,
         )
 
-    def count_statistics(self, Xv, codes, n_classes, w) -> CountStats:
+    def count_statistics(self, Xv: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> CountStats:
         Y = class_indicator(codes, n_classes, w)
         return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv))
 
-    def count_expected(self, Xv, R) -> CountStats:
+    def count_expected(self, Xv: Any, R: np.ndarray) -> CountStats:
         return CountStats(R.sum(axis=0), soft_class_sum(R, Xv))
 
     def _em_log_prior(self) -> float:
@@ -109,21 +109,21 @@ class MultinomialNB(BaseNB):
             **self.prior_parameters(stats.class_count),
         }
 
-    def _linear_form(self):
+    def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
         return self.feature_log_prob_, self._intercept, None
 
-    def log_likelihood(self, Xv) -> np.ndarray:
+    def log_likelihood(self, Xv: Any) -> np.ndarray:
         return safe_linear(Xv, self.feature_log_prob_)
 
-    def feature_terms(self, Xv) -> np.ndarray:
+    def feature_terms(self, Xv: Any) -> np.ndarray:
         X = dense_rows(Xv)
         return times(X[:, None, :], self.feature_log_prob_[None])
 
-    def feature_scores(self):
+    def feature_scores(self) -> tuple[np.ndarray, list[str]]:
         return log_ratio_scores(self._class_rows(self.feature_count_), self.alpha, self.force_alpha), self.display_feature_names()
 
     @classmethod
-    def statistics_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> CountStats:
         return CountStats.from_arrays(arrays)
 
 
@@ -135,4 +135,5 @@ def log_ratio_scores(fc: np.ndarray, alpha: Any, force_alpha: bool) -> np.ndarra
     rest = fc.sum(axis=0, keepdims=True) - fc
     own = np.log(fc + a) - np.log((fc + a).sum(axis=1, keepdims=True))
     other = np.log(rest + a) - np.log((rest + a).sum(axis=1, keepdims=True))
-    return own - other
+    scores: np.ndarray = own - other
+    return scores

@@ -14,7 +14,7 @@ from ..errors import InvalidParameterError
 from ..naive_bayes.discrete import safe_linear, soft_class_sum
 from ..stats.text import TextStats, union_terms
 from .settings import Docs
-from .vocab import HashedTerms, TermTable
+from .vocab import AnyTerms, HashedTerms, TermTable
 
 
 @dataclass
@@ -51,6 +51,7 @@ class TextEM:
         """Each batch of documents tokenised once, as count matrices over one vocabulary: the
         model's terms and every term of the batches (the vocabulary of all documents)."""
         found = [self.count_statistics(d, np.zeros(d.shape[0], dtype=np.intp), 1, None) for d in parts]
+        table: AnyTerms
         if self.n_features is not None:
             terms, table = np.arange(self.n_features, dtype=np.int64), HashedTerms(self.n_features, self._how())
         else:
@@ -82,7 +83,8 @@ class TextEM:
         else:
             W = self._weights
         X = view.X01 if self._presence else view.X
-        return safe_linear(X, W.T) + self._const + self._intercept
+        jll: np.ndarray = safe_linear(X, W.T) + self._const + self._intercept
+        return jll
 
     def count_expected(self: Any, view: CountedDocs, R: np.ndarray) -> TextStats:
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import scipy.sparse as sp
@@ -17,7 +17,7 @@ from .._validation import (
     classes_and_codes,
     encode_labels,
 )
-from ..errors import DataError, InvalidParameterError, MergeError
+from ..errors import DataError, InvalidParameterError, MergeError, StatisticsError
 from ..naive_bayes._base import BaseNB, same_labels
 from ..naive_bayes.bernoulli import BernoulliNB, Binary
 from ..naive_bayes.complement import ComplementNB
@@ -27,13 +27,13 @@ from ..stats.text import TextStats
 from ._em import TextEM
 from .settings import TextSettings, Docs
 from ._tfidf import TfidfCounting
-from .vocab import HashedTerms, TermTable, count_hashed_into, hash_terms, learn_terms
+from .vocab import AnyTerms, HashedTerms, TermTable, count_hashed_into, hash_terms, learn_terms
 from .explain import TokenExplanation, explain_tokens
 from .nblr import fit_nblr
 
 __all__ = ["TextClassifier", "TokenExplanation"]
 
-MODELS = {"multinomial": MultinomialNB, "complement": ComplementNB, "bernoulli": BernoulliNB, "nblr": MultinomialNB}
+MODELS: dict[str, type[BaseNB]] = {"multinomial": MultinomialNB, "complement": ComplementNB, "bernoulli": BernoulliNB, "nblr": MultinomialNB}
 _NOT_STATS = (
     "model='nblr' is fitted by logistic regression on all the documents at once: its weights are "
     "not sums of per-class statistics, so {what} is not exact; fit again on all documents"
@@ -81,6 +81,17 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     statistics_params = ("lowercase", "n_features", "ngram_range", "stop_words")
 
     _capabilities = (BaseNB._capabilities | {"text", "unlabeled", "mixture"}) - {"to_logistic"}
+
+    # set by estimation (estimate_parameters): declared for the type checker
+    stats_: TextStats
+    inner_: BaseNB
+    _terms: np.ndarray
+    _keep: np.ndarray
+    _idf_weights: np.ndarray | None
+    _table: AnyTerms
+    _weights: np.ndarray
+    _const: np.ndarray
+    _fast: bool
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -168,22 +179,24 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         return bool(self.binary) or self.model in ("bernoulli", "nblr")
 
     # ------------------------------------------------------------------ statistics
-    def count_statistics(self, docs: Docs, codes, n_classes, w) -> TextStats:
+    def count_statistics(self, docs: Docs, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> TextStats:
         frozen = self._frozen_idf() if self.tfidf else None
         if frozen is not None:
             return self._count_frozen(docs, codes, n_classes, w, frozen)
+        table: TermTable | None = None
         if self.n_features is None:
-            found = learn_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self._how())
+            terms, counts, dcounts, df, tf, table = learn_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes,
+                                                                self._how())
         else:
-            found = hash_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes, self.n_features, self._how())
-        terms, counts, dcounts, df, tf, *table = found
+            terms, counts, dcounts, df, tf = hash_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes,
+                                                        self.n_features, self._how())
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
-        stats = TextStats(terms, cc, counts, dcounts, df, tf, float(docs.shape[0]), table[0] if table else None)
+        stats = TextStats(terms, cc, counts, dcounts, df, tf, float(docs.shape[0]), table)
         if self.tfidf:
             stats.weighted = self._tfidf_sums(stats, docs, codes, n_classes, w)
         return stats
 
-    def partial_fit(self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None):
+    def partial_fit(self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None) -> Self:
         self._no_components("partial_fit")
         if self.model == "nblr":
             raise InvalidParameterError(_NOT_STATS.format(what="partial_fit"))
@@ -224,7 +237,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         self._defer_estimation()
         return True
 
-    def unlearn(self, X: Any, y: Any, sample_weight: Any = None):
+    def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         if self.model == "nblr":
             raise InvalidParameterError(_NOT_STATS.format(what="unlearn"))
         self.check_fitted()
@@ -235,7 +248,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         # a term whose documents were all unlearned leaves the vocabulary (CORRECTNESS.md)
         super().set_statistics(stats.without_absent_terms(), classes, n_features, names)
 
-    def merge(self, other: Any):
+    def merge(self, other: Any) -> Self:
         if self.model == "nblr" or getattr(other, "model", None) == "nblr":
             raise MergeError(_NOT_STATS.format(what="merge"))
         if isinstance(other, TextClassifier) and (self.tfidf or other.tfidf):
@@ -249,7 +262,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
                         "different corpora; freeze one idf (idf=...) for both to merge"
                     )
             if not (self.tfidf and other.tfidf and np.array_equal(self._terms, other._terms)
-                    and np.array_equal(self._idf, other._idf)):
+                    and np.array_equal(self._fitted_idf(), other._fitted_idf())):
                 raise MergeError("cannot merge tf-idf models with different frozen idfs")
             if bool(self.sublinear_tf) != bool(other.sublinear_tf):
                 raise MergeError("cannot merge: parameter 'sublinear_tf' differs and it shapes the tf-idf sums")
@@ -270,7 +283,14 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         self.check_fitted()
         if not self.tfidf:
             raise AttributeError("idf_ exists for tf-idf models (tfidf=True) only")
-        return dict(zip(self._terms.tolist(), self._idf.tolist()))
+        return dict(zip(self._terms.tolist(), self._fitted_idf().tolist()))
+
+    def _fitted_idf(self) -> np.ndarray:
+        """The idf weights over the vocabulary of a model fitted with tfidf=True."""
+        idf = self._idf_weights
+        if idf is None:  # tfidf switched on by set_params after a fit without it
+            raise InvalidParameterError("tfidf=True, but this model was fitted with tfidf=False: fit it again")
+        return idf
 
     def __repr__(self) -> str:
         if getattr(self, "idf", None) is None:
@@ -285,7 +305,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     # ------------------------------------------------------------------ NBLR
     def fit(
         self, X: Any, y: Any = None, sample_weight: Any = None, *, X_unlabeled: Any = None
-    ) -> "TextClassifier":
+    ) -> Self:
         """Count (and for ``model="nblr"`` also train the logistic models); returns self.
         ``X_unlabeled``: documents without labels, learned from by EM with :class:`nbayes.EM`'s
         defaults (multinomial and Bernoulli models): this model becomes the EM-completed model
@@ -344,6 +364,11 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     # ------------------------------------------------------------------ estimation
     def estimate_parameters(self, stats: TextStats, n_features: int) -> dict[str, Any]:
         if self.tfidf:
+            if stats.weighted is None:
+                raise StatisticsError(
+                    "tfidf=True: the statistics hold no tf-idf sums (stats/tfidf_keep, stats/idf, stats/tfidf_sums); "
+                    "they were counted without tf-idf"
+                )
             keep, idf, fc = stats.weighted
         else:
             keep, idf = self._active(stats), None
@@ -364,6 +389,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         vocab = stats.terms[keep]
         flp = derived["feature_log_prob_"]
         const = np.zeros(len(stats.class_count))
+        table: AnyTerms
         if self.model == "bernoulli":
             weights = flp - derived["_log_absent"]
             const = derived["_log_absent"].sum(axis=1)
@@ -383,7 +409,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
             "inner_": inner,
             "_terms": vocab,
             "_keep": keep,
-            "_idf": idf,
+            "_idf_weights": idf,  # not "_idf": that is TextSettings' method learning one
             "_table": table,
             "_weights": np.ascontiguousarray(weights.T),
             "_const": const,
@@ -404,10 +430,11 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     def log_likelihood(self, docs: Docs) -> np.ndarray:
         binary = self._presence
         if self._fast:
-            return self._table.score(docs.buf, docs.bounds, docs.table, self._weights, binary) + self._const
+            scores: np.ndarray = self._table.score(docs.buf, docs.bounds, docs.table, self._weights, binary) + self._const
+            return scores
         X = self._matrix(docs, binary)  # tf-idf, or -inf weights (alpha = 0): the sparse path
         if self.tfidf:
-            return self.inner_.log_likelihood(self._weigh(X, self._idf))
+            return self.inner_.log_likelihood(self._weigh(X, self._fitted_idf()))
         if self.n_features is not None:
             X = X[:, self._keep]
         if self.model == "bernoulli":
@@ -427,6 +454,8 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         return self._matrix(docs, self.binary)
 
     # ------------------------------------------------------------------ explanations
+    # one document's term occurrences (TokenExplanation), not BaseNB's per-feature Explanation of
+    # rows: a deliberate public difference that typing calls an incompatible override
     def explain(self, text: Any) -> TokenExplanation:  # type: ignore[override]
         """Each term occurrence of ``text``, in order, with its contribution to the log-odds of
         the predicted class against the runner-up: see :class:`TokenExplanation`."""
@@ -434,14 +463,14 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         self._no_explanation("explain")
         return explain_tokens(self, text)
 
-    def feature_scores(self):
+    def feature_scores(self) -> tuple[np.ndarray, list[str]]:
         names = self._terms.tolist()
         if self.n_features is not None:  # hashing keeps no tokens: buckets are named by number
             names = [f"#{b}" for b in names]
         return log_ratio_scores(self._class_rows(self.inner_.feature_count_), self.alpha, True), names
 
     @classmethod
-    def statistics_from_arrays(cls, arrays, n_features):
+    def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> TextStats:
         return TextStats.from_arrays(arrays)
 
 

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..stats.text import TextStats
 from ._buffer import to_buffer
-from .classifier import TextClassifier, Docs
+from .classifier import TextClassifier
+from .settings import Docs
 
 
 @dataclass
@@ -71,6 +72,9 @@ class TextColumns:
     """Each text column is a multinomial bag of words (scikit-learn's default tokens) with its
     own vocabulary; their log-likelihoods add. Speaks the hook protocol of ``BaseNB``."""
 
+    #: one fitted TextClassifier per text column (set by estimation)
+    models_: list[TextClassifier]
+
     def __init__(self, alpha: float) -> None:
         self.alpha = alpha
 
@@ -80,7 +84,7 @@ class TextColumns:
     def check_params(self) -> None:
         self._model().check_params()
 
-    def count_statistics(self, docs: list[Docs], codes, n_classes, w) -> TextColumnsStats:
+    def count_statistics(self, docs: list[Docs], codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> TextColumnsStats:
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
         return TextColumnsStats(cc, [self._model().count_statistics(d, codes, n_classes, w) for d in docs])
 
@@ -95,7 +99,9 @@ class TextColumns:
         return {"models_": models}
 
     def log_likelihood(self, docs: list[Docs]) -> np.ndarray:
-        return sum(m.log_likelihood(d) for m, d in zip(self.models_, docs))
+        per_column = [m.log_likelihood(d) for m, d in zip(self.models_, docs)]
+        total: np.ndarray = sum(per_column[1:], per_column[0])  # (a NaiveBayes has text parts for text columns only)
+        return total
 
     def feature_terms(self, docs: list[Docs]) -> np.ndarray:
         return np.stack([m.log_likelihood(d) for m, d in zip(self.models_, docs)], axis=2)

@@ -88,7 +88,7 @@ def _weighted_counts(model: TextClassifier, docs: Any, ids: np.ndarray) -> np.nd
         share[~once] = 0.0
     elif model.tfidf and known.any():
         counts = np.bincount(ids[known], minlength=len(model._terms)).astype(np.float64)
-        X = model._weigh(model._counts(model._table, docs, False), model._idf)
+        X = model._weigh(model._counts(model._table, docs, False), model._fitted_idf())
         value = np.asarray(X.todense()).ravel()
         share[known] = value[ids[known]] / counts[ids[known]]
     return share

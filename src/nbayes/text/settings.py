@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,19 @@ class TextSettings:
     hashing) and tf-idf weights, learned or frozen (``idf``, a mapping term -> weight), as
     scikit-learn's vectorisers define them. Expects the attributes of those names on the
     instance (``idf`` optional)."""
+
+    # the settings read here: the constructor of the class that mixes this in sets them
+    lowercase: bool
+    binary: bool
+    min_df: float
+    max_df: float
+    max_features: int | None
+    n_features: int | None
+    ngram_range: tuple[int, int]
+    stop_words: Any
+    tfidf: bool
+    sublinear_tf: bool
+    smooth_idf: bool
 
     def _check_text_params(self) -> None:
         for name in ("min_df", "max_df"):
@@ -75,6 +88,7 @@ class TextSettings:
                 f"parameter 'ngram_range' must be (min_n, max_n) with 1 <= min_n <= max_n <= 8, got {rng!r}"
             )
         stop = self.stop_words
+        words: Collection[str] | None
         if stop == "english":
             words = ENGLISH_STOP_WORDS
         elif stop is None:
@@ -85,9 +99,9 @@ class TextSettings:
             )
         else:
             words = [w.lower() if self.lowercase else w for w in list(stop)]
-        return Tokens(tuple(rng), words)
+        return Tokens((int(rng[0]), int(rng[1])), words)
 
-    def prepare_input(self, X: Any, fitting: bool):
+    def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         buf, bounds, table = to_buffer(X, lowercase=self.lowercase)
         return Docs(buf, bounds, table), None
 
@@ -102,7 +116,7 @@ class TextSettings:
                 f"parameter 'idf' must be None or a non-empty mapping term -> idf weight (such as a "
                 f"fitted tf-idf model's idf_), got {type(idf).__name__}"
             )
-        fitted = getattr(self, "_idf", None)
+        fitted = getattr(self, "_idf_weights", None)
         terms = getattr(self, "_terms", None)
         if fitted is not None and terms is not None and len(terms) == len(idf):
             # the idf this model was fitted with, as arrays: confirm without sorting again
@@ -131,9 +145,8 @@ class TextSettings:
         """scikit-learn's idf over the kept terms: ln((1 + n) / (1 + df)) + 1 (smooth_idf) or
         ln(n / df) + 1."""
         n, df = stats.n_docs, stats.df[keep]
-        if self.smooth_idf:
-            return np.log((1.0 + n) / (1.0 + df)) + 1.0
-        return np.log(n / df) + 1.0
+        idf: np.ndarray = np.log((1.0 + n) / (1.0 + df)) + 1.0 if self.smooth_idf else np.log(n / df) + 1.0
+        return idf
 
     def _weigh(self, X: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
         """Counts to tf-idf rows of unit L2 norm (TfidfVectorizer with norm='l2')."""

@@ -8,10 +8,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._estimator import BaseEstimator
-from ..errors import DataError
+from ..errors import DataError, InvalidParameterError
 from ..stats.text import TextStats
 from .settings import TextSettings
-from .vocab import HashedTerms, TermTable, hash_terms, learn_terms
+from .vocab import AnyTerms, HashedTerms, TermTable, hash_terms, learn_terms
 
 
 class Vectorizer(TextSettings, BaseEstimator):
@@ -61,6 +61,7 @@ class Vectorizer(TextSettings, BaseEstimator):
         docs, _ = self.prepare_input(texts, fitting=True)
         n = docs.shape[0]
         codes = np.zeros(n, dtype=np.int64)
+        table: AnyTerms
         if self.n_features is None:
             terms, counts, dcounts, df, tf, table = learn_terms(docs.buf, docs.bounds, docs.table, codes, None, 1, self._how())
         else:
@@ -90,7 +91,11 @@ class Vectorizer(TextSettings, BaseEstimator):
             raise NotFittedError("this Vectorizer is not fitted yet; call fit first")
         docs, _ = self.prepare_input(texts, fitting=False)
         X = self._counts(self._table, docs, self.binary)
-        return self._weigh(X, self.idf_) if self.tfidf else X
+        if not self.tfidf:
+            return X
+        if self.idf_ is None:  # tfidf switched on by set_params after a fit without it
+            raise InvalidParameterError("tfidf=True, but this Vectorizer was fitted with tfidf=False: fit it again")
+        return self._weigh(X, self.idf_)
 
     def fit_transform(self, texts: Any, y: Any = None) -> sp.csr_matrix:
         """``fit(texts).transform(texts)``."""

@@ -12,6 +12,11 @@ from .._kernels.text import build, hash_counts, learn_counts, rehash, score, ter
 _NONE_I = np.zeros(0, dtype=np.int64)
 _NONE_U = np.zeros(0, dtype=np.uint32)
 
+#: a term table as the kernels take it: (slots, keys, start, length, code points, last)
+KernelTerms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: the stop-word table as the kernels take it: (slots, start, length, code points)
+StopTable = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
 
 def _pow2(n: int) -> int:
     return 1 << max(10, int(n - 1).bit_length())
@@ -27,11 +32,11 @@ class Tokens:
         self.key = (self.lo, self.hi, tuple(sorted(stop_words)) if stop_words else None)
         stop = TermTable(sorted(stop_words)) if stop_words else None
         #: the stop-word table as the kernels take it: (slots, start, length, cps), empty for none
-        self.stop = (
+        self.stop: StopTable = (
             (stop.slots, stop.start, stop.length, stop.cps) if stop else (np.full(2, -1, dtype=np.int64), _NONE_I, _NONE_I, _NONE_U)
         )
 
-    def args(self) -> tuple:
+    def args(self) -> tuple[int, int, StopTable]:
         """The kernels' arguments lo_n, hi_n, stop."""
         return (self.lo, self.hi, self.stop)
 
@@ -55,7 +60,15 @@ class TermTable:
             build(self.cps, self.start, self.length, self.slots, np.zeros(n, dtype=np.int64))
 
     @classmethod
-    def from_parts(cls, terms, slots, start, length, cps, tokens: Tokens) -> "TermTable":
+    def from_parts(
+        cls,
+        terms: np.ndarray,
+        slots: np.ndarray,
+        start: np.ndarray,
+        length: np.ndarray,
+        cps: np.ndarray,
+        tokens: Tokens,
+    ) -> "TermTable":
         """A table from arrays already laid out (a learner's, renumbered): nothing rebuilt."""
         table = cls.__new__(cls)
         table.terms, table.slots, table.start, table.length, table.cps = terms, slots, start, length, cps
@@ -65,18 +78,26 @@ class TermTable:
     def __len__(self) -> int:
         return len(self.terms)
 
-    def _terms(self) -> tuple:
+    def _terms(self) -> KernelTerms:
         """The table as the kernels take it (keys and last are only written while learning)."""
         return (self.slots, _NONE_I, self.start, self.length, self.cps, _NONE_I)
 
-    def score(self, buf, bounds, table, weights: np.ndarray, binary: bool) -> np.ndarray:
+    def _how(self) -> Tokens:
+        assert self.how is not None, "a TermTable built without Tokens (a stop-word table) finds no terms in documents"
+        return self.how
+
+    def score(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, weights: np.ndarray,
+              binary: bool) -> np.ndarray:
         """Per document and class: the sum of ``weights[t]`` over its known terms."""
         w = np.ascontiguousarray(weights, dtype=np.float64)
-        return run(score, buf, bounds, table, *self.how.args(), 0, self._terms(), w, binary, threads())
+        scores: np.ndarray = run(score, buf, bounds, table, *self._how().args(), 0, self._terms(), w, binary,
+                                 threads())
+        return scores
 
-    def tokens(self, buf, bounds, table) -> np.ndarray:
+    def tokens(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray) -> np.ndarray:
         """(document, term id or -1, start, end within the document) of every term occurrence."""
-        return term_ids(buf, bounds, table, *self.how.args(), 0, self._terms())
+        found: np.ndarray = term_ids(buf, bounds, table, *self._how().args(), 0, self._terms())
+        return found
 
 
 class _Learner:
@@ -107,7 +128,8 @@ class _Learner:
             self.slots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.slots, self.keys, self.n_terms)
 
-    def learn(self, buf, bounds, table, codes, w, how: Tokens) -> "_Learner":
+    def learn(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray,
+              w: np.ndarray | None, how: Tokens) -> "_Learner":
         has_w = w is not None
         wv = w if has_w else np.empty(0)
         n_docs = len(bounds) - 1
@@ -125,7 +147,10 @@ class _Learner:
             self.reserve((need // 2 + 1) * grams, need * (how.hi + how.lo) * grams)
 
 
-def learn_terms(buf, bounds, table, codes, w, n_classes: int, how: Tokens):
+def learn_terms(
+    buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
+    n_classes: int, how: Tokens,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, TermTable]:
     """Count a batch of documents from scratch, over the vocabulary they contain.
 
     Returns (terms sorted, term counts K x V, document counts K x V, df V, tf V): weighted
@@ -146,18 +171,18 @@ def learn_terms(buf, bounds, table, codes, w, n_classes: int, how: Tokens):
     ids = main.slots[1::2]
     used = ids >= 0
     ids[used] = rank[ids[used]]
-    table = TermTable.from_parts(terms, main.slots, main.start[order], main.length[order], main.cps[: main.n_cps], how)
+    learned = TermTable.from_parts(terms, main.slots, main.start[order], main.length[order], main.cps[: main.n_cps], how)
     return (
         terms,
         np.ascontiguousarray(main.counts[order].T),
         np.ascontiguousarray(main.cdf[order].T),
         main.df[order],
         main.tf[order],
-        table,
+        learned,
     )
 
 
-def _objects(items: list) -> np.ndarray:
+def _objects(items: list[Any]) -> np.ndarray:
     """Terms as an object array: numpy's fixed-width strings would pad every term to the
     longest one (20 Newsgroups holds uuencoded tokens thousands of characters long)."""
     out = np.empty(len(items), dtype=object)
@@ -186,21 +211,31 @@ class HashedTerms:
     def __len__(self) -> int:
         return self.n_features
 
-    def score(self, buf, bounds, table, weights: np.ndarray, binary: bool) -> np.ndarray:
+    def score(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, weights: np.ndarray,
+              binary: bool) -> np.ndarray:
         w = np.ascontiguousarray(weights, dtype=np.float64)
-        return run(score, buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I), w, binary,
-                   threads())
+        scores: np.ndarray = run(score, buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I), w,
+                                 binary, threads())
+        return scores
 
-    def tokens(self, buf, bounds, table) -> np.ndarray:
-        return term_ids(buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I))
+    def tokens(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray) -> np.ndarray:
+        found: np.ndarray = term_ids(buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I))
+        return found
 
 
-def _no_table(last: np.ndarray) -> tuple:
+#: a term table of either mode (the same interface)
+AnyTerms = TermTable | HashedTerms
+
+
+def _no_table(last: np.ndarray) -> KernelTerms:
     """Hashing mode's stand-in for a term table: nothing but ``last`` (per bucket) is used."""
     return (np.full(2, -1, dtype=np.int64), _NONE_I, _NONE_I, _NONE_I, _NONE_U, last)
 
 
-def hash_terms(buf, bounds, table, codes, w, n_classes: int, n_features: int, how: Tokens | None = None):
+def hash_terms(
+    buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
+    n_classes: int, n_features: int, how: Tokens | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`learn_terms` in hashing mode: the terms are the bucket numbers 0..n_features-1,
     and memory does not grow with the corpus."""
     how = how if how is not None else Tokens()
@@ -211,7 +246,8 @@ def hash_terms(buf, bounds, table, codes, w, n_classes: int, n_features: int, ho
     return np.arange(n_features, dtype=np.int64), counts, cdf, df, tf
 
 
-def count_hashed_into(buf, bounds, table, codes, w, how: Tokens, counts: np.ndarray, cdf: np.ndarray,
+def count_hashed_into(buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray,
+                      w: np.ndarray | None, how: Tokens, counts: np.ndarray, cdf: np.ndarray,
                       df: np.ndarray, tf: np.ndarray) -> None:
     """Add a batch's hashed counts to class-major tables (K x n_features) in place."""
     n_features = counts.shape[1]
