@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite on a fresh clone: installs nbayes with its test extras, then runs pytest.
+# The whole test suite on a fresh clone: installs nbayes with its test extras, then mypy and pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.numba_cache}"
+# types: mypy over src/ with the configuration in pyproject.toml (strict for the boundary,
+# the statistics and the models)
+python3 -m mypy
 python3 -m pytest "$@"
