@@ -1,8 +1,8 @@
 """What every Naive Bayes model shares, written once.
 
-The flow (DESIGN.md): data -> ``_prepare_X`` (validate once) -> ``_count`` (fresh statistics)
--> statistics arithmetic (add, subtract, embed) -> ``_estimate`` (statistics -> log-parameters)
--> ``_jll`` (joint log-likelihood) -> log-sum-exp. ``fit``, ``partial_fit``, ``unlearn`` and
+The flow (DESIGN.md, docs/architecture.md): data -> ``prepare_input`` (validate once) ->
+``count_statistics`` (fresh statistics) -> statistics arithmetic (add, subtract, embed) ->
+``estimate_parameters`` (statistics -> log-parameters) -> ``joint_log_likelihood`` -> log-sum-exp. ``fit``, ``partial_fit``, ``unlearn`` and
 ``merge`` are the same path with different statistics arithmetic. Every state change is
 computed aside and committed at the end, so a call that fails leaves the model unchanged.
 """
@@ -29,7 +29,9 @@ from .._validation import (
 )
 from ..errors import DataError, MergeError, NBayesError, UnlearnError
 from ..io.model_file import decode_params, encode_params, save_state
-from ._chunks import is_chunk_stream, stream_chunks
+from ._chunks import _is_empty, _Transaction, is_chunk_stream, stream_chunks, stream_into
+from ._files import _check_layout, _layout_of, _legacy_em_params, check_state
+from .explanation import Explanation
 from ._components import Components
 from ._em import EM_ATTRS, EMSettings, fit_em
 from ._priors import class_log_prior
@@ -37,41 +39,6 @@ from ._priors import class_log_prior
 __all__ = ["BaseNB", "Explanation", "class_log_prior", "is_chunk_stream", "stream_chunks"]
 
 _NB = TypeVar("_NB", bound="BaseNB")
-
-
-@dataclass
-class Explanation:
-    """Additive terms of each class's joint log-probability.
-
-    ``contributions[i, k, j]`` is feature j's term for row i and class k; with ``intercept[k]``
-    (the log prior) they sum to ``predict_joint_log_proba``: see :meth:`joint`.
-    """
-
-    contributions: np.ndarray
-    intercept: np.ndarray
-    classes: np.ndarray
-    feature_names: list[str]
-
-    def joint(self) -> np.ndarray:
-        """The joint log-probabilities the terms add up to, shape (n_rows, n_classes)."""
-        joint: np.ndarray = self.contributions.sum(axis=2) + self.intercept
-        return joint
-
-    def log_odds(self, row: int = 0) -> tuple[Any, Any, np.ndarray, float]:
-        """Per feature, the contribution to the log-odds of the predicted class against the
-        runner-up in ``row``; returns (predicted, runner_up, terms, baseline) with
-        ``terms.sum() + baseline`` equal to the difference of their joint log-probabilities."""
-        joint = self.joint()[row]
-        order = np.argsort(-joint, kind="stable")
-        a, b = order[0], order[1] if len(order) > 1 else order[0]
-        terms = _diff(self.contributions[row, a], self.contributions[row, b])
-        return self.classes[a], self.classes[b], terms, float(self.intercept[a] - self.intercept[b])
-
-
-def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        out = a - b
-    return np.where(a == b, 0.0, out)  # -inf - -inf: the same impossible term, no difference
 
 
 class BaseNB(Generative):
@@ -648,103 +615,6 @@ _NOT_DERIVED = frozenset({"feature_names_in_", "column_kinds_", "_pending_kinds"
 
 
 # ---------------------------------------------------------------------------- helpers
-def check_state(stats: Any, classes: Any, n_features: int, meta: dict[str, Any]) -> None:
-    """A model file's statistics are ones data could have produced (a valid checksum is not a
-    valid model): the statistics' own check, one distinct label per class, and the recorded
-    number of training rows equal to the class weights it summarises."""
-    from ..errors import StatisticsError
-
-    labels = np.asarray(classes)
-    if labels.ndim != 1 or len(labels) == 0 or len(sorted_unique(labels)) != len(labels):
-        raise StatisticsError(f"classes: expected distinct labels, got {labels.tolist()!r}")
-    stats.check(n_classes=None, n_features=n_features)
-    seen = meta.get("n_samples_seen")
-    total = float(np.sum(stats.class_count))
-    if seen is not None and not np.isclose(float(seen), total, rtol=1e-9, atol=1e-9):
-        raise StatisticsError(
-            f"meta 'n_samples_seen' is {seen!r} but the class weights sum to {total!r}"
-        )
-
-
-def _check_layout(model: Any, stats: Any, classes: np.ndarray) -> None:
-    """Statistics with one row per component of the fitted layout (``_layout``)."""
-    mix = model.__dict__["_layout"]
-    if len(mix.sizes) != len(classes) or len(stats.class_count) != mix.total:
-        raise DataError(
-            f"n_components_={mix.sizes.tolist()}: statistics with {len(stats.class_count)} rows for "
-            f"{len(classes)} classes (expected {mix.total} rows, one per component, and one entry per "
-            "class); a model with several components per class is made by nbayes.EM, not from "
-            "per-class counts"
-        )
-
-
-#: the EM settings the constructors held before nbayes.EM (files written then carry them)
-_LEGACY_EM_PARAMS = ("unlabeled_label", "unlabeled_weight", "em_max_iter", "em_tol", "n_components", "n_init",
-                     "random_state")
-
-
-def _legacy_em_params(params: dict[str, Any]) -> Any:
-    """Remove a file's former EM settings from ``params``; the component layout they recorded
-    (None for one per class)."""
-    spec = params.get("n_components", 1)
-    for name in _LEGACY_EM_PARAMS:
-        params.pop(name, None)
-    return None if np.all(np.asarray(spec) == 1) else spec
-
-
-def _layout_of(spec: Any, n_classes: int) -> Components:
-    """The component layout a model file records: an integer per class (or one for all)."""
-    from ..errors import StatisticsError
-
-    sizes = np.asarray(spec)
-    if sizes.ndim == 0:
-        sizes = np.full(n_classes, sizes)
-    if sizes.shape != (n_classes,) or sizes.dtype.kind not in "iu" or np.any(sizes < 1):
-        raise StatisticsError(
-            f"meta 'n_components': expected one integer >= 1 per class ({n_classes}), got {spec!r}"
-        )
-    return Components(sizes.astype(np.intp))
-
-
-class _Transaction:
-    """Restores an estimator's attributes when the block inside raises."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-
-    def __enter__(self) -> None:
-        self.saved = dict(self.model.__dict__)
-
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:  # the exception propagates
-        if kind is not None:
-            self.model.__dict__.clear()
-            self.model.__dict__.update(self.saved)
-
-
-def _is_empty(X: Any, y: Any) -> bool:
-    """A chunk with no rows (and no labels)."""
-    try:
-        n = n_rows(X)
-    except NBayesError:
-        return False
-    return n == 0 and y is not None and len(label_array(y)) == 0
-
-
-def stream_into(model: _NB, chunks: Any, *, fresh: bool, classes: Any = None) -> _NB:
-    """partial_fit every chunk on a working copy, then take its state: all chunks or none."""
-    import copy
-
-    work = type(model)(**model.get_params()) if fresh or not hasattr(model, "classes_") else copy.deepcopy(model)
-    for i, X, y, w in stream_chunks(chunks):
-        try:
-            work.partial_fit(X, y, classes=classes if i == 0 else None, sample_weight=w)
-        except NBayesError as exc:
-            raise type(exc)(f"chunk {i} of the stream: {exc}") from None
-    model.__dict__.clear()
-    model.__dict__.update(work.__dict__)
-    return model
-
-
 def _n_rows(Xv: Any) -> int:
     return int(Xv.shape[0])
 

@@ -18,7 +18,8 @@ from ..errors import DataError, InvalidParameterError, MergeError, StatisticsErr
 from ..io.model_file import decode_params
 from ..stats import CategoricalStats, CountStats, MomentStats
 from ..stats.checks import check_class_count
-from ._base import BaseNB, check_state, class_log_prior
+from ._base import BaseNB, class_log_prior
+from ._files import check_state
 from .._tables import Table, frame_column, read_table
 from .bernoulli import BernoulliNB, Binary
 from .categorical import CategoricalNB

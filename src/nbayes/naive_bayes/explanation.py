@@ -1,0 +1,45 @@
+"""What ``explain`` returns: each feature's additive term of each class's joint log-probability."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Explanation"]
+
+
+@dataclass
+class Explanation:
+    """Additive terms of each class's joint log-probability.
+
+    ``contributions[i, k, j]`` is feature j's term for row i and class k; with ``intercept[k]``
+    (the log prior) they sum to ``predict_joint_log_proba``: see :meth:`joint`.
+    """
+
+    contributions: np.ndarray
+    intercept: np.ndarray
+    classes: np.ndarray
+    feature_names: list[str]
+
+    def joint(self) -> np.ndarray:
+        """The joint log-probabilities the terms add up to, shape (n_rows, n_classes)."""
+        joint: np.ndarray = self.contributions.sum(axis=2) + self.intercept
+        return joint
+
+    def log_odds(self, row: int = 0) -> tuple[Any, Any, np.ndarray, float]:
+        """Per feature, the contribution to the log-odds of the predicted class against the
+        runner-up in ``row``; returns (predicted, runner_up, terms, baseline) with
+        ``terms.sum() + baseline`` equal to the difference of their joint log-probabilities."""
+        joint = self.joint()[row]
+        order = np.argsort(-joint, kind="stable")
+        a, b = order[0], order[1] if len(order) > 1 else order[0]
+        terms = _diff(self.contributions[row, a], self.contributions[row, b])
+        return self.classes[a], self.classes[b], terms, float(self.intercept[a] - self.intercept[b])
+
+
+def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        out = a - b
+    return np.where(a == b, 0.0, out)  # -inf - -inf: the same impossible term, no difference
