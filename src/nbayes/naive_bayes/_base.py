@@ -16,6 +16,7 @@ import numpy as np
 
 from .._estimator import Generative
 from .._validation import (
+    check_number,
     check_sample_weight,
     check_probability_vector,
     check_y,
@@ -27,11 +28,13 @@ from .._validation import (
     sorted_unique,
     union_labels,
 )
-from ..errors import DataError, MergeError, NBayesError, UnlearnError
+from ..errors import DataError, InvalidParameterError, MergeError, NBayesError, UnlearnError
 from ..io.model_file import decode_params, encode_params, save_state
 from ._chunks import _is_empty, _Transaction, is_chunk_stream, stream_chunks, stream_into
 from ._files import _check_layout, _layout_of, _legacy_em_params, check_state
 from .explanation import Explanation
+from ._logistic_twin import LogisticTwin
+from ._mixture import MixtureHooks
 from ._components import Components
 from ._em import EM_ATTRS, EMSettings, fit_em
 from ._priors import class_log_prior
@@ -41,7 +44,7 @@ __all__ = ["BaseNB", "Explanation", "class_log_prior", "is_chunk_stream", "strea
 _NB = TypeVar("_NB", bound="BaseNB")
 
 
-class BaseNB(Generative):
+class BaseNB(LogisticTwin, MixtureHooks, Generative):
     """Subclasses implement the hooks ``_check_params``, ``_prepare_X``, ``_count``,
     ``_estimate``, ``_loglik``, ``_feature_terms``, ``_feature_scores`` and ``_stats_from_arrays``."""
 
@@ -97,38 +100,6 @@ class BaseNB(Generative):
     def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> Any:
         raise NotImplementedError
 
-    # ------------------------------------------------------------------ semi-supervised EM
-    # (nbayes.naive_bayes._em, wrapped by nbayes.EM; defaults that fit any model, overridden
-    # for speed)
-    def _check_em(self) -> None:
-        """Raise when this configuration cannot learn from unlabelled rows."""
-
-    def _em_views(self, parts: list[Any]) -> list[Any]:
-        """Prepared inputs as EM iterates over them (text models count their documents once)."""
-        return list(parts)
-
-    def _em_align(self, stats: Any, views: list[Any]) -> Any:
-        """The labelled statistics laid over what the views span (text: their vocabulary)."""
-        return stats
-
-    def _em_jll(self, view: Any) -> np.ndarray:
-        """The joint log-likelihood EM works with: per class, or per component (mixtures)."""
-        if self._mixture() is None:
-            return self.joint_log_likelihood(view)
-        per_component: np.ndarray = self.log_likelihood(view) + self._intercept
-        return per_component
-
-    # ------------------------------------------------------------------ components per class
-    # (nbayes.naive_bayes._components): the layout is fitted state (``_layout``, set by EM and
-    # saved in the model file), not a setting; absent for the ordinary model
-    def _mixture(self) -> Components | None:
-        """The layout of the components (None: one per class, the ordinary model). Read from
-        ``__dict__``: this runs inside deferred estimation."""
-        return self.__dict__.get("_layout")
-
-    def _has_components(self) -> bool:
-        return self.__dict__.get("_layout") is not None
-
     @property
     def n_components_(self) -> np.ndarray:
         """Mixture components per class, in the order of ``classes_``: 1 for every class of an
@@ -150,42 +121,6 @@ class BaseNB(Generative):
         log_w = mix.log_weights(count, self.class_alpha)
         return {"class_log_prior_": log_pc, "_intercept": log_pc[mix.owner] + log_w,
                 "component_log_weight_": log_w}
-
-    def _class_rows(self, a: np.ndarray) -> np.ndarray:
-        """Per-class rows of a per-row (per-component) table: summed over components."""
-        mix = self._mixture()
-        return a if mix is None else mix.class_sums(a)
-
-    def _no_components(self, what: str, error: type[NBayesError] | None = None) -> None:
-        """Refuse ``what`` for a model with several components per class."""
-        from ..errors import InvalidParameterError
-
-        mix = self._mixture()
-        if mix is not None:
-            sizes = mix.sizes.tolist()
-            raise (error or InvalidParameterError)(
-                f"{what}: this {type(self).__name__} has several mixture components per class "
-                f"(n_components_={sizes}, fitted by nbayes.EM); its components are "
-                "fitted by EM over all rows at once (which component a row belongs to is a "
-                "posterior, and components of two fits do not correspond), so they are not sums of "
-                f"per-row statistics and {what} is not exact; fit again on all rows, or use "
-                "one component per class"
-            )
-
-    def count_expected(self, Xv: Any, R: np.ndarray) -> Any:
-        """Statistics of rows counted with weight R[i, k] in class k (expected counts): here one
-        weighted count per class; the count models override it with one product R^T X."""
-        n, K = R.shape
-        total = None
-        for k in range(K):
-            part = self.count_statistics(Xv, np.full(n, k, dtype=np.intp), K, np.ascontiguousarray(R[:, k]))
-            total = part if total is None else total + part
-        return total
-
-    def _em_log_prior(self) -> float:
-        """log density of the prior whose posterior mode the feature estimates are (MAP-EM's
-        objective); 0 for maximum-likelihood parts."""
-        return 0.0
 
     # ------------------------------------------------------------------ training
     def fit(
@@ -468,8 +403,6 @@ class BaseNB(Generative):
         """The ``k`` most informative features per class, best first, with their scores
         (log theta_c - log theta_not-c for counts; |mu_c - mu_not-c| / sigma for Gaussians)."""
         self.check_fitted()
-        from .._validation import check_number
-
         check_number("k", k, low=1, integer=True)
         scores, names = self.feature_scores()
         out: dict[Any, list[tuple[str, float]]] = {}
@@ -480,8 +413,6 @@ class BaseNB(Generative):
         return out
 
     def _no_explanation(self, what: str) -> None:
-        from ..errors import InvalidParameterError
-
         mix = self._mixture()
         if mix is not None:
             raise InvalidParameterError(
@@ -507,8 +438,6 @@ class BaseNB(Generative):
         """
         import copy
 
-        from ..errors import InvalidParameterError
-
         self.check_fitted()
         if "with_prior" not in self.capabilities:
             raise InvalidParameterError(
@@ -524,54 +453,6 @@ class BaseNB(Generative):
         new.set_params(**{name: prior})
         new.set_statistics(copy.deepcopy(self.stats_), self.classes_, self.n_features_in_, self.input_feature_names())
         return new
-
-    # ------------------------------------------------------------------ the logistic twin
-    def to_logistic(self) -> Any:
-        """The :class:`nbayes.LogisticRegression` with this model's exact probabilities.
-
-        A Naive Bayes model whose log-odds are linear in (a fixed map of) x is a logistic model
-        with particular weights (chapter 002 section 3.1, eq. 19 and exercise 3; notes 004
-        section 1.1): multinomial and complement weights are log theta_cj, Bernoulli's
-        log(theta / (1 - theta)) on binarised input, categorical ones one weight per
-        (feature, value) on one-hot input, Gaussian ones mu_cj / sigma_j^2 when the variance does
-        not depend on the class. The returned model carries the input map, so it takes the same
-        raw rows. Needs finite parameters (alpha > 0); missing values are an error there.
-        """
-        from ..errors import InvalidParameterError
-        from ..linear import LogisticRegression
-
-        self.check_fitted()
-        self._no_explanation("to_logistic")
-        W, b, transform = self._linear_form()
-        if not (np.all(np.isfinite(W)) and np.all(np.isfinite(b))):
-            raise InvalidParameterError(
-                f"to_logistic: this {type(self).__name__} has log-probabilities of -inf (a zero "
-                "probability, from alpha=0 or a class prior of 0); a logistic model needs finite "
-                "weights: refit with alpha > 0"
-            )
-        if len(self.classes_) == 2:
-            coef, intercept = (W[1] - W[0])[None, :], np.array([b[1] - b[0]])
-        else:  # the symmetric form's gauge: weights and intercepts sum to zero over classes
-            coef, intercept = W - W.mean(axis=0), b - b.mean()
-        lr = LogisticRegression()
-        lr.coef_ = np.ascontiguousarray(coef, dtype=np.float64)
-        lr.intercept_ = np.asarray(intercept, dtype=np.float64)
-        lr.classes_ = self.classes_.copy()
-        lr.n_features_in_ = int(self.n_features_in_)
-        if self.input_feature_names() is not None:
-            lr.feature_names_in_ = np.asarray(self.input_feature_names(), dtype=object)
-        if transform is not None:
-            lr.input_transform_ = transform
-        return lr
-
-    def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
-        """(W, b, input map) with log P(x, y=c) = W_c . map(x) + b_c + a term free of c."""
-        from ..errors import InvalidParameterError
-
-        raise InvalidParameterError(
-            f"to_logistic: {type(self).__name__}'s log-odds are not linear in x, so no logistic "
-            "model has its probabilities"
-        )
 
     # ------------------------------------------------------------------ model files
     def save(self, path: Any) -> None:
