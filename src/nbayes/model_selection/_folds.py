@@ -26,7 +26,17 @@ from ..errors import DataError, InvalidParameterError
 from .._tables import Table
 from ..semi_supervised import OFF, is_off, unlabeled_mask
 from ._split import LeaveOneOutSplits, Splits
-from ..semi_supervised import OFF, is_off, unlabeled_mask
+from .._kernels import run
+from .._kernels.normalize import log_normalize
+from ..naive_bayes._base import BaseNB
+from ..naive_bayes.bernoulli import Binary
+from ..naive_bayes.discrete import class_indicator, per_class_sum
+from ..naive_bayes.mixed import Parts
+from ..stats import CountStats
+from ..stats.text import TextStats
+from ..text.classifier import TextClassifier
+from ..text.settings import Docs
+from ..text.vocab import HashedTerms, TermTable
 
 #: TextClassifier settings that shape the counted terms: a new value is a new count
 TEXT_COUNT_PARAMS = ("lowercase", "n_features", "ngram_range", "stop_words")
@@ -34,8 +44,6 @@ TEXT_COUNT_PARAMS = ("lowercase", "n_features", "ngram_range", "stop_words")
 
 def engine_kind(model: Any, params: dict | None = None) -> type:
     """Which engine serves ``model`` with ``params`` set."""
-    from ..naive_bayes._base import BaseNB
-    from ..text.classifier import TextClassifier
 
     if not hasattr(model, "fit") or not hasattr(model, "get_params"):
         raise InvalidParameterError(
@@ -60,8 +68,6 @@ def folds_for(model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any = N
 def shaping_params(model: Any) -> tuple[str, ...]:
     """The hyperparameters whose values change the counted statistics (a search counts once per
     distinct value of these, and re-estimates for everything else)."""
-    from ..naive_bayes._base import BaseNB
-    from ..text.classifier import TextClassifier
 
     if isinstance(model, TextClassifier):
         return TEXT_COUNT_PARAMS + ("idf",)
@@ -143,8 +149,6 @@ def _spread(lp: np.ndarray, present: np.ndarray) -> np.ndarray:
 
 
 def normalize(jll: np.ndarray, fallback: np.ndarray) -> np.ndarray:
-    from .._kernels import run
-    from .._kernels.normalize import log_normalize
 
     return run(log_normalize, np.ascontiguousarray(jll, dtype=np.float64), fallback)
 
@@ -271,8 +275,6 @@ class TextFolds(_CountedFolds):
     fold's idf for tf-idf, and scores the held-out rows by a sparse product."""
 
     def __init__(self, model, X, y, splits, sample_weight, params) -> None:
-        from ..stats.text import TextStats
-        from ..text.vocab import HashedTerms, TermTable
 
         super().__init__(model, X, y, splits, sample_weight, params)
         counter = self.new_model({"tfidf": False, "model": "multinomial", "min_df": 1, "max_df": 1.0,
@@ -301,7 +303,6 @@ class TextFolds(_CountedFolds):
         self._weighted: dict[tuple, Any] = {}
 
     def count(self, rows: np.ndarray, codes: np.ndarray | None = None, K: int | None = None) -> Any:
-        from ..naive_bayes.discrete import class_indicator, per_class_sum
 
         key = rows.tobytes() if codes is None and self._keeps_counts else None
         if key is not None and key in self._fold:
@@ -325,8 +326,6 @@ class TextFolds(_CountedFolds):
 
     def _estimated(self, params: dict, i: int | None):
         """(inner count model with its parameters, kept terms, idf or None, classes present)."""
-        from ..naive_bayes.discrete import class_indicator, per_class_sum
-        from ..stats import CountStats
 
         m = self.new_model(params)
         m.check_params()
@@ -375,7 +374,6 @@ class TextFolds(_CountedFolds):
         return m
 
     def log_proba(self, params: dict, i: int):
-        from ..naive_bayes.bernoulli import Binary
 
         t0 = time.perf_counter()
         m, inner, keep, idf, present = self._estimated(params, i)
@@ -425,9 +423,6 @@ def fold_log_proba(model: Any, X: Any, engine: _Folds) -> np.ndarray:
 # ---------------------------------------------------------------------------- rows
 def take(Xv: Any, rows: np.ndarray) -> Any:
     """The prepared input (any model's ``_prepare_X`` result) restricted to ``rows``."""
-    from ..naive_bayes.bernoulli import Binary
-    from ..naive_bayes.mixed import Parts
-    from ..text.settings import Docs
 
     if isinstance(Xv, np.ndarray) or sp.issparse(Xv):
         return Xv[rows]
