@@ -205,8 +205,12 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     """Sorted distinct values; a canonical order also for mixed-type object arrays."""
     if values.dtype.kind != "O":
         return np.unique(values)
-    # True == 1 in Python: booleans are kept apart from numbers by the typed key
-    seen = list({_label_key(v): v for v in values.tolist()}.values())
+    vals = values.tolist()
+    if any(issubclass(t, bool | np.bool_) for t in set(map(type, vals))):
+        # True == 1 in Python: booleans are kept apart from numbers by the typed key
+        seen = list({_label_key(v): v for v in vals}.values())
+    else:
+        seen = list(set(vals))
     try:
         ordered = sorted(seen)
         # bool and int compare equal (True == 1): refuse that ambiguity by the typed key

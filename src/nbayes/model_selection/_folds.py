@@ -30,7 +30,7 @@ from .._kernels import run
 from .._kernels.normalize import log_normalize
 from ..naive_bayes._base import BaseNB
 from ..naive_bayes.bernoulli import Binary
-from ..naive_bayes.discrete import class_indicator, per_class_sum
+from ..stats.counts import class_indicator, per_class_sum
 from ..naive_bayes.mixed import Parts
 from ..stats import CountStats
 from ..stats.text import TextStats

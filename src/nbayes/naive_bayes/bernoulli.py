@@ -12,10 +12,8 @@ from .._validation import check_number, check_X_numeric, first_bad, show
 from ..errors import DataError, InvalidParameterError
 from ..stats import CountStats
 from ._base import BaseNB
-from .discrete import (
-    check_alpha, class_indicator, class_totals, dense_rows, dirichlet_log_density, per_class_sum, soft_class_sum,
-    times,
-)
+from ..stats.counts import class_indicator, class_totals, per_class_sum
+from .discrete import check_alpha, dense_rows, dirichlet_log_density, soft_class_sum, times
 from .multinomial import log_ratio_scores
 
 

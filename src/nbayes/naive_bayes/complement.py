@@ -10,7 +10,7 @@ from .._validation import check_X_numeric
 from ..errors import InvalidParameterError
 from ..stats import CountStats
 from ._base import BaseNB, class_log_prior
-from .discrete import check_alpha, class_indicator, class_totals, dense_rows, per_class_sum
+from .discrete import check_alpha, dense_rows
 from .multinomial import log_ratio_scores
 
 
@@ -73,8 +73,7 @@ class ComplementNB(BaseNB):
         )
 
     def count_statistics(self, Xv: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> CountStats:
-        Y = class_indicator(codes, n_classes, w)
-        return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv))
+        return CountStats.of(Xv, codes, n_classes, w)
 
     def estimate_parameters(self, stats: CountStats, n_features: int) -> dict[str, Any]:
         alpha = check_alpha(self.alpha, n_features, self.force_alpha)

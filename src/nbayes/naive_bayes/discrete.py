@@ -13,25 +13,6 @@ from .._validation import check_number, check_vector_param
 ALPHA_MIN = 1e-10
 
 
-def class_indicator(codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> sp.csr_matrix:
-    """The (n, K) weighted one-hot matrix of the labels: its transpose times X sums per class."""
-    n = len(codes)
-    data = np.ones(n) if w is None else w
-    return sp.csr_matrix((data, (np.arange(n), codes)), shape=(n, n_classes))
-
-
-def class_totals(codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> np.ndarray:
-    return np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
-
-
-def per_class_sum(Y: sp.csr_matrix, X: Any) -> np.ndarray:
-    """Y.T @ X as a dense (K, d) array, for dense or sparse X."""
-    out = Y.T @ X
-    # C order always: a sparse product can come back in Fortran order, and sums over it would
-    # then round differently from the same counts read back from a model file
-    return np.ascontiguousarray(out.toarray() if sp.issparse(out) else out, dtype=np.float64)
-
-
 def check_alpha(alpha: Any, n_features: int | None, force_alpha: bool) -> np.ndarray | float:
     """Validate the smoothing strength (a number, or one per feature) and apply ``force_alpha``."""
     if np.ndim(alpha) == 0:

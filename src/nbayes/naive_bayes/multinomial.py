@@ -11,11 +11,8 @@ from ..stats import CountStats
 from ._base import BaseNB
 from .discrete import (
     check_alpha,
-    class_indicator,
-    class_totals,
     dense_rows,
     dirichlet_log_density,
-    per_class_sum,
     safe_linear,
     soft_class_sum,
     times,
@@ -83,8 +80,7 @@ class MultinomialNB(BaseNB):
         )
 
     def count_statistics(self, Xv: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> CountStats:
-        Y = class_indicator(codes, n_classes, w)
-        return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv))
+        return CountStats.of(Xv, codes, n_classes, w)
 
     def count_expected(self, Xv: Any, R: np.ndarray) -> CountStats:
         return CountStats(R.sum(axis=0), soft_class_sum(R, Xv))

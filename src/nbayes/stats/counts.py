@@ -14,6 +14,26 @@ from ..errors import StatisticsError
 from .checks import check_array, check_at_most, check_class_count, check_removable, zero_small
 
 
+def class_indicator(codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> sp.csr_matrix:
+    """The (n, K) weighted one-hot matrix of the labels: its transpose times X sums per class."""
+    n = len(codes)
+    data = np.ones(n) if w is None else w
+    return sp.csr_matrix((data, (np.arange(n), codes)), shape=(n, n_classes))
+
+
+def class_totals(codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> np.ndarray:
+    """The weight of each class's rows."""
+    return np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
+
+
+def per_class_sum(Y: sp.csr_matrix, X: Any) -> np.ndarray:
+    """Y.T @ X as a dense C-ordered (K, d) array, for dense or sparse X."""
+    out = Y.T @ X
+    # C order always: a sparse product can come back in Fortran order, and sums over it would
+    # then round differently from the same counts read back from a model file
+    return np.ascontiguousarray(out.toarray() if sp.issparse(out) else out, dtype=np.float64)
+
+
 @dataclass
 class CountStats:
     """Weighted counts per class and feature.
@@ -41,13 +61,8 @@ class CountStats:
         ([1.0, 2.0], [[1.0, 0.0], [2.0, 4.0]])
         """
         codes = np.asarray(codes)
-        n = len(codes)
-        data = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        Y = sp.csr_matrix((data, (np.arange(n), codes)), shape=(n, n_classes))
-        sums = Y.T @ X
-        # C order always: sums read back from a model file then round the same way
-        sums = np.ascontiguousarray(sums.toarray() if sp.issparse(sums) else sums, dtype=np.float64)
-        return cls(np.bincount(codes, weights=sample_weight, minlength=n_classes).astype(np.float64), sums)
+        Y = class_indicator(codes, n_classes, sample_weight)
+        return cls(class_totals(codes, n_classes, sample_weight), per_class_sum(Y, X))
 
     @property
     def observed_count(self) -> np.ndarray:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..naive_bayes.discrete import class_indicator, class_totals, per_class_sum
+from ..stats.counts import class_indicator, class_totals, per_class_sum
 from ..stats.text import TextStats
 from .settings import Docs
 from .vocab import TermTable
