@@ -55,7 +55,7 @@ def test_with_prior_mapping_equals_sequence_and_bayes_rule(model):
         ([np.nan, 1.0], "class 'ham' has nan"),
         ([np.inf, 1.0], "class 'ham' has inf"),
         ([0.5, 0.3, 0.2], "3 entries for 2 classes"),
-        ({"ham": 1.0}, r"no probability for class\(es\) \['spam'\]"),
+        ({"ham": 1.0}, r"no probability for the classes \['spam'\]"),
         ({"ham": 0.5, "spam": 0.4, "eggs": 0.1}, "names class 'eggs'"),
         (["a", "b"], "class 'ham' has 'a'"),
         ("0.5,0.5", "sequence of 2 probabilities"),

@@ -87,7 +87,8 @@ def check_vector_param(
 
 
 def check_probability_vector(
-    name: str, value: Any, classes: Sequence[Any] | np.ndarray, *, sums_to_one: bool = False
+    name: str, value: Any, classes: Sequence[Any] | np.ndarray, *, sums_to_one: bool = False,
+    of: str = "classes",
 ) -> np.ndarray:
     """A probability per class (``class_prior``, ``priors``, ``with_prior``, the m-estimate's
     ``p``) as a float array in ``classes`` order: a sequence in that order, or a mapping from
@@ -99,35 +100,36 @@ def check_probability_vector(
     """
     labels = np.asarray(classes) if not isinstance(classes, np.ndarray) else classes
     K = len(labels)
+    what = {"classes": "class ", "categories": "category "}.get(of, "")
     if isinstance(value, Mapping):
         keys = label_array(list(value.keys())) if value else np.empty(0, dtype=object)
         pos, unknown = encode_labels(keys, labels)
         if unknown.any():
             extra = keys[np.argmax(unknown)]
             raise InvalidParameterError(
-                f"parameter {name!r} names class {show(extra)}, which is not a class of this model "
-                f"(classes: {labels.tolist()!r})"
+                f"parameter {name!r} names {what}{show(extra)}, which is not among the {of} "
+                f"{labels.tolist()!r}"
             )
         vec = np.full(K, np.nan)
         for k, v in zip(pos.tolist(), value.values()):
-            vec[k] = _probability(name, v, labels[k])
+            vec[k] = _probability(name, v, labels[k], of)
         if np.isnan(vec).any():
             absent = labels[np.isnan(vec)].tolist()
             raise InvalidParameterError(
-                f"parameter {name!r} gives no probability for class(es) {absent!r}; name every class"
+                f"parameter {name!r} gives no probability for the {of} {absent!r}; name every one"
             )
     else:
         if isinstance(value, str | bytes) or np.ndim(value) != 1:
             raise InvalidParameterError(
-                f"parameter {name!r} must be a sequence of {K} probabilities in classes_ order or a "
-                f"mapping from class label to probability, got {value!r}"
+                f"parameter {name!r} must be a sequence of {K} probabilities in the order of the {of} "
+                f"{labels.tolist()!r} or a mapping from each to its probability, got {value!r}"
             )
         items = list(value)
         if len(items) != K:
             raise InvalidParameterError(
-                f"parameter {name!r} has {len(items)} entries for {K} classes {labels.tolist()!r}"
+                f"parameter {name!r} has {len(items)} entries for {K} {of} {labels.tolist()!r}"
             )
-        vec = np.array([_probability(name, v, labels[k]) for k, v in enumerate(items)], dtype=float)
+        vec = np.array([_probability(name, v, labels[k], of) for k, v in enumerate(items)], dtype=float)
     total = float(vec.sum())
     if not total > 0 or not np.isfinite(total):
         raise InvalidParameterError(
@@ -138,15 +140,16 @@ def check_probability_vector(
     return vec
 
 
-def _probability(name: str, v: Any, label: Any) -> float:
+def _probability(name: str, v: Any, label: Any, of: str) -> float:
+    what = {"classes": "class ", "categories": "category "}.get(of, "")
     if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Real):
         raise InvalidParameterError(
-            f"parameter {name!r}: class {show(label)} has {v!r}; expected a probability (a number >= 0)"
+            f"parameter {name!r}: {what}{show(label)} has {v!r}; expected a probability (a number >= 0)"
         )
     f = float(v)
     if not np.isfinite(f) or f < 0:
         raise InvalidParameterError(
-            f"parameter {name!r}: class {show(label)} has {show(v)}; expected a finite probability >= 0"
+            f"parameter {name!r}: {what}{show(label)} has {show(v)}; expected a finite probability >= 0"
         )
     return f
 

@@ -120,6 +120,31 @@ def test_m_estimate_closed_form():
     assert_allclose(model.feature_log_prob_[0], expected, rtol=1e-12)
     given_p = nbayes.CategoricalNB(m=m, p=[[0.5, 0.3, 0.2]], categories=[["a", "b", "c"]]).fit(X, y)
     assert_allclose(np.exp(given_p.feature_log_prob_[0][0]), [(2 + 2.0) / 7, (1 + 1.2) / 7, 0.8 / 7], rtol=1e-12)
+    as_mapping = nbayes.CategoricalNB(m=m, p=[{"c": 0.2, "a": 0.5, "b": 0.3}], categories=[["a", "b", "c"]])
+    assert_allclose(as_mapping.fit(X, y).feature_log_prob_[0], given_p.feature_log_prob_[0], rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "p, message",
+    [
+        ([[0.5, 0.3, 0.3]], "must sum to 1, got 1.1"),
+        ([[0.5, 0.6, -0.1]], "category 'c' has -0.1"),
+        ([[np.nan, 0.5, 0.5]], "category 'a' has nan"),
+        ([[np.inf, 0.0, 0.0]], "category 'a' has inf"),
+        ([[0.5, 0.5]], "has 2 entries for 3 categories"),
+        ([{"a": 0.5, "q": 0.5}], "names category 'q', which is not among the categories"),
+        ([{"a": 1.0}], "gives no probability for the categories ['b', 'c']"),
+        ([[0.5, 0.5, 0.0], None], "has 2 entries; expected one per feature (1"),
+        ("abc", "must be a list with one entry per feature"),
+    ],
+)
+def test_m_estimate_prior_is_a_checked_probability_vector(p, message):
+    """CORRECTNESS "probability vectors": the m-estimate's p is finite, non-negative and sums to
+    1; it is checked once and never renormalised."""
+    X = np.array([["a"], ["b"], ["c"], ["a"]], dtype=object)
+    with pytest.raises(nbayes.errors.InvalidParameterError) as err:
+        nbayes.CategoricalNB(m=2.0, p=p, categories=[["a", "b", "c"]]).fit(X, [0, 1, 0, 1])
+    assert message in str(err.value)
 
 
 def test_long_document_does_not_underflow(rng):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_number, encode_labels, encode_values, union_labels
+from .._validation import check_choice, check_number, check_probability_vector, encode_labels, encode_values, union_labels
 from ..errors import DataError, InvalidParameterError
 from ..stats import CategoricalStats
 from ._base import BaseNB, class_log_prior
@@ -104,6 +105,29 @@ class CategoricalNB(BaseNB):
                 "parameter 'p' gives a prior per declared value: set 'categories' too "
                 "(p[j][v] is the prior of categories[j][v])"
             )
+        if self.p is not None and (
+            isinstance(self.p, str | bytes | Mapping) or not isinstance(self.p, Sequence | np.ndarray)
+        ):
+            raise InvalidParameterError(
+                f"parameter 'p' must be a list with one entry per feature (a probability per "
+                f"declared category, or None for the uniform 1/J), got {self.p!r}"
+            )
+
+    def _m_prior(self, j: int, values: np.ndarray) -> np.ndarray | None:
+        """The m-estimate's prior p_v of feature j over its declared ``values`` (the
+        m-estimate of Mitchell's slides, seeds/000): None for the uniform 1/J, else checked once: finite, non-negative and
+        summing to 1 (CORRECTNESS: "probability vectors"; not renormalised). Each entry is a
+        sequence in ``categories[j]`` order or a mapping from category to probability."""
+        if self.p is None:
+            return None
+        if len(self.p) != len(self.categories or ()):
+            raise InvalidParameterError(
+                f"parameter 'p' has {len(self.p)} entries; expected one per feature "
+                f"({len(self.categories or ())}, as 'categories'), None for the uniform prior"
+            )
+        if self.p[j] is None:
+            return None
+        return check_probability_vector(f"p[{j}]", self.p[j], values, sums_to_one=True, of="categories")
 
     def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         return read_table(
@@ -192,9 +216,9 @@ class CategoricalNB(BaseNB):
                 a = float(self.alpha) if self.force_alpha else max(float(self.alpha), 1e-10)
                 total += dirichlet_log_density(a, logp)
             else:
-                p = self.p[j] if self.p is not None and self.p[j] is not None else None
                 J = max(logp.shape[1], int(self._min_categories(len(self.feature_log_prob_))[j]))
-                pv = np.full(logp.shape[1], 1.0 / max(J, 1)) if p is None else np.asarray(p, dtype=float)
+                given = self._m_prior(j, self.categories_[j])
+                pv = np.full(logp.shape[1], 1.0 / max(J, 1)) if given is None else given
                 total += dirichlet_log_density(float(self.m) * pv, logp)
         return total
 
@@ -276,13 +300,9 @@ class CategoricalNB(BaseNB):
         N = cnt.sum(axis=1, keepdims=True)
         if self.m is not None:
             m = float(self.m)
-            if self.p is not None and self.p[j] is not None:
-                pv = np.asarray(self.p[j], dtype=float)
-                if pv.shape != (len(vals),):
-                    raise InvalidParameterError(
-                        f"parameter 'p': entry {j} has {pv.size} priors; expected one per declared "
-                        f"category of feature {j} ({len(vals)})"
-                    )
+            given = self._m_prior(j, vals)
+            if given is not None:
+                pv = given
                 p_unseen = None
             else:
                 pv = np.full(len(vals), 1.0 / J) if J else np.zeros(0)
