@@ -107,8 +107,9 @@ def check_probability_vector(
         if unknown.any():
             extra = keys[np.argmax(unknown)]
             raise InvalidParameterError(
-                f"parameter {name!r} names {what}{show(extra)}, which is not among the {of} "
-                f"{labels.tolist()!r}"
+                f"parameter {name!r} names {what}{show(extra)}, which is not "
+                + (f"a class of this model (classes: {labels.tolist()!r})" if of == "classes"
+                   else f"among the {of} {labels.tolist()!r}")
             )
         vec = np.full(K, np.nan)
         for k, v in zip(pos.tolist(), value.values()):

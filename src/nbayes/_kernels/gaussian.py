@@ -73,7 +73,7 @@ def moments(X, y, w, has_w, K, T):  # pragma: no cover - compiled
                         wt = wa + wb
                         dl = bm[c, j] - M[t, c, j]
                         M[t, c, j] += dl * (wb / wt)
-                        S[t, c, j] += bq[c, j] + dl * dl * (wa * wb / wt)
+                        S[t, c, j] += bq[c, j] + dl * dl * (wa * (wb / wt))
                         W[t, c, j] = wt
     cc = np.zeros(K)
     wt_ = np.zeros((K, d))
@@ -92,7 +92,7 @@ def moments(X, y, w, has_w, K, T):  # pragma: no cover - compiled
                     tot = wa + wb
                     dl = M[t, c, j] - mu[c, j]
                     mu[c, j] += dl * (wb / tot)
-                    m2[c, j] += S[t, c, j] + dl * dl * (wa * wb / tot)
+                    m2[c, j] += S[t, c, j] + dl * dl * (wa * (wb / tot))
                     wt_[c, j] = tot
     return cc, wt_, mu, m2, first_bad
 

@@ -35,6 +35,7 @@ from ._files import _check_layout, _layout_of, _legacy_em_params, check_state
 from .explanation import Explanation
 from ._logistic_twin import LogisticTwin
 from ._mixture import MixtureHooks
+from ._magnitudes import estimate_checked
 from ._components import Components
 from ._em import EM_ATTRS, EMSettings, fit_em
 from ._priors import class_log_prior
@@ -313,13 +314,13 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         return new
 
     def set_statistics(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
-        if float(np.sum(stats.class_count)) <= 0:
+        if not np.any(np.asarray(stats.class_count) > 0):
             raise DataError("sample_weight: the weights sum to zero; the model would have no data")
         if "_layout" in self.__dict__:
             _check_layout(self, stats, classes)
         self.__dict__["_estimating_classes"] = classes
         try:
-            derived = self.estimate_parameters(stats, n_features)  # may raise: nothing assigned yet
+            derived = estimate_checked(self, stats, n_features, names)  # may raise: nothing assigned yet
         finally:
             del self.__dict__["_estimating_classes"]
         self.stats_ = stats
@@ -350,7 +351,7 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
         if d.get("_pending") and not name.startswith("__") and name not in _NOT_DERIVED:
-            self._set_derived(self.estimate_parameters(d["stats_"], d["n_features_in_"]))
+            self._set_derived(estimate_checked(self, d["stats_"], d["n_features_in_"]))
             if name in d:
                 return d[name]
         return super().__getattr__(name)

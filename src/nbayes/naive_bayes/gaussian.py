@@ -10,6 +10,7 @@ from .._validation import check_choice, check_number, check_probability_vector, 
 from ..errors import DataError, InvalidParameterError, ModelFileError
 from ..stats import MomentStats
 from ._base import BaseNB
+from ._magnitudes import estimate_checked
 
 VARIANCES = ("class_feature", "feature", "class", "pooled")
 #: the parameter dtypes a model file may record (float64 is the default, never recorded)
@@ -140,7 +141,7 @@ class GaussianNB(BaseNB):
                     f"meta 'dtype' is {dtype!r}; expected one of {sorted(_FLOAT_NAMES)} (or absent: float64)"
                 )
             model.__dict__["_dtype"] = np.dtype(dtype)
-            model._set_derived(model.estimate_parameters(model.stats_, model.n_features_in_))
+            model._set_derived(estimate_checked(model, model.stats_, model.n_features_in_))
         return model
 
     # ------------------------------------------------------------------ statistics

@@ -58,7 +58,7 @@ class MomentStats:
         safe = np.where(w > 0, w, 1.0)
         delta = other.mean - self.mean
         mean = np.where(w > 0, self.mean + delta * (wb / safe), 0.0)
-        m2 = np.where(w > 0, self.m2 + other.m2 + delta * delta * (wa * wb / safe), 0.0)
+        m2 = np.where(w > 0, self.m2 + other.m2 + delta * delta * (wa * (wb / safe)), 0.0)
         return MomentStats(self.class_count + other.class_count, w, mean, m2)
 
     def subtract(self, other: "MomentStats", classes: np.ndarray) -> "MomentStats":
@@ -71,7 +71,7 @@ class MomentStats:
         safe_a = np.where(gone, 1.0, wa)
         mean_a = (w_all * self.mean - wb * other.mean) / safe_a
         delta = other.mean - mean_a
-        m2 = self.m2 - other.m2 - delta * delta * (wa * wb / np.where(w_all > 0, w_all, 1.0))
+        m2 = self.m2 - other.m2 - delta * delta * (wa * (wb / np.where(w_all > 0, w_all, 1.0)))
         # cancellation can leave a tiny negative sum of squares: clamp it at 0
         m2 = np.maximum(m2, 0.0)
         cc = self.class_count - other.class_count

@@ -1,12 +1,4 @@
-"""Gaussian class-conditional classifier with full covariance matrices (notes 001).
-
-The generative model of the week-8 notes (seed 001, "Gaussian naive Bayes ... x | y = c ~
-Normal(mu_c, Sigma_c)") without the naive assumption: each class is a multivariate Normal with a
-full covariance matrix, either one per class (quadratic boundary, scikit-learn's
-``QuadraticDiscriminantAnalysis``) or one shared, pooled matrix (linear boundary, scikit-learn's
-``LinearDiscriminantAnalysis(solver="lsqr")``). Prediction is Bayes' rule (seed 002, eq. 2),
-computed in log space.
-"""
+"""The :class:`GaussianBayes` estimator: fit by class moments, predict by Bayes' rule in logs."""
 
 from __future__ import annotations
 
@@ -17,8 +9,8 @@ from typing import Any
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
-from ._estimator import Generative
-from ._validation import (
+from .._estimator import Generative
+from .._validation import (
     check_choice,
     check_number,
     check_sample_weight,
@@ -29,9 +21,10 @@ from ._validation import (
     first_bad,
     show,
 )
-from .errors import DataError, InvalidParameterError
-from .io.model_file import save_state
-from .naive_bayes.gaussian import class_priors
+from ..errors import DataError, InvalidParameterError
+from ..io.model_file import save_state
+from ..naive_bayes.gaussian import class_priors
+from .covariance import class_estimate, first_dependent, regularise
 
 __all__ = ["GaussianBayes"]
 
@@ -199,17 +192,17 @@ class GaussianBayes(Generative):
             take = (codes == c) & positive
             Xc = Xv[take]
             wc = None if w is None else w[take]
-            means[c], covs[c], used[c] = _class_estimate(Xc, wc, class_count[c], self.shrinkage)
+            means[c], covs[c], used[c] = class_estimate(Xc, wc, class_count[c], self.shrinkage)
 
         if self.covariance == "shared":
             # notes 001: Sigma-hat = 1/n sum_i (x_i - mu_(y_i))(x_i - mu_(y_i))^T, i.e. the class
             # covariances pooled by weight
             cov = np.tensordot(class_count / class_count.sum(), covs, axes=1)
-            cov = _regularise(cov, self.reg_param)
+            cov = regularise(cov, self.reg_param)
             chol = self._factor(cov[None], classes, names, rows, pooled=True)
             cov_out = cov
         else:
-            cov_out = np.stack([_regularise(covs[c], self.reg_param) for c in range(K)])
+            cov_out = np.stack([regularise(covs[c], self.reg_param) for c in range(K)])
             chol = self._factor(cov_out, classes, names, rows, pooled=False)
 
         # commit (nothing above touched self)
@@ -255,7 +248,7 @@ class GaussianBayes(Generative):
         strict: bool,
     ) -> str:
         d = S.shape[0]
-        j = _first_dependent(S, SINGULAR_TOL if strict else 0.0)
+        j = first_dependent(S, SINGULAR_TOL if strict else 0.0)
         if pooled:
             where = "the pooled within-class covariance"
             scope = "within every class"
@@ -446,93 +439,6 @@ class GaussianBayes(Generative):
         chol = model._factor(stack, classes, names, rows, pooled=cov.ndim == 2)
         model._set_fitted(classes, means, cov, counts, priors, used, chol, d, names)
         return model
-
-
-# ---------------------------------------------------------------------------- estimation
-def _class_estimate(
-    Xc: np.ndarray, wc: np.ndarray | None, W: float, shrinkage: Any
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Weighted mean, (regularised) MLE covariance and the shrinkage intensity used, for one
-    class (notes 001: mu-hat the class mean, Sigma-hat divided by the class's weight)."""
-    if wc is None:
-        mean = Xc.mean(axis=0)
-        D = Xc - mean
-        S = D.T @ D / W
-    else:
-        mean = (wc @ Xc) / W
-        D = Xc - mean
-        S = (D * wc[:, None]).T @ D / W
-    S = 0.5 * (S + S.T)
-    if shrinkage is None:
-        return mean, S, 0.0
-    if shrinkage == "auto":
-        S, s = _ledoit_wolf(D, wc, W, S, mean)
-        return mean, S, s
-    s = float(shrinkage)
-    return mean, _shrunk(S, s), s
-
-
-def _shrunk(S: np.ndarray, s: float) -> np.ndarray:
-    """(1 - s) S + s mean(diag S) I (scikit-learn's ``shrunk_covariance``)."""
-    d = S.shape[0]
-    out = (1.0 - s) * S
-    out.flat[:: d + 1] += s * np.trace(S) / d
-    return out
-
-
-def _ledoit_wolf(
-    D: np.ndarray, w: np.ndarray | None, W: float, S: np.ndarray, mean: np.ndarray
-) -> tuple[np.ndarray, float]:
-    """Ledoit-Wolf shrinkage on the standardised class data, rescaled: scikit-learn's
-    ``shrinkage="auto"`` (StandardScaler, ``ledoit_wolf``), with weights as repeated rows.
-
-    ``D`` is the class data centred at its (weighted) mean, ``S`` its MLE covariance."""
-    d = S.shape[0]
-    var = np.diag(S).copy()
-    # StandardScaler: a feature indistinguishable from a constant keeps scale 1
-    eps = np.finfo(np.float64).eps
-    constant = var <= W * eps * var + (W * mean * eps) ** 2
-    scale = np.where(constant, 1.0, np.sqrt(var))
-    if d == 1:
-        return S.copy(), 0.0
-    Z = D / scale
-    emp = S / np.outer(scale, scale)
-    r = (Z * Z).sum(axis=1)  # sum_ij (Z2^T Z2)_ij = sum_rows (sum_j z_j^2)^2
-    beta_ = float(r @ r) if w is None else float(w @ (r * r))
-    trace = np.diag(emp)
-    mu = trace.sum() / d
-    delta_ = float((emp * emp).sum())
-    beta = (beta_ / W - delta_) / (d * W)
-    delta = (delta_ - 2.0 * mu * trace.sum() + d * mu**2) / d
-    beta = min(beta, delta)
-    s = 0.0 if beta <= 0 or delta <= 0 else beta / delta
-    shrunk = (1.0 - s) * emp
-    shrunk.flat[:: d + 1] += s * mu
-    return scale[:, None] * shrunk * scale[None, :], float(s)
-
-
-def _regularise(S: np.ndarray, r: float) -> np.ndarray:
-    """(1 - r) S + r I (scikit-learn QDA's ``reg_param``)."""
-    if r == 0:
-        return S
-    d = S.shape[0]
-    out = (1.0 - r) * S
-    out.flat[:: d + 1] += r
-    return out
-
-
-def _first_dependent(S: np.ndarray, tol: float) -> int | None:
-    """The first column whose Cholesky pivot keeps at most ``tol`` of its variance (a constant
-    column, or one that is a linear combination of those before it); None if there is none."""
-    d = S.shape[0]
-    L = np.zeros_like(S)
-    for j in range(d):
-        pivot = S[j, j] - L[j, :j] @ L[j, :j]
-        if S[j, j] <= 0 or pivot <= tol * S[j, j]:
-            return j
-        L[j, j] = np.sqrt(pivot)
-        L[j + 1 :, j] = (S[j + 1 :, j] - L[j + 1 :, :j] @ L[j, :j]) / L[j, j]
-    return None
 
 
 # ---------------------------------------------------------------------------- inference
