@@ -86,5 +86,15 @@ def model_info(model: Any, state: dict[str, Any], path: str | os.PathLike[str]) 
     }
     if hasattr(model, "base_estimator_"):
         out["calibration"] = describe(model)
+    if getattr(model, "n_iter_", None) is not None:  # fitted by EM (the model or nbayes.EM)
+        trace = np.asarray(getattr(model, "em_log_likelihood_", []), dtype=float).ravel()
+        out["semi_supervised"] = {
+            "method": "EM",
+            "unlabeled_rows": count(getattr(model, "n_unlabeled_", None)),
+            "unlabeled_weight": json_value(getattr(model, "unlabeled_weight_", None)),
+            "iterations": count(model.n_iter_),
+            "converged": bool(getattr(model, "em_converged_", False)),
+            "final_log_likelihood": json_value(float(trace[-1])) if trace.size else None,
+        }
     return out
 

@@ -37,7 +37,7 @@ from ._logistic_twin import LogisticTwin
 from ._mixture import MixtureHooks
 from ._magnitudes import estimate_checked
 from ._components import Components
-from ._em import EM_ATTRS, EMSettings, fit_em
+from ._em import EM_ATTRS, EMSettings, fit_em, report_from_meta, report_meta
 from ._priors import class_log_prior
 
 __all__ = ["BaseNB", "Explanation", "class_log_prior", "is_chunk_stream", "stream_chunks"]
@@ -466,13 +466,16 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         params, arrays = encode_params(self.get_params())
         arrays["classes"] = self.classes_
         arrays.update(self.stats_.to_arrays())
-        meta = {
+        meta: dict[str, Any] = {
             "n_features_in": int(self.n_features_in_),
             "feature_names": self.input_feature_names(),
             "n_samples_seen": float(np.sum(self.stats_.class_count)),
         }
         if self._has_components():  # fitted state: the statistics have one row per component
             meta["n_components"] = self.__dict__["_layout"].sizes.tolist()
+        em = report_meta(self)
+        if em is not None:
+            meta["em"] = em
         return {"kind": type(self).__name__, "params": params, "meta": meta, "arrays": arrays}
 
     @classmethod
@@ -488,7 +491,14 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         stats = cls.statistics_from_arrays(arrays, n_features)
         check_state(stats, arrays["classes"], n_features, meta)
         model.set_statistics(stats, arrays["classes"], n_features, meta.get("feature_names"))
+        model.restore_em_report(meta)
         return model
+
+    def restore_em_report(self, meta: dict[str, Any]) -> None:
+        """The EM report a model file's meta holds (``meta["em"]``), as the fitted attributes
+        :data:`EM_ATTRS` (``nbayes info`` and ``GET /v1/model`` show it)."""
+        if meta.get("em") is not None:
+            self.__dict__.update(report_from_meta(meta["em"]))
 
 
 #: attributes that are set (or not) at commit, never by estimation: probing them must not

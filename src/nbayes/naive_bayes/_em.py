@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_number, check_sample_weight, label_array, missing_mask, n_rows, show, take_rows
-from ..errors import DataError, InvalidParameterError, NBayesError
+from ..errors import DataError, InvalidParameterError, ModelFileError, NBayesError
 from ._chunks import is_chunk_stream, stream_chunks
 from ._components import Components, check_components, is_mixture
 from ._em_steps import CV_FOLDS, WEIGHT_GRID, choose_weight, label_codes, prepare_views, run_em, run_mixture_em
 
-__all__ = ["OFF", "WEIGHT_GRID", "CV_FOLDS", "EM_ATTRS", "EMSettings", "EMReport", "fit_em", "is_off",
+__all__ = ["OFF", "WEIGHT_GRID", "CV_FOLDS", "EM_ATTRS", "EMSettings", "EMReport", "fit_em", "is_off", "report_meta", "report_from_meta",
            "unlabeled_mask"]
 
 #: the default ``unlabeled_label``: no row of ``y`` is unlabelled. It is never compared with the
@@ -99,6 +99,57 @@ class EMReport:
         """The report as the fitted attributes of :data:`EM_ATTRS`."""
         return dict(zip(EM_ATTRS, (self.n_iter, self.log_likelihood, self.converged, self.unlabeled_weight,
                                    self.cv_scores, self.n_unlabeled)))
+
+
+def report_meta(model: Any) -> dict[str, Any] | None:
+    """The EM report on ``model`` (:data:`EM_ATTRS`) as JSON for a model file's meta, or None
+    when the model was not fitted by EM."""
+    d = model.__dict__
+    if "n_iter_" not in d:
+        return None
+    scores = d.get("em_cv_scores_")
+    return {
+        "n_iter": int(d["n_iter_"]),
+        "converged": bool(d["em_converged_"]),
+        "unlabeled_weight": float(d["unlabeled_weight_"]),
+        "n_unlabeled": int(d["n_unlabeled_"]),
+        "log_likelihood": [float(v) for v in np.asarray(d["em_log_likelihood_"], dtype=float).ravel()],
+        "cv_scores": None if scores is None else [[float(w), float(v)] for w, v in scores.items()],
+    }
+
+
+def report_from_meta(meta: Any) -> dict[str, Any]:
+    """The fitted attributes of :data:`EM_ATTRS` from :func:`report_meta`'s JSON, checked (a
+    model file's numbers are data: ModelFileError names the bad field)."""
+    def bad(field: str, want: str) -> ModelFileError:
+        return ModelFileError(f"meta 'em': field {field!r} must be {want}, got {meta.get(field)!r}")
+
+    if not isinstance(meta, dict):
+        raise ModelFileError(f"meta 'em' must be an object, got {meta!r}")
+    n_iter: Any = meta.get("n_iter")
+    n_unl: Any = meta.get("n_unlabeled")
+    for field, v in (("n_iter", n_iter), ("n_unlabeled", n_unl)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise bad(field, "an integer >= 0")
+    if not isinstance(meta.get("converged"), bool):
+        raise bad("converged", "true or false")
+    weight = meta.get("unlabeled_weight")
+    if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 <= weight < float("inf"):
+        raise bad("unlabeled_weight", "a finite number >= 0")
+    trace = meta.get("log_likelihood")
+    if not isinstance(trace, list) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) for v in trace
+    ):
+        raise bad("log_likelihood", "a list of finite numbers")
+    scores = meta.get("cv_scores")
+    if scores is not None and not (
+        isinstance(scores, list)
+        and all(isinstance(p, list) and len(p) == 2 and all(isinstance(v, int | float) for v in p) for p in scores)
+    ):
+        raise bad("cv_scores", "null or a list of [weight, score] pairs")
+    report = EMReport(int(n_iter), np.asarray(trace, dtype=float), meta["converged"], float(weight),
+                      None if scores is None else {float(w): float(v) for w, v in scores}, int(n_unl))
+    return report.attributes()
 
 
 # ---------------------------------------------------------------------------- the entry point
