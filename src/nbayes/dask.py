@@ -109,7 +109,7 @@ def fit(model: Any, data: Any, *, target: str | None = None, text: str | None = 
     if type(model).__name__ == "NaiveBayes" and params.get("column_types") is None and target is not None:
         # every partition must type its columns alike: decide once, from the first rows
         head = data.head(1000, npartitions=-1).drop(columns=[c for c in (target, sample_weight) if c])
-        kinds = type(model)()._infer_kinds(head)
+        kinds = type(model)().infer_column_kinds(head)
         params["column_types"] = dict(zip(map(str, head.columns), kinds))
     from dask import delayed
 
@@ -253,7 +253,7 @@ def fit_logistic(model: Any, data: Any, *, target: str, tol: float | None = None
     out = LogisticRegression(**model.get_params())
     W = res.x[: d * k].reshape(d, k)
     b = res.x[d * k :] if model.fit_intercept else np.zeros(k)
-    out._set_coef(W, b, classes, d, [str(c) for c in data.columns if c != target])
+    out.set_coefficients(W, b, classes, d, [str(c) for c in data.columns if c != target])
     out.n_iter_ = np.array([int(res.nit)])
     out.objective_ = float(res.fun)
     return out

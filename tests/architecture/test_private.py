@@ -10,12 +10,9 @@ from .private import cross_package_uses
 KNOWN: set[tuple[str, str]] = {
     ('nbayes.calibration', 'nbayes.model_selection._split'),
     ('nbayes.calibration', 'nbayes.model_selection._validate'),
-    ('nbayes.cli', '_infer_kinds'),
     ('nbayes.cli', 'nbayes.serve._model'),
     ('nbayes.compare', 'nbayes.evaluate._lr_input'),
     ('nbayes.compare', 'nbayes.evaluate._sampling'),
-    ('nbayes.dask', '_infer_kinds'),
-    ('nbayes.dask', '_set_coef'),
     ('nbayes.model_selection', '_active'),
     ('nbayes.model_selection', '_how'),
     ('nbayes.model_selection', '_idf'),

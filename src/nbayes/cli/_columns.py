@@ -82,7 +82,7 @@ def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, 
     cols = [c for c in frame.columns if c not in ignore]
     if not cols:
         raise DataError(f"{source}: no feature columns left (all ignored or only the target)")
-    kinds = NaiveBayes()._infer_kinds(frame.select(cols))
+    kinds = NaiveBayes().infer_column_kinds(frame.select(cols))
     return {c: overrides.get(c, k) for c, k in zip(cols, kinds)}
 
 

@@ -207,7 +207,7 @@ class LogisticRegression(Classifier):
                 stacklevel=2,
             )
         W, b = loss.split(res.theta)
-        self._set_coef(W, b, classes, Xv.shape[1], names)
+        self.set_coefficients(W, b, classes, Xv.shape[1], names)
         self.n_iter_ = np.array([res.n_iter])
         self._n_seen = float(weights.sum())
         if hasattr(self, "_sgd"):
@@ -235,7 +235,11 @@ class LogisticRegression(Classifier):
         b = intercept if self.fit_intercept else np.zeros(0)
         return loss.join(np.ascontiguousarray(coef.T), np.asarray(b, dtype=float))
 
-    def _set_coef(self, W: np.ndarray, b: np.ndarray, classes: np.ndarray, d: int, names: list[str] | None) -> None:
+    def set_coefficients(self, W: np.ndarray, b: np.ndarray, classes: np.ndarray, d: int, names: list[str] | None) -> None:
+        """Make this model the fitted one with weights ``W`` (d x K, or d x 1 for two classes)
+        and intercepts ``b`` for ``classes`` over ``d`` features named ``names``: the intercepts
+        centred (softmax is shift-invariant), non-finite weights refused (ConvergenceError).
+        Solvers elsewhere (:mod:`nbayes.dask`'s distributed one) finish a fit through it."""
         coef = np.ascontiguousarray(W.T)
         intercept = np.asarray(b, dtype=float).copy() if self.fit_intercept else np.zeros(coef.shape[0])
         if coef.shape[0] > 1 and self.fit_intercept:
@@ -297,7 +301,7 @@ class LogisticRegression(Classifier):
                 state = {"h": np.zeros(loss.size), "seen": seen, "step": 0}
         theta = _adagrad(loss, Xv, codes, weights, theta, state, self)
         W, b = loss.split(theta)
-        self._set_coef(W, b, cls, Xv.shape[1], names if first else self.input_feature_names())
+        self.set_coefficients(W, b, cls, Xv.shape[1], names if first else self.input_feature_names())
         self._sgd = state
         self.n_iter_ = np.array([state["step"]])
         return self

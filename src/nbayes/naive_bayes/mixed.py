@@ -182,7 +182,7 @@ class NaiveBayes(BaseNB):
     # ------------------------------------------------------------------ boundary
     def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         if fitting:
-            kinds = self._infer_kinds(X)
+            kinds = self.infer_column_kinds(X)
         T, names = read_table(
             X,
             n_features=None if fitting else self.n_features_in_,
@@ -227,7 +227,11 @@ class NaiveBayes(BaseNB):
                 parts[kind] = Binary(np.where(nan, 0.0, M), nan.astype(float) if nan.any() else None)
         return Parts(parts, T.shape), names
 
-    def _infer_kinds(self, X: Any) -> list[str]:
+    def infer_column_kinds(self, X: Any) -> list[str]:
+        """The kind of each column of ``X`` as :class:`NaiveBayes` types it when
+        ``column_types`` does not say: ``"gaussian"``, ``"categorical"``, ``"bernoulli"`` or
+        ``"multinomial"`` (from a frame's dtypes, or a sample of an array's values; the CLI and
+        :mod:`nbayes.dask` type a file's columns with it)."""
         mod = type(X).__module__.split(".")[0]
         if mod in ("pandas", "polars", "pyarrow") and hasattr(X, "columns"):
             frame_names(X)  # unique, before any column is looked up by name
