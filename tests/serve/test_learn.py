@@ -1,0 +1,268 @@
+"""``nbayes serve --learn`` in process (Starlette's test client): the learning endpoints, their
+auth, refused updates leaving the model unchanged, forgetting (vocabulary and disk), the log
+and its snapshots, and readers under concurrent learning."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="nbayes serve needs the extra: pip install 'nbayes[serve]'")
+
+import nbayes  # noqa: E402
+from nbayes.errors import ModelFileError  # noqa: E402
+from nbayes.serve import create_app  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
+
+TOKEN = "correct horse battery staple"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+SPAM = ["win a free prize now", "free cash claim now", "claim your free prize"]
+HAM = ["lunch at noon tomorrow", "see you at home tonight", "meeting moved to thursday"]
+PROBE = ["free lunch now", "zebra prize", "see you thursday", "okapi giraffe zebra", ""]
+
+
+def text_model():
+    return nbayes.TextClassifier(alpha=0.5).fit(SPAM + HAM, ["spam"] * 3 + ["ham"] * 3)
+
+
+@pytest.fixture
+def text_file(tmp_path):
+    path = tmp_path / "spam.nbm"
+    text_model().save(path)
+    return path
+
+
+def client(path, **kw):
+    kw.setdefault("token", TOKEN)
+    return TestClient(create_app(str(path), learn=True, max_batch=50, **kw))
+
+
+def proba(c, docs=PROBE):
+    out = c.post("/v1/predict", json={"texts": docs}).json()["predictions"]
+    return np.array([[p["probabilities"][k] for k in ("ham", "spam")] for p in out])
+
+
+def post(c, path, body, status=200, headers=AUTH):
+    r = c.post(path, json=body, headers=headers)
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+# ---------------------------------------------------------------------------- endpoints
+def test_learn_and_unlearn_equal_the_offline_model_and_survive_a_restart(text_file):
+    ref = text_model()
+    with client(text_file) as c:
+        assert post(c, "/v1/learn", {"texts": ["zebra prize zebra", "giraffe lunch"], "labels": ["spam", "ham"]}) == \
+            {"learned": 2, "version": 1}
+        ref.partial_fit(["zebra prize zebra", "giraffe lunch"], ["spam", "ham"])
+        assert post(c, "/v1/learn", {"text": "okapi", "label": "ham", "weight": 2.5}) == {"learned": 1, "version": 2}
+        ref.partial_fit(["okapi"], ["ham"], sample_weight=[2.5])
+        np.testing.assert_allclose(proba(c), ref.predict_proba(PROBE), rtol=0, atol=1e-12)
+        info = c.get("/v1/model").json()
+        assert info["version"] == 2 and info["learning"]["rows_learned_since_file"] == 3
+        assert info["training_rows"] == pytest.approx(6 + 2 + 2.5)
+        assert post(c, "/v1/unlearn", {"texts": ["giraffe lunch"], "labels": ["ham"]}) == {"unlearned": 1, "version": 3}
+        ref.unlearn(["giraffe lunch"], ["ham"])
+        np.testing.assert_allclose(proba(c), ref.predict_proba(PROBE), rtol=0, atol=1e-12)
+        r = c.post("/v1/predict", json={"text": "zebra"})
+        assert r.headers["x-model-version"] == "3"
+    with client(text_file) as c:  # the file plus the log: the same model
+        assert c.get("/v1/model").json()["version"] == 3
+        np.testing.assert_allclose(proba(c), ref.predict_proba(PROBE), rtol=0, atol=1e-12)
+
+
+def test_forgetting_removes_the_terms_and_leaves_no_record_on_disk(text_file):
+    secret = "xylophonist quokka"
+    with client(text_file) as c:
+        post(c, "/v1/learn", {"texts": [secret], "labels": ["ham"]})
+        assert b"quokka" in (text_file.parent / "spam.nbm.log").read_bytes()  # counts keep their terms
+        post(c, "/v1/unlearn", {"texts": [secret], "labels": ["ham"]})
+        for name in os.listdir(text_file.parent):  # the answer came after the compaction
+            assert b"quokka" not in (text_file.parent / name).read_bytes(), name
+    model = nbayes.load(text_file)
+    assert "quokka" not in model.vocabulary_ and "xylophonist" not in model.vocabulary_
+    np.testing.assert_allclose(model.predict_proba(PROBE), text_model().predict_proba(PROBE), rtol=0, atol=1e-12)
+    assert sorted(model.vocabulary_) == sorted(text_model().vocabulary_)
+
+
+def test_auth_is_required_for_changes_and_optionally_for_predictions(text_file):
+    with client(text_file) as c:
+        body = {"texts": ["zebra"], "labels": ["ham"]}
+        r = c.post("/v1/learn", json=body)
+        assert r.status_code == 401 and r.headers["www-authenticate"].startswith("Bearer")
+        assert post(c, "/v1/learn", body, 401, {"Authorization": "Basic abc"})["status"] == 401
+        assert post(c, "/v1/learn", body, 403, {"Authorization": "Bearer nope"})["status"] == 403
+        assert post(c, "/v1/unlearn", body, 403, {"Authorization": "Bearer " + TOKEN + "x"})["status"] == 403
+        assert c.post("/v1/predict", json={"text": "a"}).status_code == 200
+        assert c.get("/v1/model").json()["version"] == 0
+    with client(text_file, token_required_for_predict=True) as c:
+        assert c.post("/v1/predict", json={"text": "a"}).status_code == 401
+        assert c.post("/v1/explain", json={"text": "a"}, headers={"Authorization": "Bearer x"}).status_code == 403
+        assert c.post("/v1/predict", json={"text": "a"}, headers=AUTH).status_code == 200
+    with pytest.raises(ValueError, match="token"):
+        create_app(str(text_file), learn=True)
+
+
+@pytest.mark.parametrize("op, body, status, words", [
+    ("learn", {"texts": ["zebra"], "labels": ["spma"]}, 422, "typo"),
+    ("learn", {"texts": ["zebra", "x"], "labels": ["spam"]}, 422, "1 labels for 2 items"),
+    ("learn", {"texts": ["zebra"]}, 422, "missing field 'labels'"),
+    ("learn", {"texts": ["zebra"], "labels": [None]}, 422, "must be a string"),
+    ("learn", {"texts": ["zebra"], "labels": ["spam"], "weights": [-1]}, 422, ">= 0"),
+    ("learn", {"texts": [3], "labels": ["spam"]}, 422, "must be a string"),
+    ("learn", {"rows": [{"a": 1}], "labels": ["spam"]}, 422, "text model"),
+    ("learn", {"texts": ["a"] * 51, "labels": ["spam"] * 51}, 413, "limit"),
+    ("unlearn", {"texts": ["never seen words"], "labels": ["ham"]}, 422, "nothing was unlearned"),
+    ("unlearn", {"texts": ["free free free free free free"], "labels": ["spam"]}, 422, "unchanged"),
+    ("unlearn", {"texts": ["zebra"], "labels": ["other"]}, 422, "never learned"),
+])
+def test_a_bad_update_is_refused_and_changes_nothing(text_file, op, body, status, words):
+    with client(text_file) as c:
+        before = proba(c)
+        log = (text_file.parent / "spam.nbm.log").read_bytes()
+        r = c.post(f"/v1/{op}", json=body, headers=AUTH)
+        assert r.status_code == status, r.text
+        assert words in r.json()["error"]
+        np.testing.assert_array_equal(proba(c), before)
+        assert c.get("/v1/model").json()["version"] == 0
+        assert (text_file.parent / "spam.nbm.log").read_bytes() == log
+
+
+def test_new_classes_only_when_allowed(text_file):
+    with client(text_file, allow_new_classes=True) as c:
+        assert post(c, "/v1/learn", {"texts": ["invoice due"], "labels": ["bills"]})["version"] == 1
+        assert c.get("/v1/model").json()["classes"] == ["bills", "ham", "spam"]
+    with client(text_file) as c:  # recovered with the class
+        assert c.get("/v1/model").json()["classes"] == ["bills", "ham", "spam"]
+        assert c.post("/v1/predict", json={"text": "invoice"}).json()["label"] == "bills"
+
+
+def test_models_that_cannot_learn_answer_409(tmp_path):
+    nblr = tmp_path / "nblr.nbm"
+    nbayes.TextClassifier(model="nblr").fit(SPAM + HAM, ["spam"] * 3 + ["ham"] * 3).save(nblr)
+    with client(nblr) as c:
+        r = c.post("/v1/learn", json={"texts": ["zebra"], "labels": ["ham"]}, headers=AUTH)
+        assert r.status_code == 409 and "nblr" in r.json()["error"] and "partial_fit" in r.json()["error"]
+    plain = tmp_path / "plain.nbm"
+    text_model().save(plain)
+    with TestClient(create_app(str(plain))) as c:  # a service without --learn
+        r = c.post("/v1/learn", json={"texts": ["zebra"], "labels": ["ham"]})
+        assert r.status_code == 409 and "--learn" in r.json()["error"]
+        assert c.get("/v1/model").json()["learning"] is None
+
+
+def test_a_table_model_learns_rows(tmp_path):
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"age": [23.0, 35.0, 47.0, 52.0], "colour": ["red", "blue", "red", "green"],
+                          "smoker": [True, False, True, False]})
+    y = ["yes", "no", "yes", "no"]
+    path = tmp_path / "table.nbm"
+    nbayes.NaiveBayes().fit(frame, y).save(path)
+    new = [{"age": 30.0, "colour": "green", "smoker": True}, {"age": 61.0, "colour": "blue", "smoker": None}]
+    with client(path) as c:
+        assert post(c, "/v1/learn", {"rows": new, "labels": ["yes", "no"]})["learned"] == 2
+        post(c, "/v1/unlearn", {"row": new[0], "label": "yes"})
+        got = c.post("/v1/predict", json={"rows": new}).json()["predictions"]
+    ref = nbayes.NaiveBayes().fit(frame, y)
+    X = pl.DataFrame(new, schema=frame.schema)
+    ref.partial_fit(X, ["yes", "no"])
+    ref.unlearn(X[:1], ["yes"])
+    np.testing.assert_allclose([[g["probabilities"][k] for k in ("no", "yes")] for g in got],
+                               ref.predict_proba(X), rtol=0, atol=1e-12)
+    model = nbayes.load(path)  # the unlearn wrote a snapshot
+    np.testing.assert_allclose(model.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------- the log
+def test_snapshots_truncate_the_log_and_a_foreign_log_is_refused(text_file, tmp_path):
+    ref = text_model()
+    with client(text_file, snapshot_every=3) as c:
+        for i in range(7):
+            post(c, "/v1/learn", {"texts": [f"word{i} prize"], "labels": ["spam"]})
+            ref.partial_fit([f"word{i} prize"], ["spam"])
+        status = c.get("/v1/model").json()["learning"]
+        assert status["snapshots"] == 2 and status["file_version"] == 6 and status["rows_learned_since_file"] == 1
+    assert nbayes.load(text_file).predict_proba(["word1"]).shape == (1, 2)
+    with client(text_file) as c:
+        np.testing.assert_allclose(proba(c, PROBE + ["word6 word1"]), ref.predict_proba(PROBE + ["word6 word1"]),
+                                   rtol=0, atol=1e-12)
+    other = tmp_path / "other.nbm"
+    text_model().save(other)
+    os.replace(text_file.parent / "spam.nbm.log", tmp_path / "other.nbm.log")
+    with pytest.raises(ModelFileError, match="belongs to another model file"):
+        create_app(str(other), learn=True, token=TOKEN)
+
+
+def test_a_torn_tail_is_cut_and_the_rest_replayed(text_file):
+    ref = text_model()
+    with client(text_file) as c:
+        post(c, "/v1/learn", {"texts": ["zebra prize"], "labels": ["spam"]})
+        ref.partial_fit(["zebra prize"], ["spam"])
+        post(c, "/v1/learn", {"texts": ["giraffe"], "labels": ["ham"]})
+    log = text_file.parent / "spam.nbm.log"
+    whole = log.read_bytes()
+    with open(log, "ab") as f:  # half of a third record
+        f.write(whole[-200:-100])
+    raw = log.read_bytes()
+    log.write_bytes(raw[: len(whole) - 50] + raw[len(whole):])  # and the second one torn
+    with client(text_file) as c:
+        assert c.get("/v1/model").json()["version"] == 1
+        np.testing.assert_allclose(proba(c), ref.predict_proba(PROBE), rtol=0, atol=1e-12)
+        assert post(c, "/v1/learn", {"texts": ["okapi"], "labels": ["ham"]})["version"] == 2
+        ref.partial_fit(["okapi"], ["ham"])
+    with client(text_file) as c:
+        np.testing.assert_allclose(proba(c), ref.predict_proba(PROBE), rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------- concurrency
+def test_concurrent_learners_and_readers_see_whole_versions(text_file):
+    docs = [f"zebra{i % 7} prize lunch{i % 3}" for i in range(40)]
+    labels = ["spam" if i % 3 else "ham" for i in range(40)]
+    seen: list[tuple[int, list[float]]] = []
+    errors: list[str] = []
+    with client(text_file) as c:
+        stop = threading.Event()
+
+        def learner(k: int) -> None:
+            for i in range(k, 40, 4):
+                r = c.post("/v1/learn", json={"texts": [docs[i]], "labels": [labels[i]]}, headers=AUTH)
+                if r.status_code != 200:
+                    errors.append(r.text)
+
+        def reader() -> None:
+            while not stop.is_set():
+                r = c.post("/v1/predict", json={"text": "zebra3 prize lunch1"})
+                if r.status_code != 200:
+                    errors.append(r.text)
+                    continue
+                seen.append((int(r.headers["x-model-version"]), r.json()["probabilities"]["spam"]))
+
+        readers = [threading.Thread(target=reader) for _ in range(6)]
+        learners = [threading.Thread(target=learner, args=(k,)) for k in range(4)]
+        for t in readers + learners:
+            t.start()
+        for t in learners:
+            t.join()
+        stop.set()
+        for t in readers:
+            t.join()
+        assert not errors
+        version = c.get("/v1/model").json()["version"]
+        assert 1 <= version <= 40  # group commit: concurrent updates may share a version
+    # every answer is the answer of the version it names: replay the log version by version
+    from nbayes.serve._learn import Learner
+    from nbayes.serve._log import read_log
+
+    _, records, _, _ = read_log(str(text_file) + ".log")
+    assert sum(r.rows for r in records) == 40
+    model, answers = text_model(), {0: None}
+    answers[0] = model.predict_proba(["zebra3 prize lunch1"])[0, 1]
+    for r in records:
+        model = model.merge(Learner.decode(r.image))
+        answers[r.version] = model.predict_proba(["zebra3 prize lunch1"])[0, 1]
+    assert len(seen) > 10
+    for v, p in seen:
+        assert p == pytest.approx(answers[v], abs=1e-12)
