@@ -104,7 +104,8 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
     click.echo(
         f"nbayes serve: {model_path} ({type(loaded.model).__name__}, {len(loaded.classes)} classes) "
         f"on http://{host}:{port}/ with {workers} worker{'s' if workers > 1 else ''}"
-        + (f", learning (version {loaded.version}, log {model_path}.log)" if learn else ""), err=True,
+        + (f", learning (version {loaded.version}; {app.state.learner.replayed} update(s) replayed from "
+           f"{model_path}.log)" if learn else ""), err=True,
     )
     uvicorn.run(target, **common)
 

@@ -149,6 +149,7 @@ class Learner:
         self.broken: str | None = None
         self.snapshots = 0
         model, replayed = self._recover(loaded.model, serve.get("follows"))
+        self.replayed = replayed
         self.model = model
         self.fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
         self.log_bytes = os.fstat(self.fd).st_size
