@@ -25,8 +25,8 @@ def _options(f: Any) -> Any:
                      help="Text models: the column holding the documents (default: the model's, else 'text', "
                           "else the only other column)."),
         click.option("--weight", "weight_column", default=None, help="A column of row weights (>= 0)."),
-        click.option("--batch-size", type=click.IntRange(1, None), default=100, show_default=True,
-                     help="Rows per request (at most the service's --max-batch)."),
+        click.option("--batch-size", type=click.IntRange(1, None), default=None,
+                     help="Rows per request (default 100, or the service's --max-batch if smaller)."),
         click.option("--token-file", type=click.Path(dir_okay=False), default=None,
                      help="File holding the bearer token (default: the NBAYES_TOKEN environment variable)."),
         click.option("--timeout", type=click.FloatRange(0, None, min_open=True), default=60.0, show_default=True,
@@ -39,7 +39,7 @@ def _options(f: Any) -> Any:
 
 @click.command()
 @_options
-def learn(url: str, data: str, target: str, text_column: str | None, weight_column: str | None, batch_size: int,
+def learn(url: str, data: str, target: str, text_column: str | None, weight_column: str | None, batch_size: int | None,
           token_file: str | None, timeout: float, na_values: tuple[str, ...]) -> None:
     """Send the rows of DATA to a learning service at URL (nbayes serve MODEL --learn).
 
@@ -56,7 +56,7 @@ def learn(url: str, data: str, target: str, text_column: str | None, weight_colu
 
 @click.command()
 @_options
-def unlearn(url: str, data: str, target: str, text_column: str | None, weight_column: str | None, batch_size: int,
+def unlearn(url: str, data: str, target: str, text_column: str | None, weight_column: str | None, batch_size: int | None,
             token_file: str | None, timeout: float, na_values: tuple[str, ...]) -> None:
     """Make a learning service at URL forget the rows of DATA exactly (nbayes serve MODEL --learn).
 
@@ -72,15 +72,17 @@ def unlearn(url: str, data: str, target: str, text_column: str | None, weight_co
 
 
 def send(op: str, url: str, data: str, target: str, text_column: str | None, weight_column: str | None,
-         batch_size: int, token_file: str | None, timeout: float, na_values: tuple[str, ...]) -> None:
+         batch_size: int | None, token_file: str | None, timeout: float, na_values: tuple[str, ...]) -> None:
     token = _token(token_file)
     source = DataFile(data, split(na_values))
     info = model_info(url, token=token, timeout=timeout)
     learning = info.get("learning")
     if not learning:
         raise ServiceError(f"{url}: this service does not learn (start it with `nbayes serve MODEL --learn`)", 409)
-    limit = int((info.get("limits") or {}).get("max_batch", batch_size))
-    if batch_size > limit:
+    limit = int((info.get("limits") or {}).get("max_batch", 100))
+    if batch_size is None:
+        batch_size = min(100, limit)
+    elif batch_size > limit:
         raise DataError(f"--batch-size {batch_size}: the service takes at most {limit} items per request")
     done, version = 0, info.get("version")
     key = "learned" if op == "learn" else "unlearned"
