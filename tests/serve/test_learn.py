@@ -266,3 +266,18 @@ def test_concurrent_learners_and_readers_see_whole_versions(text_file):
     assert len(seen) > 10
     for v, p in seen:
         assert p == pytest.approx(answers[v], abs=1e-12)
+
+
+def test_a_few_terms_join_a_large_vocabulary_as_a_set_union():
+    """The learning path's union of an update's terms into the model's (a binary search, not a
+    sort of the whole vocabulary) equals the sorted set union, whichever side is larger."""
+    from nbayes.stats.text import union_terms
+
+    rng = np.random.default_rng(0)
+    words = sorted({"".join(rng.choice(list("abcdé"), rng.integers(1, 6))) for _ in range(3000)})
+    for _ in range(200):
+        a = sorted(set(rng.choice(words, 800).tolist()))
+        b = sorted(set(rng.choice(words, rng.integers(1, 40)).tolist()))
+        A, B = np.empty(len(a), dtype=object), np.empty(len(b), dtype=object)
+        A[:], B[:] = a, b
+        assert union_terms(A, B).tolist() == union_terms(B, A).tolist() == sorted(set(a) | set(b))

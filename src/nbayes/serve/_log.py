@@ -26,6 +26,7 @@ import struct
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ModelFileError
 
@@ -68,7 +69,7 @@ def encode_header(snapshot: str, version: int) -> bytes:
     return _HEAD.pack(MAGIC, len(head), zlib.crc32(head)) + head
 
 
-def read_log(path: str) -> tuple[dict[str, object], list[Record], int, int]:
+def read_log(path: str) -> tuple[dict[str, Any], list[Record], int, int]:
     """(header, the complete records, the byte length they end at, the file's length). A bad
     header is a ModelFileError: the log is written whole by a rename, so it is damage."""
     with open(path, "rb") as f:
@@ -79,7 +80,12 @@ def read_log(path: str) -> tuple[dict[str, object], list[Record], int, int]:
     head = raw[_HEAD.size:_HEAD.size + n]
     if len(head) != n or zlib.crc32(head) != crc:
         raise ModelFileError(f"{path}: the update log's header is damaged (CRC mismatch)")
-    header = json.loads(head)
+    try:
+        header = json.loads(head)
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or not isinstance(header.get("version"), int) or not isinstance(header.get("snapshot"), str):
+        raise ModelFileError(f"{path}: the update log's header is damaged (not the expected JSON)")
     records, end = list(_records(raw, _HEAD.size + n)), _HEAD.size + n
     for r in records:
         end += _FRAME.size + _RECORD.size + len(r.image)

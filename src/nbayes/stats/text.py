@@ -201,7 +201,15 @@ def union_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a
     if len(a) == len(b) and np.array_equal(a, b):
         return a
-    out = np.empty(0, dtype=object)
+    big, small = (a, b) if len(a) >= len(b) else (b, a)
+    if big.dtype == object and small.dtype == object and 16 * len(small) <= len(big):
+        # a few terms into a large vocabulary (a learning service's updates): binary search,
+        # not a set and a sort of the whole vocabulary
+        at = np.searchsorted(big, small)
+        known = np.zeros(len(small), dtype=bool)
+        inside = at < len(big)
+        known[inside] = big[at[inside]] == small[inside]
+        return big if known.all() else np.insert(big, at[~known], small[~known])
     merged = sorted(set(a.tolist()) | set(b.tolist()))
     out = np.empty(len(merged), dtype=object)
     out[:] = merged
