@@ -281,3 +281,13 @@ def test_a_few_terms_join_a_large_vocabulary_as_a_set_union():
         A, B = np.empty(len(a), dtype=object), np.empty(len(b), dtype=object)
         A[:], B[:] = a, b
         assert union_terms(A, B).tolist() == union_terms(B, A).tolist() == sorted(set(a) | set(b))
+
+
+def test_openapi_lists_the_learning_endpoints(text_file):
+    with client(text_file) as c:
+        doc = c.get("/openapi.json").json()
+    learn = doc["paths"]["/v1/learn"]["post"]
+    assert {"401", "403", "409", "422"} <= set(learn["responses"]) and learn["security"] == [{"bearer": []}]
+    batch = doc["components"]["schemas"]["LearnBatch"]
+    assert batch["required"] == ["texts", "labels"] and batch["properties"]["labels"]["items"]["enum"] == ["ham", "spam"]
+    assert "/v1/unlearn" in doc["paths"]

@@ -338,7 +338,13 @@ def create_app(
     async def openapi(request: Request) -> Response:
         from ._openapi import schema
 
-        return JSONResponse(schema(holder.current, limits))
+        cur = holder.current
+        doc = schema(cur, limits)
+        if learner is not None:
+            from ._openapi_learn import add_learning
+
+            doc = add_learning(doc, cur.classes, learner.allow_new_classes)
+        return JSONResponse(doc)
 
     async def index(request: Request) -> Response:
         return Response(
