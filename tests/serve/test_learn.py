@@ -291,3 +291,55 @@ def test_openapi_lists_the_learning_endpoints(text_file):
     batch = doc["components"]["schemas"]["LearnBatch"]
     assert batch["required"] == ["texts", "labels"] and batch["properties"]["labels"]["items"]["enum"] == ["ham", "spam"]
     assert "/v1/unlearn" in doc["paths"]
+
+
+def _kinds():
+    rng = np.random.default_rng(0)
+    Xc, Xn = rng.integers(0, 5, (30, 4)), rng.integers(0, 5, (4, 4))
+    Xg, Xgn = rng.normal(size=(30, 3)), rng.normal(size=(4, 3))
+    Xk = rng.choice(["x", "y", "z"], (30, 3)).astype(object)
+    Xkn = np.array([["x", "y", "w"], ["z", "z", "z"], ["y", "x", "x"], ["w", "w", "w"]], dtype=object)
+    y, yn = rng.choice(["a", "b", "c"], 30), ["a", "b", "a", "c"]
+    docs, lab = (SPAM + HAM) * 3, (["spam"] * 3 + ["ham"] * 3) * 3
+    nd, nl = ["free lunch zebra", "okapi now", "zebra zebra win", "cash"], ["spam", "ham", "spam", "spam"]
+    idf = {t: 1.0 + i / 10 for i, t in enumerate(sorted({w for d in docs for w in d.split()}))}
+    return {
+        "multinomial": (nbayes.MultinomialNB(), Xc, y, Xn, yn),
+        "complement": (nbayes.ComplementNB(), Xc, y, Xn, yn),
+        "bernoulli": (nbayes.BernoulliNB(), (Xc > 2) * 1.0, y, (Xn > 2) * 1.0, yn),
+        "gaussian": (nbayes.GaussianNB(), Xg, y, Xgn, yn),
+        "gaussian-float32": (nbayes.GaussianNB(), Xg.astype(np.float32), y, Xgn.astype(np.float32), yn),
+        "categorical, a new category": (nbayes.CategoricalNB(), Xk, y, Xkn, yn),
+        "integer labels": (nbayes.MultinomialNB(), Xc, np.arange(30) % 3, Xn, [0, 1, 2, 0]),
+        "text bernoulli": (nbayes.TextClassifier(model="bernoulli"), docs, lab, nd, nl),
+        "text complement": (nbayes.TextClassifier(model="complement"), docs, lab, nd, nl),
+        "text hashing": (nbayes.TextClassifier(n_features=64), docs, lab, nd, nl),
+        "text binary bigrams min_df": (nbayes.TextClassifier(binary=True, ngram_range=(1, 2), min_df=2), docs, lab, nd, nl),
+        "text tf-idf, frozen idf": (nbayes.TextClassifier(tfidf=True, idf=idf), docs, lab, nd, nl),
+    }
+
+
+@pytest.mark.parametrize("kind", list(_kinds()))
+def test_every_model_that_learns_serves_its_updates_exactly(tmp_path, kind):
+    model, X, y, Xn, yn = _kinds()[kind]
+    path = tmp_path / "m.nbm"
+    model.fit(X, y).save(path)
+    ref = nbayes.load(path)
+    key = "texts" if isinstance(Xn, list) else "rows"
+    body = (lambda A: {key: list(A)}) if key == "texts" else (lambda A: {key: np.asarray(A).tolist()})
+    with client(path) as c:
+        post(c, "/v1/learn", {**body(Xn), "labels": list(yn)})
+        post(c, "/v1/unlearn", {**body(Xn[:1]), "labels": list(yn[:1])})
+    ref.partial_fit(Xn, yn)
+    ref.unlearn(Xn[:1], yn[:1])
+    mid = ref.predict_proba(Xn)
+    with client(path) as c:  # the snapshot the unlearn wrote, then nothing to replay
+        got = c.post("/v1/predict", json=body(Xn)).json()["predictions"]
+        post(c, "/v1/learn", {**body(Xn[1:]), "labels": list(yn[1:])})
+    ref.partial_fit(Xn[1:], yn[1:])
+    P = np.array([[g["probabilities"][str(k)] for k in ref.classes_] for g in got])
+    with client(path) as c:  # the log replayed
+        again = c.post("/v1/predict", json=body(Xn)).json()["predictions"]
+    Q = np.array([[g["probabilities"][str(k)] for k in ref.classes_] for g in again])
+    np.testing.assert_allclose(P, mid, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(Q, ref.predict_proba(Xn), rtol=0, atol=1e-12)

@@ -61,6 +61,10 @@ def cannot(model: Any, op: str) -> str | None:
         extra = " (a calibrated model: its map was fitted on out-of-fold predictions of all rows)"
     elif getattr(model, "model", None) == "nblr":
         extra = " (model='nblr': weights fitted by logistic regression over all documents)"
+    elif getattr(model, "tfidf", False) and getattr(model, "idf", None) is None:
+        extra = " (tfidf=True with an idf learned from all training documents; a frozen idf= learns)"
+    elif "mixture" in caps and "partial_fit" not in caps:
+        extra = " (fitted by EM with mixture components over all rows)"
     return (f"this {kind} cannot {op}{extra}: its capabilities lack {', '.join(repr(m) for m in missing)}; "
             f"it has {sorted(caps)}")
 
