@@ -283,6 +283,32 @@ def test_a_few_terms_join_a_large_vocabulary_as_a_set_union():
         assert union_terms(A, B).tolist() == union_terms(B, A).tolist() == sorted(set(a) | set(b))
 
 
+def test_a_small_update_adds_to_large_text_statistics_term_by_term():
+    """TextStats + a few documents' statistics (the fast paths for a large vocabulary) equals
+    the counts added term by term."""
+    from nbayes.stats.text import TextStats
+
+    rng = np.random.default_rng(1)
+    words = sorted({"".join(rng.choice(list("abcdeé"), rng.integers(1, 7))) for _ in range(4000)})
+
+    def stats(terms):
+        T = np.empty(len(terms), dtype=object)
+        T[:] = terms
+        tc = rng.integers(0, 4, (2, len(terms))).astype(float)
+        return TextStats(T, np.array([3.0, 4.0]), tc, np.minimum(tc, 1.0), (tc > 0).sum(0) * 1.0, tc.sum(0), 7.0)
+
+    for _ in range(30):
+        big = stats(sorted(set(rng.choice(words, 1500).tolist())))
+        small = stats(sorted(set(rng.choice(words, rng.integers(1, 25)).tolist())))
+        total = big + small
+        want: dict[str, np.ndarray] = {}
+        for s in (big, small):
+            for j, t in enumerate(s.terms.tolist()):
+                want[t] = want.get(t, 0) + s.term_count[:, j]
+        assert total.terms.tolist() == sorted(want)
+        np.testing.assert_array_equal(total.term_count, np.array([want[t] for t in sorted(want)]).T)
+
+
 def test_openapi_lists_the_learning_endpoints(text_file):
     with client(text_file) as c:
         doc = c.get("/openapi.json").json()

@@ -273,10 +273,16 @@ class Learner:
             nonlocal work, version, learned
             if not run:
                 return
-            delta = run[0][1]
-            for _, d, _, _ in run[1:]:
-                delta = delta.merge(d)
-            work = work.merge(delta)
+            try:
+                delta = run[0][1]
+                for _, d, _, _ in run[1:]:
+                    delta = delta.merge(d)
+                work = work.merge(delta)
+            except NBayesError as exc:  # not expected: each update was counted with this model's settings
+                for j, _, _, _ in run:
+                    j.future.set_exception(Problem(422, f"{exc}; nothing was learned"))
+                run.clear()
+                return
             version += 1
             rows, weight = sum(r[2] for r in run), sum(r[3] for r in run)
             records.append(_log.Record(version, _log.OP_LEARN, rows, weight, state_to_bytes(delta.to_state())))
@@ -300,12 +306,7 @@ class Learner:
                 job.future.set_exception(exc)
             except NBayesError as exc:
                 job.future.set_exception(Problem(422, f"{exc}; nothing was {'learned' if job.op == LEARN else 'unlearned'}"))
-        try:
-            flush()
-        except NBayesError as exc:  # cannot happen for statistics that each apply alone
-            for j, _, _, _ in run:
-                j.future.set_exception(Problem(422, str(exc)))
-            run.clear()
+        flush()
         if not done:
             return
         try:

@@ -58,7 +58,7 @@ class TextStats:
         """The same statistics laid over a larger sorted vocabulary."""
         if len(terms) == len(self.terms):
             return self
-        pos = np.searchsorted(terms, self.terms)
+        pos = _positions(terms, self.terms)
 
         def spread(a: np.ndarray) -> np.ndarray:
             out = np.zeros(a.shape[:-1] + (len(terms),))
@@ -193,6 +193,29 @@ def _table_of(terms: np.ndarray, a: "TextStats", b: "TextStats") -> Any:
         if side.table is not None and len(side.terms) == len(terms):
             return side.table
     return None
+
+
+def _positions(terms: np.ndarray, sub: np.ndarray) -> np.ndarray:
+    """Where the sorted distinct ``sub`` lies in its sorted superset ``terms``. A few new terms
+    in a large vocabulary (a learning service's update): one binary search per new term (past
+    the s-th new one, terms[i] == sub[i - s] holds exactly up to the next), not a search per
+    term of ``sub``."""
+    n, k = len(sub), len(terms) - len(sub)
+    if terms.dtype != object or k * 64 > n:
+        return np.searchsorted(terms, sub)
+    new, lo = np.empty(k, dtype=np.int64), 0
+    for s in range(k):
+        hi = n + s
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if terms[mid] == sub[mid - s]:
+                lo = mid + 1
+            else:
+                hi = mid
+        new[s], lo = lo, lo + 1
+    keep = np.ones(len(terms), dtype=bool)
+    keep[new] = False
+    return np.flatnonzero(keep)
 
 
 def union_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
