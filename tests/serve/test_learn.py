@@ -131,6 +131,27 @@ def test_a_bad_update_is_refused_and_changes_nothing(text_file, op, body, status
         assert (text_file.parent / "spam.nbm.log").read_bytes() == log
 
 
+def test_an_update_that_would_overflow_is_refused_and_the_others_of_its_group_learned(tmp_path):
+    path = tmp_path / "counts.nbm"
+    nbayes.MultinomialNB().fit(np.array([[3, 0, 1], [0, 2, 2]]), ["a", "b"]).save(path)
+    with client(path) as c:
+        huge = {"rows": [[1e308, 1e308, 1e308]] * 2, "labels": ["a", "a"]}
+        r = c.post("/v1/learn", json=huge, headers=AUTH)
+        assert r.status_code == 422 and "overflow" in r.json()["error"]
+        assert c.get("/v1/model").json()["version"] == 0
+        assert post(c, "/v1/learn", {"rows": [[1, 0, 0]], "labels": ["a"]})["version"] == 1
+        # in one group with good updates (the writer takes whatever waits): only the bad one fails
+        learner = c.app.state.learner
+        X = np.array([[1e308, 1e308, 1e308]] * 2)
+        futures = [learner.submit("learn", np.array([[0, 1, 0]]), ["b"], None), learner.submit("learn", X, ["a", "a"], None),
+                   learner.submit("learn", np.array([[0, 0, 1]]), ["a"], None)]
+        outcomes = [f.exception(timeout=30) for f in futures]
+        assert outcomes[0] is None and outcomes[2] is None and "overflow" in str(outcomes[1])
+        P = c.post("/v1/predict", json={"rows": [[1, 1, 1]]}).json()["predictions"][0]["probabilities"]
+    ref = nbayes.MultinomialNB().fit(np.array([[3, 0, 1], [0, 2, 2], [1, 0, 0], [0, 1, 0], [0, 0, 1]]), ["a", "b", "a", "b", "a"])
+    np.testing.assert_allclose([P["a"], P["b"]], ref.predict_proba([[1, 1, 1]])[0], rtol=0, atol=1e-12)
+
+
 def test_new_classes_only_when_allowed(text_file):
     with client(text_file, allow_new_classes=True) as c:
         assert post(c, "/v1/learn", {"texts": ["invoice due"], "labels": ["bills"]})["version"] == 1

@@ -258,6 +258,11 @@ class Learner:
 
     # ------------------------------------------------------------------ a group
     def _group(self, jobs: list[Job]) -> None:
+        # an update whose numbers overflow (counts of 1e308) would leave a model of NaNs: refused
+        with np.errstate(over="raise", invalid="raise"):
+            self._apply_group(jobs)
+
+    def _apply_group(self, jobs: list[Job]) -> None:
         if self.broken is not None:
             for j in jobs:
                 j.future.set_exception(Problem(503, f"learning is stopped: {self.broken}"))
@@ -269,25 +274,31 @@ class Learner:
         forgot = False
         learned = unlearned = 0
 
-        def flush() -> None:
+        def commit(items: list[tuple[Job, Any, int, float]]) -> None:
+            """Merge the updates of ``items`` into ``work`` as one record (raises, changing nothing)."""
             nonlocal work, version, learned
-            if not run:
-                return
-            try:
-                delta = run[0][1]
-                for _, d, _, _ in run[1:]:
-                    delta = delta.merge(d)
-                work = work.merge(delta)
-            except NBayesError as exc:  # not expected: each update was counted with this model's settings
-                for j, _, _, _ in run:
-                    j.future.set_exception(Problem(422, f"{exc}; nothing was learned"))
-                run.clear()
-                return
-            version += 1
-            rows, weight = sum(r[2] for r in run), sum(r[3] for r in run)
-            records.append(_log.Record(version, _log.OP_LEARN, rows, weight, state_to_bytes(delta.to_state())))
-            done.extend((j, version, n) for j, _, n, _ in run)
+            delta = items[0][1]
+            for _, d, _, _ in items[1:]:
+                delta = delta.merge(d)
+            new, image = work.merge(delta), state_to_bytes(delta.to_state())
+            work, version = new, version + 1
+            rows, weight = sum(r[2] for r in items), sum(r[3] for r in items)
+            records.append(_log.Record(version, _log.OP_LEARN, rows, weight, image))
+            done.extend((j, version, n) for j, _, n, _ in items)
             learned += rows
+
+        def flush() -> None:
+            try:
+                if run:
+                    commit(run)
+            except (NBayesError, FloatingPointError) as exc:
+                if len(run) == 1:
+                    run[0][0].future.set_exception(_refused(exc, LEARN))
+                for item in run if len(run) > 1 else []:  # one of them is at fault: each on its own
+                    try:
+                        commit([item])
+                    except (NBayesError, FloatingPointError) as exc_one:
+                        item[0].future.set_exception(_refused(exc_one, LEARN))
             run.clear()
 
         for job in jobs:
@@ -304,8 +315,8 @@ class Learner:
                     forgot = True
             except Problem as exc:
                 job.future.set_exception(exc)
-            except NBayesError as exc:
-                job.future.set_exception(Problem(422, f"{exc}; nothing was {'learned' if job.op == LEARN else 'unlearned'}"))
+            except (NBayesError, FloatingPointError) as exc:
+                job.future.set_exception(_refused(exc, job.op))
         flush()
         if not done:
             return
@@ -403,6 +414,13 @@ class Learner:
             "error": self.broken,
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
+
+
+def _refused(exc: Exception, op: str) -> Problem:
+    nothing = f"nothing was {'learned' if op == LEARN else 'unlearned'}"
+    if isinstance(exc, FloatingPointError):
+        return Problem(422, f"the update would make the model's numbers overflow or undefined ({exc}); {nothing}")
+    return Problem(422, f"{exc}; {nothing}")
 
 
 class _Sum:
