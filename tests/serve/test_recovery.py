@@ -190,5 +190,9 @@ def test_every_acknowledged_update_survives_sigkill_at_any_point(tmp_path):
         got = call(server.url, "/v1/predict", {"texts": probe[:1000]})[1]["predictions"]
         np.testing.assert_allclose([[g["probabilities"][k] for k in ("ham", "spam")] for g in got],
                                    ref.predict_proba(probe[:1000]), rtol=0, atol=1e-12)
+        version = call(server.url, "/v1/model")[1]["version"]
+        server.proc.send_signal(signal.SIGHUP)  # a learning service keeps its model: no reload, no exit
+        time.sleep(0.3)
+        assert server.proc.poll() is None and call(server.url, "/v1/model")[1]["version"] == version
     finally:
         server.kill()

@@ -47,6 +47,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 from ..errors import NBayesError
 from ._learn import LEARN, UNLEARN, Learner, cannot
 from ._model import Limits, Loaded, ModelHolder, Problem, log
+from ._openapi_learn import add_learning
 
 orjson: ModuleType | None
 try:  # faster JSON when it is there; the standard library otherwise
@@ -341,8 +342,6 @@ def create_app(
         cur = holder.current
         doc = schema(cur, limits)
         if learner is not None:
-            from ._openapi_learn import add_learning
-
             doc = add_learning(doc, cur.classes, learner.allow_new_classes)
         return JSONResponse(doc)
 
@@ -373,7 +372,7 @@ def create_app(
         loop = asyncio.get_running_loop()
         # a learning service holds the one authoritative model: the file is its snapshot, not its source
         watcher = asyncio.create_task(_watch(holder, reload_interval)) if learner is None else None
-        hup = _on_sighup(loop, holder) if learner is None else False
+        hup = _on_sighup(loop, holder, reload=learner is None)
         try:
             yield
         finally:
@@ -416,13 +415,18 @@ async def _watch(holder: ModelHolder, interval: float) -> None:
             log.exception("nbayes serve: the model file watcher failed once; it goes on")
 
 
-def _on_sighup(loop: asyncio.AbstractEventLoop, holder: ModelHolder) -> bool:
-    """SIGHUP loads the file again (even unchanged). Only the main thread can take signals."""
+def _on_sighup(loop: asyncio.AbstractEventLoop, holder: ModelHolder, reload: bool = True) -> bool:
+    """SIGHUP loads the file again (even unchanged); a learning service (``reload=False``) says
+    it does not, and keeps its model. Only the main thread can take signals."""
     sig = getattr(signal, "SIGHUP", None)
     if sig is None:  # pragma: no cover - Windows
         return False
 
     def hup() -> None:
+        if not reload:
+            log.warning("nbayes serve: SIGHUP ignored: a learning service keeps its own model (%s is its snapshot)",
+                        holder.path)
+            return
         log.info("nbayes serve: SIGHUP, loading %s again", holder.path)
         loop.create_task(run_in_threadpool(holder.reload, True))
 
