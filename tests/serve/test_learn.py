@@ -84,6 +84,10 @@ def test_forgetting_removes_the_terms_and_leaves_no_record_on_disk(text_file):
             assert b"quokka" not in (text_file.parent / name).read_bytes(), name
     model = nbayes.load(text_file)
     assert "quokka" not in model.vocabulary_ and "xylophonist" not in model.vocabulary_
+    stale = text_file.parent / "spam.nbm.snapshot.tmp"  # a snapshot a crash left before its rename
+    stale.write_bytes(b"... quokka ...")
+    with client(text_file):
+        assert not stale.exists()
     np.testing.assert_allclose(model.predict_proba(PROBE), text_model().predict_proba(PROBE), rtol=0, atol=1e-12)
     assert sorted(model.vocabulary_) == sorted(text_model().vocabulary_)
 

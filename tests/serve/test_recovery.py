@@ -1,5 +1,6 @@
 """Crash recovery of ``nbayes serve --learn`` with real processes: the service is killed
-(SIGKILL) mid-append, after an append, after a snapshot's file and after its new log (the test
+(SIGKILL) mid-append, after an append, before and after a snapshot's rename and before its new
+log's rename (the test
 hook ``NBAYES_SERVE_CRASH_AT``), and at random instants of learn / unlearn bursts; each restart
 recovers from the file and the log left behind. At the end every acknowledged update is in the
 model and none half-applied: its predictions equal the original model plus exactly the
@@ -162,7 +163,7 @@ def test_every_acknowledged_update_survives_sigkill_at_any_point(tmp_path):
     model = tmp_path / "spam.nbm"
     base_model().save(model)
     ledger = Ledger()
-    points = ["mid-append", "appended", "snapshot-saved", "log-written", None, None]
+    points = ["mid-append", "appended", "snapshot-written", "snapshot-saved", "log-written", None]
     for seed, point in enumerate(points):
         run_until_crash(model, ledger, point, seed)
     assert not ledger.errors, ledger.errors

@@ -32,7 +32,7 @@ from .._validation import check_sample_weight, check_y, encode_labels, show, sor
 from ..errors import ModelFileError, NBayesError
 from ..io.info import count, json_value
 from ..io.load import from_state
-from ..io.model_file import save_state, state_from_bytes, state_to_bytes
+from ..io.model_file import state_from_bytes, state_to_bytes
 from . import _log
 from ._model import Loaded, ModelHolder, Problem, log
 
@@ -168,10 +168,11 @@ class Learner:
     # ------------------------------------------------------------------ start
     def _recover(self, model: Any, parent: str | None) -> tuple[Any, int]:
         path = self.log_path
-        try:
-            os.unlink(path + ".tmp")  # a new log that a crash left before its rename
-        except FileNotFoundError:
-            pass
+        for stale in (path + ".tmp", _log.snapshot_tmp(self.path)):  # what a crash left before a rename
+            try:
+                os.unlink(stale)
+            except FileNotFoundError:
+                pass
         if not os.path.exists(path):
             _log.write_new(path, self.sha, self.version)
             return model, 0
@@ -368,9 +369,10 @@ class Learner:
         meta.update(state["meta"])
         meta["serve"] = {"version": int(version), "follows": self.sha}
         state["meta"] = meta
-        save_state(self.path, state)
+        image = state_to_bytes(state)  # the model file format, as model.save writes it
+        _log.replace_file(self.path, image, "snapshot-written", _log.snapshot_tmp(self.path))
         _log.crash_point("snapshot-saved")
-        sha = _log.file_checksum(self.path)
+        sha = image[-32:].hex()
         try:
             _log.write_new(self.log_path, sha, version)
             fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)

@@ -108,14 +108,28 @@ def _records(raw: bytes, at: int) -> Iterator[Record]:
 def write_new(path: str, snapshot: str, version: int, records: list[bytes] | None = None) -> None:
     """Write a log (header and ``records``) aside, fsync it, rename it over ``path``, fsync the
     folder: afterwards the old log is gone, before it the old log is whole."""
-    tmp = path + ".tmp"
+    replace_file(path, encode_header(snapshot, version) + b"".join(records or []), "log-written")
+
+
+def snapshot_tmp(model_path: str) -> str:
+    """The service's own temporary name for a snapshot of ``model_path`` (removed at start, so
+    a crash mid-snapshot leaves no copy of statistics that a later unlearn removes)."""
+    return os.fspath(model_path) + ".snapshot.tmp"
+
+
+def replace_file(path: str, data: bytes, point: str, tmp: str | None = None) -> None:
+    """``data`` to ``tmp`` (default ``path + ".tmp"``), fsync, rename over ``path``, fsync the folder."""
+    tmp = tmp or path + ".tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        _write_all(fd, encode_header(snapshot, version) + b"".join(records or []))
+        _write_all(fd, data)
         os.fsync(fd)
-    finally:
+    except BaseException:
         os.close(fd)
-    crash_point("log-written")
+        os.unlink(tmp)
+        raise
+    os.close(fd)
+    crash_point(point)
     os.replace(tmp, path)
     fsync_dir(path)
 
@@ -159,6 +173,7 @@ def fsync_dir(path: str) -> None:
 
 def crash_point(name: str) -> None:
     """A test hook: ``NBAYES_SERVE_CRASH_AT=name`` kills the process (SIGKILL) right here, to test
-    recovery at that instant. Points: mid-append, appended, snapshot-saved, log-written."""
+    recovery at that instant. Points: mid-append, appended, snapshot-written (before its rename),
+    snapshot-saved, log-written (before its rename)."""
     if os.environ.get("NBAYES_SERVE_CRASH_AT") == name:
         os.kill(os.getpid(), signal.SIGKILL)
