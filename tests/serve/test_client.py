@@ -3,6 +3,7 @@ HTTP server (uvicorn in a thread), and the start-up refusals of ``nbayes serve -
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -28,10 +29,8 @@ def base():
     return nbayes.TextClassifier(alpha=0.5).fit(SPAM + HAM, ["spam"] * 3 + ["ham"] * 3)
 
 
-@pytest.fixture
-def service(tmp_path):
-    path = tmp_path / "spam.nbm"
-    base().save(path)
+@contextlib.contextmanager
+def serving(path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -43,9 +42,19 @@ def service(tmp_path):
     while not server.started:
         assert time.monotonic() < end and thread.is_alive(), "the server did not start"
         time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", path
-    server.should_exit = True
-    thread.join(timeout=30)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@pytest.fixture
+def service(tmp_path):
+    path = tmp_path / "spam.nbm"
+    base().save(path)
+    with serving(path) as url:
+        yield url, path
 
 
 def probs(url):
@@ -110,3 +119,27 @@ def test_serve_learn_refuses_to_start_without_a_token_or_with_workers(tmp_path, 
     empty.write_text("\n")
     r = CliRunner().invoke(main, ["serve", str(path), "--learn", "--token-file", str(empty)])
     assert r.exit_code == 2 and "empty" in r.output
+
+
+def test_cli_learn_sends_table_rows_by_feature_name(tmp_path, monkeypatch):
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"age": [23.0, 35.0, 47.0, 52.0], "colour": ["red", "blue", "red", "green"],
+                          "smoker": [True, False, True, False]})
+    y = ["yes", "no", "yes", "no"]
+    path = tmp_path / "table.nbm"
+    nbayes.NaiveBayes().fit(frame, y).save(path)
+    data = tmp_path / "more.csv"
+    data.write_text("colour,outcome,age,smoker,note\nred,yes,30,true,x\nblue,no,,false,y\ngreen,no,61,,z\n")
+    monkeypatch.setenv("NBAYES_TOKEN", TOKEN)
+    with serving(path) as url:
+        r = CliRunner().invoke(main, ["learn", url, str(data), "--target", "outcome"])
+        assert r.exit_code == 0, r.output
+        from nbayes.serve.client import request
+
+        new = [{"age": 30.0, "colour": "red", "smoker": True}, {"age": None, "colour": "blue", "smoker": False},
+               {"age": 61.0, "colour": "green", "smoker": None}]
+        got = request(url, "/v1/predict", {"rows": new})["predictions"]
+    ref = nbayes.NaiveBayes().fit(frame, y)
+    ref.partial_fit(pl.DataFrame(new, schema=frame.schema), ["yes", "no", "no"])
+    np.testing.assert_allclose([[g["probabilities"][k] for k in ("no", "yes")] for g in got],
+                               ref.predict_proba(pl.DataFrame(new, schema=frame.schema)), rtol=0, atol=1e-12)
