@@ -5,6 +5,11 @@ FastAPI (or Starlette) app, as the reference; then batches of 1,000 documents pe
 (documents/s).
 
     python benchmarks/serve.py [--seconds 10] [--connections 64] [--workers 2] [--json]
+    python benchmarks/serve.py --learn [--learn-rate 1000] [--log-mb 1024]   # nbayes serve --learn
+
+``--learn`` measures the learning service instead (benchmarks/serve_learn.py): predictions with
+and without 8 connections learning, durable learn throughput (batches of 100, single documents),
+and recovery time for a log of ``--log-mb`` MB (default 16: a quick run; the goal is for 1024).
 
 The load generator is an async Python client, aiohttp (``pip install aiohttp``), in this process,
 or with ``--client wrk`` Debian's wrk (``apt-get install wrk``; a C load generator, far lighter: it
@@ -59,10 +64,12 @@ def sms_documents(n: int = 2000) -> list[str]:
     return [docs[i] for i in rng.permutation(len(docs))[:n]]
 
 
-def train(folder: Path, reference: bool) -> tuple[Path, Path | None]:
+def train(folder: Path, reference: bool, limit: int | None = None) -> tuple[Path, Path | None]:
     import nbayes
 
     rows = read_jsonl(DATA / "20newsgroups" / "train.jsonl.gz")
+    if limit is not None:  # a quick run: a random sample (every class in it)
+        rows = [rows[i] for i in np.random.default_rng(0).permutation(len(rows))[:limit]]
     texts, labels = [r["text"] for r in rows], [r["label"] for r in rows]
     t0 = time.perf_counter()
     model = nbayes.TextClassifier().fit(texts, labels)
@@ -343,6 +350,10 @@ def main() -> None:
                     help="the load generator; default: aiohttp if installed, else wrk if installed, else httpx")
     ap.add_argument("--no-reference", action="store_true", help="skip the scikit-learn reference")
     ap.add_argument("--json", action="store_true", help="print the results as JSON too")
+    ap.add_argument("--learn", action="store_true", help="measure nbayes serve --learn (benchmarks/serve_learn.py)")
+    ap.add_argument("--learn-rate", type=float, default=1000.0, help="--learn: documents/s the 8 learners send")
+    ap.add_argument("--log-mb", type=float, default=16.0, help="--learn: size of the log replayed at start (MB)")
+    ap.add_argument("--train-docs", type=int, default=None, help="train on the first N posts only (a quick run)")
     args = ap.parse_args()
     os.environ.setdefault("NUMBA_CACHE_DIR", str(HERE.parent / ".numba_cache"))
     client = args.client
@@ -365,9 +376,20 @@ def main() -> None:
           f"{args.connections} connections, {args.seconds:g} s per run; server workers: {args.workers}; cores: {os.cpu_count()}")
 
     results: dict[str, Any] = {}
+    if args.learn:
+        from serve_learn import run as run_learning  # benchmarks/serve_learn.py, beside this file
+
+        test = read_jsonl(DATA / "20newsgroups" / "test.jsonl.gz")
+        with tempfile.TemporaryDirectory(prefix="nbayes-serve-bench-") as tmp:
+            model, _ = train(Path(tmp), reference=False, limit=args.train_docs)
+            results = run_learning(args, Path(tmp), model, [r["text"][:1000] for r in test], [r["label"] for r in test],
+                                   singles, Server, run_load, free_port, client)
+        if args.json:
+            print(json.dumps(results, indent=2))
+        return
     with tempfile.TemporaryDirectory(prefix="nbayes-serve-bench-") as tmp:
         folder = Path(tmp)
-        model, ref = train(folder, reference=not args.no_reference)
+        model, ref = train(folder, reference=not args.no_reference, limit=args.train_docs)
         servers = [("nbayes serve", lambda port: nbayes_server(model, port, args.workers, folder))]
         if ref is not None:
             servers.append(("scikit-learn reference", lambda port: reference_server(ref, port, args.workers, folder)))

@@ -1,5 +1,5 @@
 """The ``nbayes`` command line: one module per command (``train``, ``predict``, ``evaluate``,
-``tune``, ``explain``, ``info``, ``compare``, ``serve``, ``demo``), loaded when that command
+``tune``, ``explain``, ``info``, ``compare``, ``serve``, ``learn``, ``unlearn``, ``demo``), loaded when that command
 runs, so that ``nbayes --help`` starts fast; shared modules read and type data files
 (``_read``, ``_columns``), check and write paths (``_paths``, ``_modelfile``), print
 (``_output``) and turn failures into one line (``_errors``).
@@ -30,6 +30,8 @@ COMMANDS: dict[str, str] = {
     "info": "Format version, model type, classes, features, training size, checksum state.",
     "compare": "Ng & Jordan's experiment: Naive Bayes against logistic regression as the training set grows.",
     "serve": "Serve MODEL over HTTP: a JSON API and a web page that shows why (needs nbayes[serve]).",
+    "learn": "Send the rows of DATA to a learning service at URL (nbayes serve MODEL --learn).",
+    "unlearn": "Make a learning service at URL forget the rows of DATA exactly (nbayes serve MODEL --learn).",
     "demo": "Run the worked examples on data shipped inside the package (offline).",
 }
 

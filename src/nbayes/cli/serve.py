@@ -6,7 +6,7 @@ import copy
 import json
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -26,8 +26,20 @@ from ._paths import check_model_file
 @click.option("--max-text", type=click.IntRange(1, None), default=100_000, show_default=True,
               help="Most characters in one text (413 beyond).")
 @click.option("--access-log/--no-access-log", default=False, show_default=True, help="Log every request.")
+@click.option("--learn", is_flag=True, help="Accept POST /v1/learn and /v1/unlearn (needs a token): one process, "
+              "updates made durable in MODEL.log before the answer, the file rewritten by snapshots.")
+@click.option("--token-file", type=click.Path(dir_okay=False), default=None,
+              help="File holding the bearer token (default: the NBAYES_TOKEN environment variable).")
+@click.option("--token-required-for-predict", is_flag=True, help="/v1/predict and /v1/explain need the token too.")
+@click.option("--allow-new-classes", is_flag=True, help="With --learn: a label outside the model's classes creates "
+              "a class (otherwise 422: a typo must not create one).")
+@click.option("--snapshot-every", type=click.IntRange(1, None), default=10_000, show_default=True,
+              help="With --learn: rewrite the model file and empty the log after this many logged updates.")
+@click.option("--snapshot-mb", type=click.IntRange(1, None), default=256, show_default=True,
+              help="With --learn: ... or once the log holds this many MB.")
 def serve(model_path: str, host: str, port: int, workers: int, max_body: int, max_batch: int, max_text: int,
-          access_log: bool) -> None:
+          access_log: bool, learn: bool, token_file: str | None, token_required_for_predict: bool,
+          allow_new_classes: bool, snapshot_every: int, snapshot_mb: int) -> None:
     """Serve MODEL over HTTP: a JSON API and a web page that shows why (needs nbayes[serve]).
 
     \b
@@ -39,9 +51,15 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
     SIGHUP to the parent restarts the workers one by one); a new file that does not load leaves
     the old model serving and is reported by /healthz.
 
+    With --learn (one worker; a token from NBAYES_TOKEN or --token-file):
+    POST /v1/learn and /v1/unlearn take the bodies of /v1/predict plus "labels" (optional
+    "weights") and answer {"learned": n, "version": v} once the update is on disk (MODEL.log,
+    fsync'd); the file is not reloaded, and a log that belongs to another file refuses to start.
+
     \b
-    Example:
+    Examples:
       nbayes serve spam.nbm --port 8000 --workers 2
+      NBAYES_TOKEN=... nbayes serve spam.nbm --learn
     """
     try:  # the web stack is an extra
         import uvicorn
@@ -53,7 +71,22 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
         click.echo(f"nbayes: error: serve needs the web stack ({exc.name} is missing): pip install 'nbayes[serve]'", err=True)
         sys.exit(2)
     check_model_file(model_path)
-    options = {"max_body": max_body, "max_batch": max_batch, "max_text": max_text}
+    token = read_token(token_file)
+    if learn and workers > 1:
+        fail("--learn keeps one authoritative model in one process: it cannot run with --workers "
+             f"{workers} (drop --workers, or serve copies without --learn)")
+    if (learn or token_required_for_predict) and token is None:
+        what = "--learn" if learn else "--token-required-for-predict"
+        fail(f"{what} needs a token, so that only those allowed change the model: set NBAYES_TOKEN "
+             "or give --token-file FILE")
+    if allow_new_classes and not learn:
+        fail("--allow-new-classes is for --learn")
+    options: dict[str, Any] = {"max_body": max_body, "max_batch": max_batch, "max_text": max_text}
+    if learn or token_required_for_predict:
+        options.update(token=token, token_required_for_predict=token_required_for_predict)
+    if learn:
+        options.update(learn=True, allow_new_classes=allow_new_classes, snapshot_every=snapshot_every,
+                       snapshot_bytes=snapshot_mb << 20)
     log_config = copy.deepcopy(LOGGING_CONFIG)
     log_config["loggers"]["nbayes.serve"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     common: dict[str, Any] = dict(host=host, port=port, log_config=log_config, access_log=access_log,
@@ -70,6 +103,28 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
         common.update(factory=True, workers=workers)
     click.echo(
         f"nbayes serve: {model_path} ({type(loaded.model).__name__}, {len(loaded.classes)} classes) "
-        f"on http://{host}:{port}/ with {workers} worker{'s' if workers > 1 else ''}", err=True,
+        f"on http://{host}:{port}/ with {workers} worker{'s' if workers > 1 else ''}"
+        + (f", learning (version {loaded.version}; {app.state.learner.replayed} update(s) replayed from "
+           f"{model_path}.log)" if learn else ""), err=True,
     )
     uvicorn.run(target, **common)
+
+
+def fail(message: str) -> NoReturn:
+    click.echo(f"nbayes: error: {message}", err=True)
+    sys.exit(2)
+
+
+def read_token(token_file: str | None) -> str | None:
+    """The bearer token: the contents of ``token_file`` (stripped), else NBAYES_TOKEN."""
+    if token_file is not None:
+        try:
+            with open(token_file, encoding="utf-8") as f:
+                token = f.read().strip()
+        except OSError as exc:
+            fail(f"--token-file {token_file}: cannot read ({exc.strerror or exc})")
+        if not token:
+            fail(f"--token-file {token_file}: the file is empty")
+        return token
+    token = os.environ.get("NBAYES_TOKEN", "").strip()
+    return token or None

@@ -26,7 +26,10 @@ import numpy as np
 
 from ..errors import DataError, ModelFileError
 
-__all__ = ["FORMAT_VERSION", "MAGIC", "save_state", "load_state", "read_header", "encode_params", "decode_params"]
+__all__ = [
+    "FORMAT_VERSION", "MAGIC", "save_state", "load_state", "read_header", "encode_params", "decode_params",
+    "state_to_bytes", "state_from_bytes",
+]
 
 FORMAT_VERSION = 1
 MAGIC = b"NBAYES\x00\x01"
@@ -220,6 +223,18 @@ def _target(path: str | os.PathLike[str]) -> tuple[str, str]:
     return name, folder
 
 
+def state_to_bytes(state: dict[str, Any]) -> bytes:
+    """The bytes :func:`save_state` would write for ``state`` (checksum included), in memory:
+    ``nbayes serve --learn`` logs each update as the model file of its statistics."""
+    data = b"".join(bytes(part) for part in _serialise(state))
+    return data + hashlib.sha256(data).digest()
+
+
+def state_from_bytes(raw: bytes, name: str = "<bytes>") -> dict[str, Any]:
+    """:func:`load_state` of bytes made by :func:`state_to_bytes` (verified the same way)."""
+    return _state_of(*_verify(bytes(raw), name))
+
+
 def _read_verified(path: str | os.PathLike[str]) -> tuple[dict[str, Any], memoryview, str]:
     name = os.fspath(path)
     try:
@@ -231,6 +246,10 @@ def _read_verified(path: str | os.PathLike[str]) -> tuple[dict[str, Any], memory
         raise ModelFileError(f"{name}: is a folder, not a model file") from None
     except OSError as exc:
         raise ModelFileError(f"{name}: cannot read ({exc.strerror})") from None
+    return _verify(raw, name)
+
+
+def _verify(raw: bytes, name: str) -> tuple[dict[str, Any], memoryview, str]:
     if len(raw) < len(MAGIC) or raw[: len(MAGIC)] != MAGIC:
         if raw[:1] == b"\x80":
             raise ModelFileError(f"{name}: not an nbayes model file (it looks like a pickle; nbayes never loads pickles)")
@@ -268,7 +287,10 @@ def read_header(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def load_state(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a file written by :func:`save_state` back into a state dictionary."""
-    header, payload, name = _read_verified(path)
+    return _state_of(*_read_verified(path))
+
+
+def _state_of(header: dict[str, Any], payload: memoryview, name: str) -> dict[str, Any]:
     arrays: dict[str, np.ndarray] = {}
     try:
         for key, entry in header["arrays"].items():

@@ -34,10 +34,11 @@ MAX_CATEGORIES = 1000
 class Problem(Exception):
     """A request the service cannot answer: an HTTP status and a message for the client."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class Loaded:
     classes: list[Any] = field(default_factory=list)
     class_keys: list[str] = field(default_factory=list)
     features: list[dict[str, Any]] = field(default_factory=list)
+    version: int = 0  # the model's version under ``--learn`` (0: the file as written)
 
     def __post_init__(self) -> None:
         m = self.model

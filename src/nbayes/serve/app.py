@@ -8,7 +8,10 @@
   contribution to the log-odds of the predicted class against the runner-up, and the baseline;
   ``baseline + sum(contributions) == log_odds`` (up to float rounding);
 - ``GET /v1/model`` (what ``nbayes info --json`` prints), ``GET /healthz``, ``GET /openapi.json``;
-- ``GET /``: the page.
+- ``GET /``: the page;
+- with ``learn=True``: ``POST /v1/learn`` and ``POST /v1/unlearn`` (the bodies of
+  ``/v1/predict`` plus ``"labels"``, optional ``"weights"``; ``Authorization: Bearer <token>``),
+  answered once the update is durable (:mod:`nbayes.serve._learn`).
 
 Bad requests get a JSON body ``{"error": message, "status": code}``: 400 for a body that is not
 JSON, 413 beyond a size limit (body bytes, batch items, characters of a text), 422 for JSON of
@@ -21,6 +24,7 @@ says so.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import math
 import signal
@@ -41,7 +45,9 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("nbayes serve needs the web stack: pip install 'nbayes[serve]'") from exc
 
 from ..errors import NBayesError
+from ._learn import LEARN, UNLEARN, Learner, cannot
 from ._model import Limits, Loaded, ModelHolder, Problem, log
+from ._openapi_learn import add_learning
 
 orjson: ModuleType | None
 try:  # faster JSON when it is there; the standard library otherwise
@@ -108,6 +114,7 @@ class JSONResponse(Response):
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    """The JSON error answer."""
     return JSONResponse({"error": message, "status": status}, status_code=status, headers=headers)
 
 
@@ -174,6 +181,59 @@ def _input(loaded: Loaded, body: dict[str, Any], limits: Limits, batch: bool) ->
     return (loaded.matrix(rows) if rows else None), single, 100 * len(rows), rows
 
 
+def _authorize(request: Request, token: str | None) -> None:
+    """401 without ``Authorization: Bearer <token>``, 403 with another token (compared in
+    constant time)."""
+    if token is None:
+        return
+    challenge = {"WWW-Authenticate": 'Bearer realm="nbayes"'}
+    given = request.headers.get("authorization")
+    if not given:
+        raise Problem(401, "this endpoint needs 'Authorization: Bearer <token>'", challenge)
+    scheme, _, credential = given.strip().partition(" ")
+    if scheme.lower() != "bearer" or not credential.strip():
+        raise Problem(401, "the Authorization header must be 'Bearer <token>'", challenge)
+    if not hmac.compare_digest(credential.strip().encode("utf-8"), token.encode("utf-8")):
+        raise Problem(403, "the token is not the service's")
+
+
+def _labels(body: dict[str, Any], n: int, single: bool) -> tuple[list[Any], list[float] | None]:
+    """The labels (and weights) of a learn / unlearn request, checked against its items."""
+    lk, wk = ("label", "weight") if single else ("labels", "weights")
+    other = ("labels", "weights") if single else ("label", "weight")
+    wrong = [k for k in other if k in body]
+    if wrong:
+        raise Problem(422, f"{'one item' if single else 'a batch'} takes {lk!r} and {wk!r}, not {wrong[0]!r}")
+    if lk not in body:
+        raise Problem(422, f"missing field {lk!r}: the class of {'the item' if single else 'each item'}")
+    raw = [body[lk]] if single else body[lk]
+    if not isinstance(raw, list):
+        raise Problem(422, f"'labels' must be an array (one label per item), got {_kind(raw)}")
+    if len(raw) != n:
+        raise Problem(422, f"'labels' holds {len(raw)} labels for {n} items")
+    for i, v in enumerate(raw):
+        if not isinstance(v, str | int | float | bool):
+            raise Problem(422, f"{lk}{'' if single else f'[{i}]'} must be a string, integer or boolean, got {_kind(v)}")
+    if wk not in body:
+        return raw, None
+    wraw = [body[wk]] if single else body[wk]
+    if not isinstance(wraw, list):
+        raise Problem(422, f"'weights' must be an array of numbers (one per item), got {_kind(wraw)}")
+    if len(wraw) != n:
+        raise Problem(422, f"'weights' holds {len(wraw)} numbers for {n} items")
+    for i, v in enumerate(wraw):
+        if isinstance(v, bool) or not isinstance(v, int | float) or v < 0:
+            raise Problem(422, f"{wk}{'' if single else f'[{i}]'} must be a number >= 0, got {_kind(v)} {v!r}"[:200])
+    return raw, [float(v) for v in wraw]
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
+            dict: "an object"}.get(type(v), type(v).__name__)
+
+
 # ---------------------------------------------------------------------------- the app
 def create_app(
     model_path: str,
@@ -183,33 +243,81 @@ def create_app(
     max_text: int = 100_000,
     reload_interval: float = 1.0,
     freeze_gc: bool = False,
+    learn: bool = False,
+    token: str | None = None,
+    token_required_for_predict: bool = False,
+    allow_new_classes: bool = False,
+    snapshot_every: int = 10_000,
+    snapshot_bytes: int = 256 << 20,
 ) -> Starlette:
     """The service for the model file ``model_path`` (loaded now: a bad file raises
     :class:`nbayes.errors.ModelFileError`). ``freeze_gc`` (for a process that only serves, as
     ``nbayes serve``): after each load, :func:`gc.freeze` the objects alive, so that the
     collector's full passes skip the model's vocabulary (about 50 ms for 20 Newsgroups, which
-    would otherwise land in a request's latency now and then)."""
-    for name, v in (("max_body", max_body), ("max_batch", max_batch), ("max_text", max_text)):
+    would otherwise land in a request's latency now and then).
+
+    ``learn=True`` (needs ``token``): ``/v1/learn`` and ``/v1/unlearn`` change the model; the
+    file is not watched any more, its update log ``MODEL.log`` is replayed now (a log that
+    belongs to another file is a ModelFileError), and a snapshot rewrites the file every
+    ``snapshot_every`` updates or ``snapshot_bytes`` of log (and before answering an unlearn).
+    ``allow_new_classes``: a label outside ``classes_`` creates a class instead of a 422.
+    ``token_required_for_predict``: ``/v1/predict`` and ``/v1/explain`` need the token too."""
+    for name, v in (("max_body", max_body), ("max_batch", max_batch), ("max_text", max_text),
+                    ("snapshot_every", snapshot_every), ("snapshot_bytes", snapshot_bytes)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
     if not reload_interval > 0:
         raise ValueError(f"reload_interval must be > 0 seconds, got {reload_interval!r}")
+    if token is not None and (not isinstance(token, str) or not token.strip()):
+        raise ValueError("token must be a non-empty string")
+    if (learn or token_required_for_predict) and token is None:
+        raise ValueError("learn=True and token_required_for_predict=True need a token: whoever may change the model proves it")
+    token = token.strip() if token is not None else None
     limits = Limits(max_body=max_body, max_batch=max_batch, max_text=max_text)
     holder = ModelHolder(model_path, freeze_gc=freeze_gc)
+    learner = (Learner(holder, allow_new_classes=allow_new_classes, snapshot_every=snapshot_every,
+                       snapshot_bytes=snapshot_bytes, freeze_gc=freeze_gc) if learn else None)
+    read_token = token if token_required_for_predict else None
     page = (Path(__file__).parent / "static" / "index.html").read_bytes()
 
     async def predict(request: Request) -> Response:
+        _authorize(request, read_token)
         body = await _body(request, limits)
         loaded = holder.current  # one model for the whole request, even if a reload lands
         X, single, size, items = _input(loaded, body, limits, batch=True)
+        version = {"X-Model-Version": str(loaded.version)}
         if not items:
-            return JSONResponse({"predictions": []})
+            return JSONResponse({"predictions": []}, headers=version)
         best, P = await _run(size, loaded.predict, X)
         if single:
-            return JSONResponse(loaded.prediction(int(best[0]), P[0]))
-        return JSONResponse({"predictions": [loaded.prediction(k, p) for k, p in zip(best.tolist(), P)]})
+            return JSONResponse(loaded.prediction(int(best[0]), P[0]), headers=version)
+        return JSONResponse({"predictions": [loaded.prediction(k, p) for k, p in zip(best.tolist(), P)]},
+                            headers=version)
+
+    async def update(request: Request, op: str) -> Response:
+        if learner is None:
+            raise Problem(409, f"this service does not {op}: start it with `nbayes serve MODEL --learn`")
+        _authorize(request, token)
+        body = await _body(request, limits)
+        loaded = holder.current
+        reason = cannot(loaded.model, op)
+        if reason is not None:
+            raise Problem(409, reason)
+        fields = {k: v for k, v in body.items() if k not in ("label", "labels", "weight", "weights")}
+        X, single, _, items = _input(loaded, fields, limits, batch=True)
+        y, w = _labels(body, len(items), single)
+        if not items:
+            return JSONResponse({"learned" if op == LEARN else "unlearned": 0, "version": learner.version})
+        return JSONResponse(await asyncio.wrap_future(learner.submit(op, X, y, w)))
+
+    async def learn_endpoint(request: Request) -> Response:
+        return await update(request, LEARN)
+
+    async def unlearn_endpoint(request: Request) -> Response:
+        return await update(request, UNLEARN)
 
     async def explain(request: Request) -> Response:
+        _authorize(request, read_token)
         body = await _body(request, limits)
         loaded = holder.current
         _, _, size, items = _input(loaded, body, limits, batch=False)
@@ -218,8 +326,11 @@ def create_app(
         return JSONResponse(await _run(size, loaded.explain_row, items[0]))
 
     async def model_info(request: Request) -> Response:
-        out = holder.current.info()
+        cur = holder.current
+        out = cur.info()
         out["limits"] = {"max_body": limits.max_body, "max_batch": limits.max_batch, "max_text": limits.max_text}
+        out["version"] = cur.version
+        out["learning"] = learner.status() if learner is not None else None
         return JSONResponse(out)
 
     async def healthz(request: Request) -> Response:
@@ -228,7 +339,11 @@ def create_app(
     async def openapi(request: Request) -> Response:
         from ._openapi import schema
 
-        return JSONResponse(schema(holder.current, limits))
+        cur = holder.current
+        doc = schema(cur, limits)
+        if learner is not None:
+            doc = add_learning(doc, cur.classes, learner.allow_new_classes)
+        return JSONResponse(doc)
 
     async def index(request: Request) -> Response:
         return Response(
@@ -238,7 +353,7 @@ def create_app(
 
     async def on_problem(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Problem)
-        return _error(exc.status, exc.message)
+        return _error(exc.status, exc.message, exc.headers)
 
     async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -255,19 +370,25 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Starlette):
         loop = asyncio.get_running_loop()
-        watcher = asyncio.create_task(_watch(holder, reload_interval))
-        hup = _on_sighup(loop, holder)
+        # a learning service holds the one authoritative model: the file is its snapshot, not its source
+        watcher = asyncio.create_task(_watch(holder, reload_interval)) if learner is None else None
+        hup = _on_sighup(loop, holder, reload=learner is None)
         try:
             yield
         finally:
-            watcher.cancel()
+            if watcher is not None:
+                watcher.cancel()
             if hup:
                 loop.remove_signal_handler(signal.SIGHUP)
+            if learner is not None:
+                await run_in_threadpool(learner.stop)
 
     app = Starlette(
         routes=[
             Route("/v1/predict", predict, methods=["POST"]),  # the busiest first: routes match in order
             Route("/v1/explain", explain, methods=["POST"]),
+            Route("/v1/learn", learn_endpoint, methods=["POST"]),
+            Route("/v1/unlearn", unlearn_endpoint, methods=["POST"]),
             Route("/v1/model", model_info, methods=["GET"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/openapi.json", openapi, methods=["GET"]),
@@ -278,6 +399,7 @@ def create_app(
     )
     app.state.holder = holder
     app.state.limits = limits
+    app.state.learner = learner
     return app
 
 
@@ -293,13 +415,18 @@ async def _watch(holder: ModelHolder, interval: float) -> None:
             log.exception("nbayes serve: the model file watcher failed once; it goes on")
 
 
-def _on_sighup(loop: asyncio.AbstractEventLoop, holder: ModelHolder) -> bool:
-    """SIGHUP loads the file again (even unchanged). Only the main thread can take signals."""
+def _on_sighup(loop: asyncio.AbstractEventLoop, holder: ModelHolder, reload: bool = True) -> bool:
+    """SIGHUP loads the file again (even unchanged); a learning service (``reload=False``) says
+    it does not, and keeps its model. Only the main thread can take signals."""
     sig = getattr(signal, "SIGHUP", None)
     if sig is None:  # pragma: no cover - Windows
         return False
 
     def hup() -> None:
+        if not reload:
+            log.warning("nbayes serve: SIGHUP ignored: a learning service keeps its own model (%s is its snapshot)",
+                        holder.path)
+            return
         log.info("nbayes serve: SIGHUP, loading %s again", holder.path)
         loop.create_task(run_in_threadpool(holder.reload, True))
 

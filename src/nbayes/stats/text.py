@@ -58,7 +58,7 @@ class TextStats:
         """The same statistics laid over a larger sorted vocabulary."""
         if len(terms) == len(self.terms):
             return self
-        pos = np.searchsorted(terms, self.terms)
+        pos = _positions(terms, self.terms)
 
         def spread(a: np.ndarray) -> np.ndarray:
             out = np.zeros(a.shape[:-1] + (len(terms),))
@@ -195,13 +195,44 @@ def _table_of(terms: np.ndarray, a: "TextStats", b: "TextStats") -> Any:
     return None
 
 
+def _positions(terms: np.ndarray, sub: np.ndarray) -> np.ndarray:
+    """Where the sorted distinct ``sub`` lies in its sorted superset ``terms``. A few new terms
+    in a large vocabulary (a learning service's update): one binary search per new term (past
+    the s-th new one, terms[i] == sub[i - s] holds exactly up to the next), not a search per
+    term of ``sub``."""
+    n, k = len(sub), len(terms) - len(sub)
+    if terms.dtype != object or k * 64 > n:
+        return np.searchsorted(terms, sub)
+    new, lo = np.empty(k, dtype=np.int64), 0
+    for s in range(k):
+        hi = n + s
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if terms[mid] == sub[mid - s]:
+                lo = mid + 1
+            else:
+                hi = mid
+        new[s], lo = lo, lo + 1
+    keep = np.ones(len(terms), dtype=bool)
+    keep[new] = False
+    return np.flatnonzero(keep)
+
+
 def union_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Sorted union of two sorted term arrays (object arrays of str)."""
     if a is b:
         return a
     if len(a) == len(b) and np.array_equal(a, b):
         return a
-    out = np.empty(0, dtype=object)
+    big, small = (a, b) if len(a) >= len(b) else (b, a)
+    if big.dtype == object and small.dtype == object and 16 * len(small) <= len(big):
+        # a few terms into a large vocabulary (a learning service's updates): binary search,
+        # not a set and a sort of the whole vocabulary
+        at = np.searchsorted(big, small)
+        known = np.zeros(len(small), dtype=bool)
+        inside = at < len(big)
+        known[inside] = big[at[inside]] == small[inside]
+        return big if known.all() else np.insert(big, at[~known], small[~known])
     merged = sorted(set(a.tolist()) | set(b.tolist()))
     out = np.empty(len(merged), dtype=object)
     out[:] = merged

@@ -1,0 +1,7 @@
+"""``nbayes unlearn``: defined with ``nbayes learn`` (:mod:`nbayes.cli.learn`)."""
+
+from __future__ import annotations
+
+from .learn import unlearn
+
+__all__ = ["unlearn"]

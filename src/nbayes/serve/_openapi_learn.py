@@ -1,0 +1,52 @@
+"""The OpenAPI paths of ``nbayes serve --learn`` (``/v1/learn``, ``/v1/unlearn``), added to the
+schema of :mod:`._openapi` when the service learns."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+
+def add_learning(doc: dict[str, Any], classes: list[Any], allow_new_classes: bool) -> dict[str, Any]:
+    """``doc`` (the service's OpenAPI schema) with the learning endpoints and their bodies: the
+    bodies of ``/v1/predict`` plus labels (and optional weights)."""
+    schemas = doc["components"]["schemas"]
+    label: dict[str, Any] = ({"type": ["string", "integer", "boolean"], "description": "a class label (new ones create a class)"}
+                             if allow_new_classes else {"enum": classes, "description": "one of the model's classes"})
+    weight = {"type": "number", "minimum": 0}
+    one, many = copy.deepcopy(schemas["One"]), copy.deepcopy(schemas["Batch"])
+    one["properties"].update(label=label, weight=weight)
+    one["required"] = [*one["required"], "label"]
+    items = next(iter(many["properties"].values()))
+    many["properties"].update(labels={"type": "array", "items": label, "maxItems": items.get("maxItems")},
+                              weights={"type": "array", "items": weight, "maxItems": items.get("maxItems")})
+    many["required"] = [*many["required"], "labels"]
+    schemas["LearnOne"], schemas["LearnBatch"] = one, many
+
+    def error(description: str) -> dict[str, Any]:
+        return {"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+    def path(op: str, key: str, what: str) -> dict[str, Any]:
+        return {"post": {
+            "summary": what,
+            "security": [{"bearer": []}],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "oneOf": [{"$ref": "#/components/schemas/LearnOne"}, {"$ref": "#/components/schemas/LearnBatch"}]}}}},
+            "responses": {
+                "200": {"description": "durable: on disk before this answer", "content": {"application/json": {"schema": {
+                    "type": "object", "required": [key, "version"],
+                    "properties": {key: {"type": "integer"}, "version": {"type": "integer"}}}}}},
+                "400": error("the body is not JSON (or empty)"),
+                "401": error("no bearer token"),
+                "403": error("another token"),
+                "409": error(f"this model cannot {op}"),
+                "413": error("over a limit"),
+                "422": error("bad rows, a label outside the classes, or counts that would go negative; nothing changed"),
+                "503": error("the update could not be written to disk; nothing changed"),
+            },
+        }}
+
+    doc["paths"]["/v1/learn"] = path("learn", "learned", "Learn rows (texts or table rows) under their labels")
+    doc["paths"]["/v1/unlearn"] = path("unlearn", "unlearned", "Forget rows learned before, exactly")
+    doc["components"].setdefault("securitySchemes", {})["bearer"] = {"type": "http", "scheme": "bearer"}
+    return doc

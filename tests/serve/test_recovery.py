@@ -1,0 +1,199 @@
+"""Crash recovery of ``nbayes serve --learn`` with real processes: the service is killed
+(SIGKILL) mid-append, after an append, before and after a snapshot's rename and before its new
+log's rename (the test
+hook ``NBAYES_SERVE_CRASH_AT``), and at random instants of learn / unlearn bursts; each restart
+recovers from the file and the log left behind. At the end every acknowledged update is in the
+model and none half-applied: its predictions equal the original model plus exactly the
+documents the service holds, learned offline, to 1e-12."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="nbayes serve needs the extra: pip install 'nbayes[serve]'")
+pytest.importorskip("uvicorn", reason="nbayes serve needs the extra: pip install 'nbayes[serve]'")
+
+import nbayes  # noqa: E402
+
+TOKEN = "t0ken-for-tests"
+SPAM = ["win a free prize now", "free cash claim now", "claim your free prize"]
+HAM = ["lunch at noon tomorrow", "see you at home tonight", "meeting moved to thursday"]
+WORDS = ["free", "prize", "lunch", "home", "cash", "noon", "claim", "see"]
+
+
+def base_model():
+    return nbayes.TextClassifier(alpha=0.5).fit(SPAM + HAM, ["spam"] * 3 + ["ham"] * 3)
+
+
+def doc(i: int) -> tuple[str, str]:
+    return f"mk{i} {WORDS[i % 8]} {WORDS[(3 * i) % 8]}", ("spam" if i % 3 else "ham")
+
+
+def call(url: str, path: str, body: dict | None = None, timeout: float = 20.0) -> tuple[int, dict]:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url + path, data=data, method="GET" if body is None else "POST",
+                                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {TOKEN}"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, model: Path, crash_at: str | None = None, extra: tuple[str, ...] = ()) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "NBAYES_TOKEN": TOKEN}
+        env.pop("NBAYES_SERVE_CRASH_AT", None)
+        if crash_at:
+            env["NBAYES_SERVE_CRASH_AT"] = crash_at
+        exe = shutil.which("nbayes")
+        cmd = [exe] if exe else [sys.executable, "-m", "nbayes.cli"]
+        self.log = model.parent / f"serve-{self.port}.log"
+        with open(self.log, "wb") as err:
+            self.proc = subprocess.Popen([*cmd, "serve", str(model), "--learn", "--port", str(self.port),
+                                          "--snapshot-every", "3", *extra],
+                                         stdout=subprocess.DEVNULL, stderr=err, env=env)
+
+    def ready(self) -> bool:
+        """True once it answers; False if it died first (a crash point hit while recovering)."""
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                if call(self.url, "/healthz", timeout=2)[0] == 200:
+                    return True
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise AssertionError(f"nbayes serve did not start: {self.log.read_text(errors='replace')}")
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=20)
+
+
+class Ledger:
+    """What the clients were told: acknowledged learns and unlearns, and those sent unanswered."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.next = 0
+        self.learned: set[int] = set()  # acknowledged
+        self.unlearned: set[int] = set()  # acknowledged
+        self.unknown: set[int] = set()  # learn or unlearn sent, no answer: either outcome is allowed
+        self.unlearn_sent: set[int] = set()
+        self.errors: list[str] = []
+
+    def burst(self, url: str, stop: threading.Event, seed: int) -> None:
+        rng = random.Random(seed)
+        while not stop.is_set():
+            with self.lock:
+                candidates = sorted(self.learned - self.unlearn_sent - self.unknown)
+                if candidates and rng.random() < 0.15:
+                    ids, op = [rng.choice(candidates)], "unlearn"
+                    self.unlearn_sent.update(ids)
+                else:
+                    k = rng.choice((1, 1, 3))
+                    ids, op = list(range(self.next, self.next + k)), "learn"
+                    self.next += k
+            docs = [doc(i) for i in ids]
+            try:
+                status, answer = call(url, f"/v1/{op}", {"texts": [d for d, _ in docs], "labels": [y for _, y in docs]})
+            except OSError:
+                with self.lock:
+                    self.unknown.update(ids)
+                return
+            with self.lock:
+                if status != 200:
+                    self.errors.append(f"{op} {ids}: {status} {answer}")
+                    return
+                (self.learned if op == "learn" else self.unlearned).update(ids)
+
+
+def run_until_crash(model: Path, ledger: Ledger, crash_at: str | None, seed: int) -> None:
+    server = Server(model, crash_at)
+    try:
+        if not server.ready():  # died while recovering: that crash is the test
+            return
+        stop = threading.Event()
+        threads = [threading.Thread(target=ledger.burst, args=(server.url, stop, seed * 10 + k)) for k in range(4)]
+        for t in threads:
+            t.start()
+        if crash_at is None:  # a random instant
+            time.sleep(random.Random(seed).uniform(0.2, 1.2))
+            server.kill()
+        else:
+            try:
+                server.proc.wait(timeout=30)  # it kills itself at the point
+            except subprocess.TimeoutExpired:
+                raise AssertionError(f"crash point {crash_at} never reached") from None
+        stop.set()
+        for t in threads:
+            t.join(timeout=30)
+    finally:
+        server.kill()
+
+
+def test_every_acknowledged_update_survives_sigkill_at_any_point(tmp_path):
+    model = tmp_path / "spam.nbm"
+    base_model().save(model)
+    ledger = Ledger()
+    points = ["mid-append", "appended", "snapshot-written", "snapshot-saved", "log-written", None]
+    for seed, point in enumerate(points):
+        run_until_crash(model, ledger, point, seed)
+    assert not ledger.errors, ledger.errors
+    assert len(ledger.learned) > 10 and ledger.unlearned
+    logs = "".join(p.read_text(errors="replace") for p in tmp_path.glob("serve-*.log"))
+    assert "never acknowledged; cut" in logs  # the torn record of mid-append
+    assert any(f" {n} update(s) replayed" in logs for n in range(1, 50))
+
+    server = Server(model)
+    try:
+        assert server.ready(), server.log.read_text(errors="replace")
+        prior = call(server.url, "/v1/predict", {"text": ""})[1]["probabilities"]
+        present = set()
+        for i in range(ledger.next):  # a learned document's marker is in the vocabulary
+            p = call(server.url, "/v1/predict", {"text": f"mk{i}"})[1]["probabilities"]
+            if p != prior:
+                present.add(i)
+        must = ledger.learned - ledger.unlearn_sent - ledger.unknown
+        assert must <= present, f"acknowledged updates lost: {sorted(must - present)}"
+        assert not (ledger.unlearned & present), f"acknowledged unlearns undone: {sorted(ledger.unlearned & present)}"
+        assert present <= ledger.learned | ledger.unknown
+        ref = base_model()
+        ref.partial_fit([doc(i)[0] for i in sorted(present)], [doc(i)[1] for i in sorted(present)])
+        probe = [doc(i)[0] for i in range(0, ledger.next, 3)] + ["free lunch", "zebra", "claim prize now"]
+        got = call(server.url, "/v1/predict", {"texts": probe[:1000]})[1]["predictions"]
+        np.testing.assert_allclose([[g["probabilities"][k] for k in ("ham", "spam")] for g in got],
+                                   ref.predict_proba(probe[:1000]), rtol=0, atol=1e-12)
+        version = call(server.url, "/v1/model")[1]["version"]
+        server.proc.send_signal(signal.SIGHUP)  # a learning service keeps its model: no reload, no exit
+        time.sleep(0.3)
+        assert server.proc.poll() is None and call(server.url, "/v1/model")[1]["version"] == version
+    finally:
+        server.kill()
