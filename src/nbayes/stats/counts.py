@@ -143,9 +143,9 @@ def _add_opt(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
 class CategoricalStats:
     """Weighted (class, value) counts per feature, each feature with its own value set.
 
-    categories[j]: the values seen (or declared) for feature j, in canonical sorted order.
-    counts[j][c, v]: weight of class-c rows whose feature j equals categories[j][v].
-    Missing entries are not counted, so feature j's denominator is counts[j][c].sum().
+    ``categories[j]``: the values seen (or declared) for feature j, in canonical sorted order.
+    ``counts[j][c, v]``: weight of class-c rows whose feature j equals ``categories[j][v]``.
+    Missing entries are not counted, so feature j's denominator is ``counts[j][c].sum()``.
     """
 
     class_count: np.ndarray
