@@ -60,7 +60,12 @@ class _Splitter:
 
 class KFold(_Splitter):
     """Consecutive folds (shuffled first with ``shuffle=True``), the first ``n % n_splits``
-    folds one row larger: scikit-learn's ``KFold``, fold for fold."""
+    folds one row larger: scikit-learn's ``KFold``, fold for fold.
+
+    >>> import numpy as np
+    >>> [test.tolist() for train, test in KFold(3).split(np.zeros((7, 1)))]
+    [[0, 1, 2], [3, 4], [5, 6]]
+    """
 
     def _test_folds(self, n: int, y: Any) -> np.ndarray:
         if self.n_splits > n:
