@@ -1,7 +1,9 @@
-"""Griffe extension: Sphinx roles in docstrings (``:func:`~nbayes.x.f```) shown as code.
+"""Griffe extension: docstrings written for Sphinx and doctest, shown right in Markdown.
 
-The docstrings keep the roles that Sphinx and IDEs understand; on the site (Markdown) a role
-becomes the code span of its target, the last component when it starts with ``~``.
+- A Sphinx role (``:func:`~nbayes.x.f```) becomes the code span of its target (the last
+  component when it starts with ``~``).
+- A doctest example (a ``>>>`` line and what follows it up to a blank line) becomes a fenced
+  ``pycon`` block, so that its output is shown as code and never read as Markdown.
 """
 
 from __future__ import annotations
@@ -19,7 +21,25 @@ def _code(match: re.Match[str]) -> str:
     return f"`{target.rsplit('.', 1)[-1] if match.group(1) else target}`"
 
 
+def _fence_doctests(text: str) -> str:
+    out: list[str] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        if lines[i].lstrip().startswith(">>>"):
+            indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+            j = i
+            while j < len(lines) and lines[j].strip():
+                j += 1
+            out += [f"{indent}```pycon", *lines[i:j], f"{indent}```"]
+            i = j
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
+
+
 class SphinxRolesAsCode(griffe.Extension):
     def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         if obj.docstring is not None:
-            obj.docstring.value = _ROLE.sub(_code, obj.docstring.value)
+            obj.docstring.value = _fence_doctests(_ROLE.sub(_code, obj.docstring.value))
