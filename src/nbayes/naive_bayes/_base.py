@@ -45,14 +45,10 @@ _NB = TypeVar("_NB", bound="BaseNB")
 
 
 class BaseNB(LogisticTwin, MixtureHooks, Generative):
-    """What every Naive Bayes model shares: fit, partial_fit, unlearn, merge, predictions,
-    explanations, ``with_prior`` and model files, all through the model's statistics (``stats_``).
-
-    A model implements the hooks ``check_params``, ``prepare_input``, ``count_statistics``,
-    ``estimate_parameters``, ``log_likelihood``, ``feature_terms``, ``feature_scores`` and
-    ``statistics_from_arrays`` (docs/architecture.md; ``docs/examples/poisson_nb.py`` is a
-    complete model).
-    """
+    """What every Naive Bayes model shares (fit, partial_fit, unlearn, merge, predictions, explanations,
+    ``with_prior``, model files), through its statistics ``stats_``. A model writes the hooks ``check_params``,
+    ``prepare_input``, ``count_statistics``, ``estimate_parameters``, ``log_likelihood``, ``feature_terms``,
+    ``feature_scores`` and ``statistics_from_arrays`` (docs/architecture.md, docs/examples/poisson_nb.py)."""
 
     #: hyperparameters that shape the statistics: ``merge`` requires them equal
     statistics_params: ClassVar[tuple[str, ...]] = ()
@@ -74,53 +70,24 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
 
     # ------------------------------------------------------------------ hooks (subclasses)
     def check_params(self) -> None:
-        """Hook: raise :class:`~nbayes.errors.InvalidParameterError` for a hyperparameter out of range
-        (called before any data is read)."""
+        """Hook: raise :class:`~nbayes.errors.InvalidParameterError` for a hyperparameter out of range."""
         raise NotImplementedError
 
     def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
-        """Hook: validate and convert ``X`` once.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix, frame or texts
-            The input as given to ``fit``, ``predict``, ...
-        fitting : bool
-            True when the columns are being learned; False when they are checked against those
-            seen at fit.
-
-        Returns
-        -------
-        tuple
-            ``(Xv, names)``: the validated input and the column names (None without names).
-        """
+        """Hook: ``(Xv, names)``, ``X`` validated and converted once, and its column names (None
+        without names); ``fitting`` is True when the columns are learned, False when they are
+        checked against those seen at fit."""
         raise NotImplementedError
 
     def count_statistics(self, Xv: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> Any:
-        """Hook: the statistics of one batch of rows.
-
-        Parameters
-        ----------
-        Xv : object
-            The batch, as returned by ``prepare_input``.
-        codes : ndarray of int
-            The class of each row, an index into the class set (``0 .. n_classes - 1``).
-        n_classes : int
-            The number of classes of the statistics.
-        w : ndarray or None
-            The weight of each row (None: 1 each).
-
-        Returns
-        -------
-        Statistics
-            A statistics object (:mod:`nbayes.stats`).
-        """
+        """Hook: the statistics (:mod:`nbayes.stats`) of one batch: ``Xv`` from ``prepare_input``,
+        ``codes`` each row's class as an index in ``0 .. n_classes - 1``, ``w`` the row weights
+        (None: 1 each)."""
         raise NotImplementedError
 
     def estimate_parameters(self, stats: Any, n_features: int) -> dict[str, Any]:
-        """Hook: the fitted attributes estimated from ``stats``, as a dict (including
-        ``self.prior_parameters(stats.class_count)``). It must not change the model: when it raises,
-        nothing has been assigned."""
+        """Hook: the fitted attributes estimated from ``stats`` as a dict (with ``prior_parameters``);
+        it changes nothing on the model."""
         raise NotImplementedError
 
     def log_likelihood(self, Xv: Any) -> np.ndarray:
@@ -135,13 +102,11 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         return jll if mix is None else mix.class_logsumexp(jll)
 
     def feature_terms(self, Xv: Any) -> np.ndarray:
-        """Hook: each feature's additive term of log P(x | y = c), shape (n_rows, n_classes, n_features);
-        a missing feature's term is 0. ``explain`` is built on it."""
+        """Hook: each feature's term of log P(x | y = c), shape (n_rows, n_classes, n_features), for ``explain``."""
         raise NotImplementedError
 
     def feature_scores(self) -> tuple[np.ndarray, list[str]]:
-        """Hook: ``(scores, names)``, one score per class and feature (shape (n_classes, n_features)) and
-        the feature names; ``top_features`` ranks them."""
+        """Hook: ``(scores, names)``, a score per class and feature and the feature names, for ``top_features``."""
         raise NotImplementedError
 
     @classmethod
