@@ -147,6 +147,7 @@ class BaseEstimator(FittedAttributes):
         return hasattr(self, "classes_")
 
     def check_fitted(self) -> None:
+        """Raise :class:`~nbayes.errors.NotFittedError` unless the model is fitted (has ``classes_``)."""
         if not hasattr(self, "classes_"):
             raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit (or partial_fit) first"
@@ -178,6 +179,8 @@ class Classifier(BaseEstimator):
         return float(np.average((pred == y).astype(float), weights=w))
 
     def input_feature_names(self) -> list[str] | None:
+        """The column names seen at fit (``feature_names_in_``) as strings, or None when the model was
+        fitted on input without column names."""
         names = getattr(self, "feature_names_in_", None)
         return None if names is None else [str(n) for n in names]
 
@@ -212,6 +215,8 @@ class Generative(Classifier):
 
     @property
     def prior_fallback(self) -> np.ndarray:
+        """The class prior, normalised (log): the posterior given to a row that is impossible under every
+        class; uniform when the prior itself is all zero."""
         lp = self._log_prior
         total = logsumexp(lp)
         if not np.isfinite(total):

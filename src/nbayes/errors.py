@@ -4,6 +4,13 @@ Every error nbayes raises on purpose derives from :class:`NBayesError`, itself a
 ``ValueError`` so that code written against scikit-learn (which raises ``ValueError`` for bad
 input) keeps working. Messages name the parameter, column, row or file, what was expected and
 what came.
+
+>>> import nbayes
+>>> try:
+...     nbayes.MultinomialNB(alpha=-1).fit([[1, 0]], ["a"])
+... except ValueError as e:
+...     print(type(e).__name__, "-", e)
+InvalidParameterError - parameter 'alpha' must be >= 0.0, got -1
 """
 
 from __future__ import annotations

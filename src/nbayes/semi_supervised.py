@@ -197,6 +197,7 @@ class EM(Classifier):
         save_state(path, self.to_state())
 
     def to_state(self) -> dict[str, Any]:
+        """The wrapper as the state of a model file: its settings, the EM run and the nested ``estimator_``."""
         inner = self.estimator_.to_state()
         params, arrays = encode_params({k: v for k, v in self.get_params().items() if k != "estimator"})
         arrays.update({f"estimator/{k}": v for k, v in inner["arrays"].items()})

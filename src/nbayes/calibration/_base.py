@@ -87,19 +87,40 @@ class Calibrator(FittedAttributes):
     _fitted_marker: ClassVar[str] = "n_classes_"
 
     def fit(self, log_proba: Any, y: Any, sample_weight: Any = None) -> "Calibrator":
+        """Fit the map on out-of-fold log-probabilities.
+
+        Parameters
+        ----------
+        log_proba : array-like of shape (n_rows, n_classes)
+            The model's log-probabilities of rows it was not trained on.
+        y : array-like of shape (n_rows,)
+            The true class of each row, as an index into the columns.
+        sample_weight : array-like of shape (n_rows,), optional
+            Row weights.
+
+        Returns
+        -------
+        Calibrator
+            ``self``, fitted.
+        """
         raise NotImplementedError
 
     def transform(self, log_proba: Any) -> np.ndarray:
+        """The calibrated log-probabilities of ``log_proba`` (n_rows, n_classes); rows sum to 1 in
+        probability."""
         raise NotImplementedError
 
     def to_arrays(self) -> dict[str, np.ndarray]:
+        """The fitted map as named arrays, for a model file."""
         raise NotImplementedError
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], n_classes: int) -> "Calibrator":
+        """The fitted map read back from ``to_arrays``'s arrays, for ``n_classes`` classes."""
         raise NotImplementedError
 
     def check_fitted(self) -> None:
+        """Raise :class:`~nbayes.errors.NotFittedError` unless ``fit`` was called."""
         if "n_classes_" not in self.__dict__:
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 

@@ -102,7 +102,11 @@ def log_loss(y_true: Any, proba: Any, *, classes: Any = None, sample_weight: Any
     ``nbayes._math.LOG_LOSS_EPS``), as scikit-learn's ``log_loss`` does, so a zero probability
     for the true class costs about 36 rather than infinity. ``proba`` may be one column (the
     probability of ``classes[1]``). :func:`nbayes.compare` and the scorer ``neg_log_loss`` use
-    the same core, so they give the same number for the same model."""
+    the same core, so they give the same number for the same model.
+
+    >>> round(log_loss(["a", "b", "a"], [[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]], classes=["a", "b"]), 4)
+    0.2798
+    """
     codes, P, _, w = _inputs(y_true, proba, classes, sample_weight)
     return log_loss_of(codes, P, w)
 
@@ -126,7 +130,11 @@ def brier_score(y_true: Any, proba: Any, *, classes: Any = None, sample_weight: 
 
     With two classes it is halved, which gives the usual binary Brier score mean (p_i - y_i)^2
     of the positive class's probability, in [0, 1]. This is scikit-learn's ``brier_score_loss``
-    (its ``scale_by_half="auto"``) for two classes and more."""
+    (its ``scale_by_half="auto"``) for two classes and more.
+
+    >>> round(brier_score(["a", "b", "a"], [[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]], classes=["a", "b"]), 4)
+    0.07
+    """
     codes, P, _, w = _inputs(y_true, proba, classes, sample_weight)
     return brier_score_of(codes, P, w)
 
@@ -207,7 +215,12 @@ def expected_calibration_error(
     """Top-label expected calibration error: sum over bins of the bin's share of rows times
     |accuracy - mean confidence| in it, with ``n_bins`` equal-width bins of [0, 1] (Guo et al.
     2017, who use 15). 0 for a calibrated model; it depends on the binning, so compare values
-    computed with the same ``n_bins``."""
+    computed with the same ``n_bins``.
+
+    >>> y, p = ["a", "b", "a"], [[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]]
+    >>> round(expected_calibration_error(y, p, classes=["a", "b"]), 4)   # (|1 - .9| + |1 - .8| + |1 - .6|) / 3
+    0.2333
+    """
     c = reliability_curve(y_true, proba, classes=classes, n_bins=n_bins, sample_weight=sample_weight)
     return float(np.sum(c.weight * np.abs(c.accuracy - c.confidence)))
 

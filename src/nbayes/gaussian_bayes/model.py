@@ -123,6 +123,7 @@ class GaussianBayes(Generative):
 
     # ------------------------------------------------------------------ parameters
     def check_params(self) -> None:
+        """Raise :class:`~nbayes.errors.InvalidParameterError` for a hyperparameter out of range."""
         check_choice("covariance", self.covariance, COVARIANCES)
         s = self.shrinkage
         if isinstance(s, str) or s is None:
@@ -322,6 +323,8 @@ class GaussianBayes(Generative):
 
     # ------------------------------------------------------------------ inference
     def prepare_input(self, X: Any) -> np.ndarray:
+        """The prediction input checked against the fitted features: a float array (NaN marks a missing
+        value)."""
         self.check_fitted()
         Xv, _ = check_X_numeric(
             X,
@@ -389,6 +392,7 @@ class GaussianBayes(Generative):
         save_state(path, self.to_state())
 
     def to_state(self) -> dict[str, Any]:
+        """The model as the state of a model file (``save`` writes it)."""
         params = self.get_params()
         if params["priors"] is not None:
             params["priors"] = np.asarray(params["priors"], dtype=float)
@@ -413,6 +417,7 @@ class GaussianBayes(Generative):
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> "GaussianBayes":
+        """The model of a model-file state (the inverse of ``to_state``), checked."""
         model = cls(**state["params"])
         model.check_params()
         a = state["arrays"]

@@ -75,6 +75,13 @@ def load(path: str | os.PathLike[str]) -> Any:
     The file's magic, format version and checksum are verified before anything is built, then
     its numbers (statistics that no data could produce are refused); the file holds only JSON
     and raw numeric arrays, so loading never runs code from it.
+
+    >>> import os, tempfile, nbayes
+    >>> model = nbayes.MultinomialNB().fit([[2, 0], [0, 3]], ["ham", "spam"])
+    >>> path = os.path.join(tempfile.mkdtemp(), "spam.nbm")
+    >>> model.save(path)
+    >>> nbayes.load(path).predict([[1, 0]]).tolist()
+    ['ham']
     """
     return load_with_state(path)[0]
 

@@ -354,6 +354,8 @@ def as_label_array(e: Any) -> np.ndarray:
 
 
 def decode_params(params: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The hyperparameters of a model file: the inverse of :func:`encode_params` (lists of arrays read back
+    from ``arrays``)."""
     out = {}
     for name, value in params.items():
         if isinstance(value, dict) and "__arrays__" in value:

@@ -117,6 +117,7 @@ class LogisticRegression(Classifier):
 
     # ------------------------------------------------------------------ checks
     def check_params(self) -> None:
+        """Raise :class:`~nbayes.errors.InvalidParameterError` for a hyperparameter out of range."""
         check_number("C", self.C, low=0.0, low_open=True)
         if not np.isfinite(self.C):
             raise InvalidParameterError("parameter 'C' must be finite (C = inf is no penalty)")
@@ -141,6 +142,8 @@ class LogisticRegression(Classifier):
             )
 
     def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
+        """``(X, names)``: the input validated (through ``input_transform_`` when the model has one), and its
+        column names."""
         transform = getattr(self, "input_transform_", None)
         if transform is not None:
             return transform.transform(X), None
@@ -336,6 +339,7 @@ class LogisticRegression(Classifier):
         save_state(path, self.to_state())
 
     def to_state(self) -> dict[str, Any]:
+        """The model as the state of a model file (``save`` writes it)."""
         params = self.get_params()
         init = params.pop("init")
         params["init"] = init if isinstance(init, str) else "zeros"
@@ -358,6 +362,7 @@ class LogisticRegression(Classifier):
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> "LogisticRegression":
+        """The model of a model-file state (the inverse of ``to_state``)."""
         arrays = state["arrays"]
         params = decode_params(state["params"], arrays)
         if params.get("class_weight") == "dict":

@@ -165,12 +165,15 @@ class SearchCV(BaseEstimator):
         return self.best_estimator_
 
     def predict(self, X: Any) -> np.ndarray:
+        """``best_estimator_.predict(X)``."""
         return self._best().predict(X)
 
     def predict_proba(self, X: Any) -> np.ndarray:
+        """``best_estimator_.predict_proba(X)``."""
         return self._best().predict_proba(X)
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
+        """``best_estimator_.predict_log_proba(X)``."""
         return self._best().predict_log_proba(X)
 
     def score(self, X: Any, y: Any) -> float:

@@ -31,12 +31,15 @@ class _Splitter:
         self.random_state: Any = random_state
 
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
+        """The number of folds, ``n_splits`` (X, y and groups are ignored, as in scikit-learn)."""
         return self.n_splits
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(n_splits={self.n_splits}, shuffle={self.shuffle}, random_state={self.random_state!r})"
 
     def split(self, X: Any, y: Any = None, groups: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield ``(train, test)`` row indices, one pair per fold; every row is in exactly one test
+        fold (``y`` is used by the stratified splitter only)."""
         n = n_rows(X)
         test_fold = self._test_folds(n, y)
         rows = np.arange(n)
@@ -57,7 +60,12 @@ class _Splitter:
 
 class KFold(_Splitter):
     """Consecutive folds (shuffled first with ``shuffle=True``), the first ``n % n_splits``
-    folds one row larger: scikit-learn's ``KFold``, fold for fold."""
+    folds one row larger: scikit-learn's ``KFold``, fold for fold.
+
+    >>> import numpy as np
+    >>> [test.tolist() for train, test in KFold(3).split(np.zeros((7, 1)))]
+    [[0, 1, 2], [3, 4], [5, 6]]
+    """
 
     def _test_folds(self, n: int, y: Any) -> np.ndarray:
         if self.n_splits > n:

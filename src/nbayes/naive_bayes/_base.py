@@ -46,8 +46,10 @@ _NB = TypeVar("_NB", bound="BaseNB")
 
 
 class BaseNB(LogisticTwin, MixtureHooks, Generative):
-    """Subclasses implement the hooks ``_check_params``, ``_prepare_X``, ``_count``,
-    ``_estimate``, ``_loglik``, ``_feature_terms``, ``_feature_scores`` and ``_stats_from_arrays``."""
+    """What every Naive Bayes model shares (fit, partial_fit, unlearn, merge, predictions, explanations,
+    ``with_prior``, model files), through its statistics ``stats_``. A model writes the hooks ``check_params``,
+    ``prepare_input``, ``count_statistics``, ``estimate_parameters``, ``log_likelihood``, ``feature_terms``,
+    ``feature_scores`` and ``statistics_from_arrays`` (docs/architecture.md, docs/examples/poisson_nb.py)."""
 
     #: hyperparameters that shape the statistics: ``merge`` requires them equal
     statistics_params: ClassVar[tuple[str, ...]] = ()
@@ -69,15 +71,24 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
 
     # ------------------------------------------------------------------ hooks (subclasses)
     def check_params(self) -> None:
+        """Hook: raise :class:`~nbayes.errors.InvalidParameterError` for a hyperparameter out of range."""
         raise NotImplementedError
 
     def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
+        """Hook: ``(Xv, names)``, ``X`` validated and converted once, and its column names (None
+        without names); ``fitting`` is True when the columns are learned, False when they are
+        checked against those seen at fit."""
         raise NotImplementedError
 
     def count_statistics(self, Xv: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> Any:
+        """Hook: the statistics (:mod:`nbayes.stats`) of one batch: ``Xv`` from ``prepare_input``,
+        ``codes`` each row's class as an index in ``0 .. n_classes - 1``, ``w`` the row weights
+        (None: 1 each)."""
         raise NotImplementedError
 
     def estimate_parameters(self, stats: Any, n_features: int) -> dict[str, Any]:
+        """Hook: the fitted attributes estimated from ``stats`` as a dict (with ``prior_parameters``);
+        it changes nothing on the model."""
         raise NotImplementedError
 
     def log_likelihood(self, Xv: Any) -> np.ndarray:
@@ -92,13 +103,16 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         return jll if mix is None else mix.class_logsumexp(jll)
 
     def feature_terms(self, Xv: Any) -> np.ndarray:
+        """Hook: each feature's term of log P(x | y = c), shape (n_rows, n_classes, n_features), for ``explain``."""
         raise NotImplementedError
 
     def feature_scores(self) -> tuple[np.ndarray, list[str]]:
+        """Hook: ``(scores, names)``, a score per class and feature and the feature names, for ``top_features``."""
         raise NotImplementedError
 
     @classmethod
     def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> Any:
+        """Hook: the statistics stored in a model file's arrays (the inverse of ``stats_.to_arrays()``)."""
         raise NotImplementedError
 
     @property
@@ -314,6 +328,9 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         return new
 
     def set_statistics(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
+        """Make ``stats`` the model's statistics: the parameters are estimated from them and, only when
+        that succeeds, ``stats_``, ``classes_``, ``n_features_in_``, ``feature_names_in_`` (from
+        ``names``) and the fitted attributes are set. Every way of training ends here."""
         if not np.any(np.asarray(stats.class_count) > 0):
             raise DataError("sample_weight: the weights sum to zero; the model would have no data")
         if "_layout" in self.__dict__:
@@ -371,6 +388,7 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         return self._class_rows(self.stats_.class_count)
 
     def display_feature_names(self) -> list[str]:
+        """The feature names shown in explanations: those seen at fit, else ``x0``, ``x1``, ..."""
         return self.input_feature_names() or [f"x{j}" for j in range(self.n_features_in_)]
 
     # ------------------------------------------------------------------ inference
@@ -463,6 +481,8 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         save_state(path, self.to_state())
 
     def to_state(self) -> dict[str, Any]:
+        """The model as the state of a model file (kind, parameters, meta data, the statistics' arrays);
+        ``save`` writes it."""
         params, arrays = encode_params(self.get_params())
         arrays["classes"] = self.classes_
         arrays.update(self.stats_.to_arrays())
@@ -480,6 +500,8 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> Self:
+        """The model of a model-file state (the inverse of ``to_state``): the statistics are checked, then
+        the parameters estimated from them."""
         arrays = state["arrays"]
         params = decode_params(state["params"], arrays)
         meta = state["meta"]

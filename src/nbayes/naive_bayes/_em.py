@@ -49,6 +49,7 @@ EM_ATTRS = ("n_iter_", "em_log_likelihood_", "em_converged_", "unlabeled_weight_
 
 
 def is_off(label: Any) -> bool:
+    """Whether ``label`` is the ``OFF`` marker (a string, so a label 0 or False is never taken for it)."""
     return isinstance(label, str) and label == OFF
 
 

@@ -44,6 +44,7 @@ class MixedStats:
     parts: dict[str, Any]
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "MixedStats":
+        """These statistics inside a class set of ``n_classes``; class k goes to row ``pos[k]``."""
         cc = np.zeros(n_classes)
         cc[pos] = self.class_count
         return MixedStats(cc, {k: s.embed(pos, n_classes) for k, s in self.parts.items()})
@@ -55,11 +56,13 @@ class MixedStats:
         )
 
     def subtract(self, other: "MixedStats", classes: np.ndarray) -> "MixedStats":
+        """Each part's statistics without ``other``'s part of the same kind."""
         parts = {k: s.subtract(other.parts[k], classes) for k, s in self.parts.items()}
         cc = next(iter(parts.values())).class_count if parts else self.class_count - other.class_count
         return MixedStats(cc, parts)
 
     def merge(self, other: "MixedStats") -> "MixedStats":
+        """The statistics of both sets of rows (same class layout): ``self + other``."""
         return self + other
 
     def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
@@ -74,6 +77,7 @@ class MixedStats:
                 )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
+        """The named arrays of a model file: the class weights and each part's arrays under ``part/<kind>/``."""
         out = {"stats/class_count": self.class_count}
         for kind, s in self.parts.items():
             out.update({f"part/{kind}/{k}": v for k, v in s.to_arrays().items()})

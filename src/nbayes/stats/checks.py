@@ -18,11 +18,12 @@ def check_removable(have: np.ndarray, remove: np.ndarray, classes: np.ndarray, w
     """Raise UnlearnError naming the class when ``remove`` exceeds ``have`` (first axis = class)."""
     excess = remove > have * (1 + REL_TOL) + REL_TOL
     if np.any(excess):
-        k = int(np.argwhere(excess)[0][0])
+        at = tuple(np.argwhere(excess)[0])  # the first entry in excess: (class, feature, ...)
+        k = int(at[0])
+        where = f" (column {int(at[1])})" if len(at) > 1 else ""
         raise UnlearnError(
-            f"unlearn would remove more {what} of class {show(classes[k])} than the model learned "
-            f"(learned {float(np.max(have[k])):g}, removing {float(np.max(remove[k])):g}); "
-            "the model is unchanged"
+            f"unlearn would remove more {what} of class {show(classes[k])} than the model learned"
+            f"{where}: learned {float(have[at]):g}, removing {float(remove[at]):g}; the model is unchanged"
         )
 
 

@@ -66,6 +66,8 @@ class CountStats:
 
     @property
     def observed_count(self) -> np.ndarray:
+        """Per class and feature, the weight of the rows where the feature is observed (``class_count`` minus
+        ``missing_count``)."""
         if self.missing_count is None:
             return np.broadcast_to(self.class_count[:, None], self.feature_count.shape)
         observed: np.ndarray = self.class_count[:, None] - self.missing_count
@@ -90,6 +92,8 @@ class CountStats:
         )
 
     def subtract(self, other: "CountStats", classes: np.ndarray) -> "CountStats":
+        """The counts of ``self``'s rows without ``other``'s (:class:`~nbayes.errors.UnlearnError` when
+        ``other`` removes more than ``self`` holds)."""
         check_removable(self.class_count, other.class_count, classes, "weight")
         check_removable(self.feature_count, other.feature_count, classes, "feature counts")
         if other.missing_count is not None:
@@ -119,6 +123,8 @@ class CountStats:
             check_at_most("missing_count", mc, "its class's weight", cc[:, None])
 
     def to_arrays(self) -> dict[str, np.ndarray]:
+        """The named arrays of a model file (``stats/class_count``, ``stats/feature_count``,
+        ``stats/missing_count``)."""
         out = {"stats/class_count": self.class_count, "stats/feature_count": self.feature_count}
         if self.missing_count is not None:
             out["stats/missing_count"] = self.missing_count
@@ -126,6 +132,7 @@ class CountStats:
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "CountStats":
+        """The counts read back from ``to_arrays``'s arrays."""
         return cls(
             arrays["stats/class_count"],
             arrays["stats/feature_count"],
@@ -143,9 +150,9 @@ def _add_opt(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
 class CategoricalStats:
     """Weighted (class, value) counts per feature, each feature with its own value set.
 
-    categories[j]: the values seen (or declared) for feature j, in canonical sorted order.
-    counts[j][c, v]: weight of class-c rows whose feature j equals categories[j][v].
-    Missing entries are not counted, so feature j's denominator is counts[j][c].sum().
+    ``categories[j]``: the values seen (or declared) for feature j, in canonical sorted order.
+    ``counts[j][c, v]``: weight of class-c rows whose feature j equals ``categories[j][v]``.
+    Missing entries are not counted, so feature j's denominator is ``counts[j][c].sum()``.
     """
 
     class_count: np.ndarray
@@ -153,6 +160,7 @@ class CategoricalStats:
     counts: list[np.ndarray] = field(default_factory=list)
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "CategoricalStats":
+        """These counts inside a class set of ``n_classes``; class k goes to row ``pos[k]``."""
         cc = np.zeros(n_classes)
         cc[pos] = self.class_count
         counts = []
@@ -179,6 +187,8 @@ class CategoricalStats:
         return CategoricalStats(self.class_count + other.class_count, cats, counts)
 
     def subtract(self, other: "CategoricalStats", classes: np.ndarray) -> "CategoricalStats":
+        """The counts of ``self``'s rows without ``other``'s, value sets aligned
+        (:class:`~nbayes.errors.UnlearnError` when ``other`` removes more than ``self`` holds)."""
         check_removable(self.class_count, other.class_count, classes, "weight")
         cats, counts = [], []
         for c, a, b in self._aligned(other):
@@ -210,6 +220,7 @@ class CategoricalStats:
             check_at_most(f"counts/{j} summed over values", c.sum(axis=1), "its class's weight", cc)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
+        """The named arrays of a model file (the class weights, and per feature its values and counts)."""
         out = {"stats/class_count": self.class_count}
         for j, (cat, cnt) in enumerate(zip(self.categories, self.counts)):
             out[f"stats/categories/{j}"] = cat
@@ -218,6 +229,7 @@ class CategoricalStats:
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> "CategoricalStats":
+        """The counts of ``n_features`` features read back from ``to_arrays``'s arrays."""
         return cls(
             arrays["stats/class_count"],
             [arrays[f"stats/categories/{j}"] for j in range(n_features)],

@@ -45,6 +45,7 @@ class MomentStats:
         return cls(cc, W, mu, m2)
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "MomentStats":
+        """These moments inside a class set of ``n_classes``; class k goes to row ``pos[k]``."""
         d = self.weight.shape[1]
         cc = np.zeros(n_classes)
         w, mu, m2 = (np.zeros((n_classes, d)) for _ in range(3))
@@ -110,6 +111,8 @@ class MomentStats:
             raise StatisticsError(f"statistics 'mean'/'m2': entry {at} has no weight but a mean or spread")
 
     def to_arrays(self) -> dict[str, np.ndarray]:
+        """The named arrays of a model file (``stats/class_count``, ``stats/weight``, ``stats/mean``,
+        ``stats/m2``)."""
         return {
             "stats/class_count": self.class_count,
             "stats/weight": self.weight,
@@ -119,4 +122,5 @@ class MomentStats:
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "MomentStats":
+        """The moments read back from ``to_arrays``'s arrays."""
         return cls(*(arrays[f"stats/{k}"] for k in ("class_count", "weight", "mean", "m2")))

@@ -37,12 +37,19 @@ class Statistics(Protocol):
 
     def __add__(self: S, other: S) -> S: ...
 
-    def merge(self: S, other: S) -> S: ...
+    def merge(self: S, other: S) -> S:
+        """The statistics of both sets of rows (same class layout): ``self + other``."""
 
-    def subtract(self: S, other: S, classes: np.ndarray) -> S: ...
+    def subtract(self: S, other: S, classes: np.ndarray) -> S:
+        """The statistics of ``self``'s rows without ``other``'s; ``classes`` (the labels) name the
+        class in errors."""
 
-    def embed(self: S, pos: np.ndarray, n_classes: int) -> S: ...
+    def embed(self: S, pos: np.ndarray, n_classes: int) -> S:
+        """The same statistics inside a class set of ``n_classes``: class k goes to row ``pos[k]``."""
 
-    def check(self, n_classes: int | None = None, n_features: int | None = None) -> None: ...
+    def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
+        """Raise :class:`~nbayes.errors.StatisticsError` unless data could have produced these
+        statistics."""
 
-    def to_arrays(self) -> dict[str, np.ndarray]: ...
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The named arrays of a model file (``type(stats).from_arrays`` reads them back)."""

@@ -40,6 +40,7 @@ class TextStats:
     weighted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "TextStats":
+        """These statistics inside a class set of ``n_classes``; class k goes to row ``pos[k]``."""
         def grow(a: np.ndarray) -> np.ndarray:
             out = np.zeros((n_classes,) + a.shape[1:])
             out[pos] = a
@@ -82,6 +83,8 @@ class TextStats:
         )
 
     def subtract(self, other: "TextStats", classes: np.ndarray) -> "TextStats":
+        """The statistics of ``self``'s documents without ``other``'s, vocabularies aligned
+        (:class:`~nbayes.errors.UnlearnError` when ``other`` removes more than ``self`` holds)."""
         terms = union_terms(self.terms, other.terms)
         a, b = self._on(terms), other._on(terms)
         check_removable(a.class_count, b.class_count, classes, "documents")
@@ -141,6 +144,8 @@ class TextStats:
         )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
+        """The named arrays of a model file (the vocabulary, the per-class counts, the corpus counts and, for
+        tf-idf, the weighted sums)."""
         extra = {}
         if self.weighted is not None:  # a tf-idf model's (kept terms, idf, sums)
             keep, idf, sums = self.weighted
@@ -157,6 +162,7 @@ class TextStats:
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "TextStats":
+        """The statistics read back from ``to_arrays``'s arrays."""
         raw = arrays["stats/terms"]
         if raw.dtype.kind in "iu":  # hashing mode: bucket numbers
             terms = raw

@@ -59,6 +59,7 @@ class Dataset:
 
     @property
     def n_rows(self) -> int:
+        """The number of rows (documents for text)."""
         return len(self.y)
 
     @property

@@ -87,7 +87,8 @@ class TextEM:
         return jll
 
     def count_expected(self: Any, view: CountedDocs, R: np.ndarray) -> TextStats:
-
+        """The statistics of the documents counted with responsibilities ``R`` (n_docs, n_classes) as
+        fractional class memberships: EM's expected counts."""
         return TextStats(view.terms, R.sum(axis=0), soft_class_sum(R, view.X), soft_class_sum(R, view.X01),
                          view.df, view.tf, view.n_docs, view.table if self.n_features is None else None)
 

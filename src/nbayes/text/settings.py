@@ -102,6 +102,7 @@ class TextSettings:
         return Tokens((int(rng[0]), int(rng[1])), words)
 
     def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
+        """``(docs, None)``: the texts tokenised into one buffer (lower-cased when ``lowercase``)."""
         buf, bounds, table = to_buffer(X, lowercase=self.lowercase)
         return Docs(buf, bounds, table), None
 
