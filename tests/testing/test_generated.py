@@ -55,3 +55,24 @@ def test_check_estimator_runs_on_a_user_model():
     with pytest.raises(nbayes.errors.InvalidParameterError, match="no law named"):
         list(checks(nbayes.GaussianNB(), skip={"bogus"}))
     assert np.isfinite(dataset_for(nbayes.GaussianNB(), 1).X).all()
+
+
+class _MislabelledExplanation(nbayes.CalibratedClassifier):
+    """A calibrated model whose explanation claims to add up to the calibrated numbers while
+    its terms are the base model's: the law must read the claim and fail."""
+
+    def explain(self, X):
+        import dataclasses
+
+        e = super().explain(X)
+        return dataclasses.replace(e, calibrated=not e.calibrated)
+
+
+def test_explanation_law_holds_calibrated_explanations_to_their_claim():
+    from nbayes.testing import laws_prior
+
+    data = dataset_for(nbayes.MultinomialNB(), 5)
+    honest = nbayes.CalibratedClassifier(nbayes.MultinomialNB(), method="temperature")
+    laws_prior.law_explanations_add_up(honest, data)
+    with pytest.raises(LawError, match="log-odds|joint"):
+        laws_prior.law_explanations_add_up(_MislabelledExplanation(nbayes.MultinomialNB(), method="temperature"), data)

@@ -89,9 +89,6 @@ KNOWN_FAILURES: list[tuple[str, str, str]] = [
      "terms in the vocabulary (|V|, smoothing): "
      "TextClassifier().fit(['a cheap offer', 'cheap pills', 'lunch noon', 'noon meeting'], "
      "['s', 's', 'h', 'h'], sample_weight=[0, 1, 1, 1]) != fit on the last three"),
-    ("explanations_add_up", "calibrated-multinomial calibrated-text-isotonic-ensemble",
-     "CalibratedClassifier.explain returns a CalibratedExplanation whose terms add up to the base "
-     "model's joint log-probability only where the map is affine; the law reads it as the calibrated one"),
 ]
 
 

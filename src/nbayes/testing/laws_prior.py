@@ -101,9 +101,9 @@ def law_explanations_add_up(estimator: Any, data: Dataset) -> None:
     if "text" in estimator.capabilities:
         _text_explanations_add_up(model, data)
         return
-    base = getattr(model, "base_estimator_", model)  # a wrapper explains the model it wraps
     X = data.rows(slice(0, 30)).X
     e = model.explain(X)
+    base = _reference(model, e)
     log_p = base.predict_log_proba(X)
     tol = Tolerance(1e-9, 1e-9)
     if "joint_log_proba" in base.capabilities:
@@ -119,11 +119,24 @@ def law_explanations_add_up(estimator: Any, data: Dataset) -> None:
             raise LawError(f"explain(X).log_odds({row}): terms + baseline = {got!r}, the log-odds is {want!r}")
 
 
+def _reference(model: Any, e: Any) -> Any:
+    """The model whose numbers the explanation ``e`` adds up to: a wrapper's explanation says
+    (a calibrated model's ``CalibratedExplanation.calibrated``: True when the terms were mapped
+    to the calibrated model's log-odds, possible where the map is affine; False when they are
+    the base model's, unchanged); a model without a wrapper explains itself."""
+    calibrated = getattr(e, "calibrated", None)
+    if calibrated is None or calibrated:
+        return model
+    return model.base_estimator_
+
+
 def _text_explanations_add_up(model: Any, data: Dataset) -> None:
     docs = list(data.X[:30]) + ["ff ff ff ff", "cheap cheap unknownword", "", "Noon NOON noon meeting"]
     log_p = model.predict_log_proba(docs)
     for i, doc in enumerate(docs):
         e = model.explain(doc)
+        if _reference(model, e) is not model:
+            log_p[i] = _reference(model, e).predict_log_proba([doc])[0]
         ia, ib = model.classes_.tolist().index(e.predicted), model.classes_.tolist().index(e.runner_up)
         got, want = float(np.sum(e.contributions) + e.baseline), float(log_p[i, ia] - log_p[i, ib])
         if not np.isclose(got, want, rtol=1e-9, atol=1e-9):
