@@ -18,7 +18,7 @@ from ..errors import DataError
 
 #: derived parameters that may hold -inf by design (alpha=0 MLE: a zero probability is -inf in
 #: log space); +inf and NaN are never valid in any of them
-_HINT = "the sums of values or weights passed float64's range (about 1.8e308)"
+_HINT = "the sums of values or weights pass float64's largest number, about 1.8e308"
 
 
 def estimate_checked(
@@ -74,14 +74,14 @@ def _message(model: Any, what: str, a: np.ndarray, bad: np.ndarray, n_features: 
         a.shape[0] != n_features
     ):
         return (
-            f"sample_weight: {name}'s class weights are not finite ({_HINT}); "
+            f"sample_weight: {name}'s class weights overflow ({_HINT}); "
             "rescale the weights (a uniform factor changes nothing)"
         )
     j = int(np.argwhere(bad)[0][-1]) if a.ndim and a.shape[-1] == n_features else None
     if j is None:
-        return f"X: {name}'s {what} is not finite ({_HINT}); rescale the data or the weights"
+        return f"X: {name}'s {what} overflows ({_HINT}); rescale the data or the weights"
     col = show(names[j]) if names is not None and j < len(names) else str(j)
     return (
-        f"X: column {col}: {name}'s {what} is not finite ({_HINT}); rescale the column "
+        f"X: column {col}: {name}'s {what} overflows ({_HINT}); rescale the column "
         "or the weights"
     )
