@@ -160,7 +160,7 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
             Xu = pl.concat([f for f, _ in unlabelled], how="vertical_relaxed") if unlabelled else X.head(0)
             at_u = np.concatenate([r for _, r in unlabelled]) if unlabelled else np.zeros(0, dtype=np.int64)
             with file_rows(source, at, unlabeled=(extra_source, at_u), columns=kinds):
-                em_fit = EM(model).fit(Xm, y, X_unlabeled=model_input(model, Xu, kinds, extra_source))
+                em_fit = EM(model, unlabeled_weight="auto").fit(Xm, y, X_unlabeled=model_input(model, Xu, kinds, extra_source))
             model = em_fit.estimator_  # the EM-completed model is what the file holds
             summary["semi_supervised"] = {
                 "unlabelled_rows": int(len(Xu)), "source": extra_source.name,
