@@ -1,55 +1,78 @@
 """The best Naive Bayes configuration for 20 Newsgroups, chosen without looking at the test set.
 
-5-fold stratified cross-validation on the 11,314 training documents over a small grid of
-Naive Bayes-family settings (complement / multinomial, sublinear tf-idf, unigrams to trigrams,
-alpha, min_df, max_df, weight normalisation); the configuration with the best CV accuracy is then
-fitted on all training documents and scored once on the official test set. Issue #3's goal is
-at least 86% on the test set (Rennie et al. 2003 report 86.1% for their transformed CNB).
+The bydate split puts the test documents *after* the training documents in time, so a shuffled
+cross-validation on the training part overstates test accuracy (by about 7 points) and favours
+settings that fit the training period. This selection scores each candidate on a **temporal
+hold-out** instead: within each class, the training documents in the order of their file numbers
+(Usenet article numbers, which grow with time), the first 80% fit and the last 20% score. The
+grid (multinomial / complement NB, counts / binary / sublinear tf-idf, weight normalisation,
+alpha, n-grams, min_df / max_df, class prior) runs through ``nbayes.model_selection.SearchCV``,
+which counts the statistics once per tokenisation and re-estimates every other setting from
+them. The winner is fitted on all 11,314 training documents and scored once on the official
+test set. Issue #15's goal is at least 86% on the test set.
 
-Run:  python benchmarks/select_20news.py     (about 10 minutes on 2 cores)
+Run:  python benchmarks/select_20news.py     (a few minutes on 2 cores)
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 
-from text_20news import load
+from text_20news import DATA
 
 GRID = [
-    dict(model="complement", tfidf=True, sublinear_tf=True, alpha=0.1),
-    dict(model="complement", tfidf=True, sublinear_tf=True, alpha=0.1, ngram_range=(1, 2)),
-    dict(model="complement", tfidf=True, sublinear_tf=True, alpha=0.03, ngram_range=(1, 2)),
-    dict(model="complement", tfidf=True, sublinear_tf=True, alpha=0.3, ngram_range=(1, 2)),
-    dict(model="complement", tfidf=True, sublinear_tf=True, alpha=0.1, ngram_range=(1, 2), min_df=2),
-    dict(model="complement", tfidf=True, sublinear_tf=True, alpha=0.1, ngram_range=(1, 2), max_df=0.5),
-    dict(model="complement", tfidf=True, sublinear_tf=True, alpha=0.1, ngram_range=(1, 2), norm=True),
-    dict(model="multinomial", tfidf=True, sublinear_tf=True, alpha=0.01, ngram_range=(1, 2)),
-    dict(model="complement", tfidf=True, sublinear_tf=True, alpha=0.1, ngram_range=(1, 3), min_df=2),
+    {"ngram_range": [(1, 1), (1, 2)], "model": ["complement", "multinomial"], "tfidf": [True],
+     "sublinear_tf": [True], "norm": [False, True], "alpha": [0.003, 0.01, 0.03, 0.1, 0.3],
+     "fit_prior": [True, False]},
+    {"ngram_range": [(1, 2)], "model": ["complement", "multinomial"], "binary": [True, False],
+     "alpha": [0.01, 0.03, 0.1, 0.3]},
+    {"ngram_range": [(1, 2)], "model": ["complement", "multinomial"], "tfidf": [True], "sublinear_tf": [True],
+     "alpha": [0.01, 0.03, 0.1], "min_df": [2], "max_df": [1.0, 0.5]},
 ]
 
 
+def load(part: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Texts, labels and file numbers (the article numbers in ``id``) of a part."""
+    with gzip.open(Path(DATA) / "20newsgroups" / f"{part}.jsonl.gz", "rt", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    number = np.array([int(r["id"].rsplit("/", 1)[1]) for r in rows])
+    return [r["text"] for r in rows], np.array([r["label"] for r in rows]), number
+
+
+def temporal_split(y: np.ndarray, number: np.ndarray, share: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+    """(fit rows, score rows): per class, the last ``share`` of its documents by file number score."""
+    late = np.zeros(len(y), dtype=bool)
+    for c in np.unique(y):
+        rows = np.flatnonzero(y == c)
+        rows = rows[np.argsort(number[rows], kind="stable")]
+        late[rows[int(round(len(rows) * (1 - share))):]] = True
+    return np.flatnonzero(~late), np.flatnonzero(late)
+
+
 def main() -> None:
-    from sklearn.model_selection import StratifiedKFold
-
     import nbayes
+    from nbayes.model_selection import SearchCV
 
-    X, y = load("train")
-    X_test, y_test = load("test")
-    folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
-    results = []
-    for params in GRID:
-        t0 = time.perf_counter()
-        accs = []
-        for a, b in folds:
-            model = nbayes.TextClassifier(**params).fit([X[i] for i in a], y[a])
-            accs.append(np.mean(model.predict([X[i] for i in b]) == y[b]))
-        results.append((float(np.mean(accs)), params))
-        print(f"CV {100 * np.mean(accs):.2f}%  {params}  ({time.perf_counter() - t0:.0f} s)", flush=True)
-    best = max(results, key=lambda r: r[0])[1]
+    X, y, number = load("train")
+    X_test, y_test, _ = load("test")
+    t0 = time.perf_counter()
+    search = SearchCV(nbayes.TextClassifier(), GRID, cv=[temporal_split(y, number)], refit=False).fit(X, y)
+    res = search.cv_results_
+    order = np.argsort(-np.asarray(res["mean_test_score"]), kind="stable")
+    print(f"{len(order)} candidates scored on the temporal hold-out in {time.perf_counter() - t0:.0f} s; the best 10:")
+    for i in order[:10]:
+        print(f"  {100 * res['mean_test_score'][i]:.2f}%  {res['params'][i]}")
+    best = dict(res["params"][order[0]])  # the first of equals in the grid order
+    t0 = time.perf_counter()
     model = nbayes.TextClassifier(**best).fit(X, y)
-    print(f"chosen by CV: {best}; test accuracy {100 * np.mean(model.predict(X_test) == y_test):.2f}% (goal >= 86)")
+    acc = float(np.mean(model.predict(X_test) == y_test))
+    print(f"chosen on the temporal hold-out: {best}; fitted on all of train and scored once on the test set: "
+          f"{100 * acc:.2f}% (goal >= 86) in {time.perf_counter() - t0:.1f} s")
 
 
 if __name__ == "__main__":

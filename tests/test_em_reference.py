@@ -23,6 +23,19 @@ REFERENCE = pathlib.Path(__file__).with_name("em_reference.json")
 RENAMED = {"em_max_iter": "max_iter", "em_tol": "tol"}
 
 
+
+@pytest.fixture(autouse=True)
+def _basic_em_default(monkeypatch):
+    """These tests check the EM algorithm at the paper's lambda = 1, which ``model.fit(X, y,
+    X_unlabeled=U)`` ran by default before its default became ``"auto"`` (lambda by
+    cross-validation; tested in tests/test_semi_supervised_default.py)."""
+    import functools
+
+    import nbayes.naive_bayes._base as base
+
+    monkeypatch.setattr(base, "EMSettings", functools.partial(base.EMSettings, unlabeled_weight=1.0))
+
+
 def counts(seed, n=120, d=12, K=3):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, K, n)

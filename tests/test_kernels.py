@@ -184,3 +184,33 @@ def test_murmur3_equals_its_twin_and_scikit_learn(text):
 
     buf, bounds, _ = to_buffer([text], lowercase=False)
     assert murmur3(buf, 0, len(buf)) == text_twin.murmur3(text) == murmurhash3_32(text, positive=False)
+
+
+def test_text_score_on_threads_equals_one_thread(monkeypatch):
+    """``score`` splits the documents over Python threads (its compiled loop releases the GIL):
+    each document's sums are made in the same order, so the result is the same bit for bit."""
+    import nbayes._kernels.text as kt
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(300)]
+    docs = [" ".join(rng.choice(words, rng.integers(1, 40))) for _ in range(700)]
+    buf, bounds, table = to_buffer(docs)
+    for lookup in (TermTable(words[::2], Tokens((1, 1), [])), HashedTerms(2**10, Tokens((1, 2), ["w1"]))):
+        W = rng.normal(size=(len(lookup), 3))
+        for binary in (False, True):
+            monkeypatch.setattr(kt, "_MIN_THREAD_DOCS", 10**9)
+            one = lookup.score(buf, bounds, table, W, binary)
+            monkeypatch.setattr(kt, "_MIN_THREAD_DOCS", 1)
+            assert_array_equal(lookup.score(buf, bounds, table, W, binary), one)
+            for T in (2, 3, 700):  # more threads than cores, one document each
+                w = np.ascontiguousarray(W)
+                assert_array_equal(kt.score(buf, bounds, table, *lookup_args(lookup), w, binary, T), one)
+
+
+def lookup_args(lookup):
+    """The kernel arguments between the word table and the weights (as vocab.py passes them)."""
+    if isinstance(lookup, HashedTerms):
+        from nbayes.text.vocab import _NONE_I, _no_table
+
+        return (*lookup.how.args(), lookup.n_features, _no_table(_NONE_I))
+    return (*lookup._how().args(), 0, lookup._terms())

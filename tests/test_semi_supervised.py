@@ -13,6 +13,18 @@ from nbayes.errors import DataError, FeatureMismatchError, InvalidParameterError
 MODELS = ["MultinomialNB", "BernoulliNB", "CategoricalNB", "NaiveBayes", "TextClassifier"]
 
 
+@pytest.fixture(autouse=True)
+def _basic_em_default(monkeypatch):
+    """These tests check the EM algorithm at the paper's lambda = 1, which ``model.fit(X, y,
+    X_unlabeled=U)`` ran by default before its default became ``"auto"`` (lambda by
+    cross-validation; tested in tests/test_semi_supervised_default.py)."""
+    import functools
+
+    import nbayes.naive_bayes._base as base
+
+    monkeypatch.setattr(base, "EMSettings", functools.partial(base.EMSettings, unlabeled_weight=1.0))
+
+
 def two_clusters(rng, n=400, d=60, length=12, sep=1.0):
     """Documents of ``length`` words from two word distributions (halves of the vocabulary
     favoured by ``sep``); labels 0 / 1."""
@@ -340,7 +352,7 @@ def test_errors(data):
         nbayes.MultinomialNB().fit(X[lab], y[lab], X_unlabeled=iter([X[unl[:5]], -X[unl[:5]]]))
     with pytest.raises(InvalidParameterError, match="'unlabeled_weight' must be >= 0.0, got -1"):
         make(M, unlabeled_weight=-1).fit(X[lab], y[lab], X_unlabeled=X[unl])
-    with pytest.raises(InvalidParameterError, match="'unlabeled_weight' must be a number >= 0 or 'cv', got 'CV'"):
+    with pytest.raises(InvalidParameterError, match="'unlabeled_weight' must be a number >= 0, 'auto' or 'cv', got 'CV'"):
         make(M, unlabeled_weight="CV").fit(X[lab], y[lab], X_unlabeled=X[unl])
     with pytest.raises(InvalidParameterError, match="'max_iter' must be >= 0"):
         make(M, max_iter=-1).fit(X[lab], y[lab], X_unlabeled=X[unl])

@@ -55,7 +55,10 @@ class EM(Classifier):
     * ``n_components``: mixture components per class: an integer for every class, or one per
       class in the order of ``classes_``; 1 is the ordinary model (section 5.3);
     * ``unlabeled_weight``: lambda, the weight of the unlabelled rows (EM-lambda, section 5.2);
-      0 is the supervised fit; ``"cv"`` chooses it by cross-validation on the labelled rows;
+      0 is the supervised fit, 1 (the wrapper's default) the paper's basic EM; ``"cv"`` chooses
+      it by cross-validation on the labelled rows; ``"auto"`` (the default of
+      ``model.fit(X, y, X_unlabeled=U)``) is ``"cv"`` when the labelled rows are in memory and 1
+      when they come as a stream of chunks (which cannot be cross-validated);
     * ``unlabeled_label``: rows of ``y`` with this label are unlabelled (``-1`` is
       scikit-learn's convention, ``None`` the missing labels); ``"off"`` marks none;
     * ``max_iter``, ``tol``: at most ``max_iter`` M-steps, until the objective's relative change

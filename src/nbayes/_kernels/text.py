@@ -17,8 +17,10 @@ bytes, an n-gram hashed as "w1 w2" from running hash states, without building th
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .murmur import bucket, feed, finish, murmur3, to_bucket
 
@@ -422,34 +424,53 @@ def hash_counts(buf, bounds, codes, w, has_w, is_word, lo_n, hi_n, stop, n_featu
             i, j = _next_token(buf, j, e0, is_word)
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def score(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, T):  # pragma: no cover
+def score(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, T):
     """out[d, c] = sum over the known terms of document d of weights[t, c] (each distinct term
-    once when ``binary``); unknown terms are skipped. No document-term matrix is built."""
+    once when ``binary``); unknown terms are skipped. No document-term matrix is built.
+
+    The documents are split into ``T`` ranges scored by :func:`_score_rows` on Python threads
+    (the kernel releases the GIL): the same parallelism as a ``parallel=True`` kernel, whose
+    compilation took 3-4 times as long (the first ``nbayes demo`` compiles it twice, for
+    Latin-1 and for wider text)."""
     n_docs = len(bounds) - 1
     out = np.zeros((n_docs, weights.shape[1]))
+    T = max(1, min(int(T), n_docs // _MIN_THREAD_DOCS))
+    args = (buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, out)
+    if T == 1:
+        _score_rows(0, n_docs, *args)
+        return out
     per = (n_docs + T - 1) // T
-    simple = hi_n == 1 and len(stop[1]) == 0
-    for th in prange(T):
-        last = np.full(weights.shape[0], -1, dtype=np.int64)
-        ring = np.zeros((hi_n, 2), dtype=np.int64)
-        states = np.zeros((hi_n, 4), dtype=np.uint64)
-        found = np.empty(hi_n, dtype=np.int64)
-        for d in range(th * per, min(n_docs, (th + 1) * per)):
-            e0 = bounds[d + 1]
-            ntok = 0
-            i, j = _next_token(buf, bounds[d], e0, is_word)
-            while i < e0:
-                if simple:
-                    found[0] = _word(buf, i, j, n_features, terms)
-                    count = 1
-                else:
-                    ntok, count = _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found)
-                for m in range(count):
-                    if found[m] >= 0:
-                        _accumulate(out, d, found[m], weights, last, binary)
-                i, j = _next_token(buf, j, e0, is_word)
+    with ThreadPoolExecutor(T) as pool:
+        list(pool.map(lambda th: _score_rows(th * per, min(n_docs, (th + 1) * per), *args), range(T)))
     return out
+
+
+#: documents per thread below which scoring stays on the calling thread
+_MIN_THREAD_DOCS = 64
+
+
+@njit(cache=True, nogil=True)
+def _score_rows(d0, d1, buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, out):  # pragma: no cover
+    """Rows ``d0:d1`` of :func:`score`'s ``out``."""
+    last = np.full(weights.shape[0], -1, dtype=np.int64)
+    ring = np.zeros((hi_n, 2), dtype=np.int64)
+    states = np.zeros((hi_n, 4), dtype=np.uint64)
+    found = np.empty(hi_n, dtype=np.int64)
+    simple = hi_n == 1 and len(stop[1]) == 0
+    for d in range(d0, d1):
+        e0 = bounds[d + 1]
+        ntok = 0
+        i, j = _next_token(buf, bounds[d], e0, is_word)
+        while i < e0:
+            if simple:
+                found[0] = _word(buf, i, j, n_features, terms)
+                count = 1
+            else:
+                ntok, count = _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found)
+            for m in range(count):
+                if found[m] >= 0:
+                    _accumulate(out, d, found[m], weights, last, binary)
+            i, j = _next_token(buf, j, e0, is_word)
 
 
 @njit(cache=True, nogil=True)

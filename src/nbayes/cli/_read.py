@@ -3,7 +3,9 @@
 CSV / TSV (``.gz`` too) are read by pyarrow's streaming CSV reader and Parquet by row groups, so
 a file larger than memory streams; JSON Lines (``.gz`` too) in chunks of lines; a folder with one
 sub-folder per class becomes a ``text`` and a ``label`` column. Every chunk is a polars frame with
-the index of its first row in the file, so that an error found anywhere (by the reader, by the
+the index of its first row in the file. Chunks hold at most ``chunk_rows`` rows and about
+``chunk_bytes`` bytes of input (JSON Lines: the lines' bytes; Parquet: the row group's
+uncompressed bytes per row; CSV: pyarrow's 4 MiB blocks), so that an error found anywhere (by the reader, by the
 typing of the columns, by a model) names the row of the file: :meth:`DataFile.where` says
 ``line N`` for the text formats (the file's own line numbering: the CSV header is line 1, the
 first data row line 2, a quoted field spanning lines counts them all) and ``row N`` for Parquet
@@ -39,10 +41,35 @@ from ..errors import DataError
 from ..io.readers import read_folder
 
 CHUNK_ROWS = 100_000
+#: bytes of input per chunk (at most; a single longer row is a chunk of its own): memory while
+#: streaming is bounded by bytes, not rows, so long documents do not blow it up
+CHUNK_BYTES = 32 << 20
 CSV_NAMES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".tab", ".txt")
 JSONL_NAMES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz", ".json", ".json.gz")
 #: bytes of a CSV file looked at before reading (binary content, encoding)
 HEAD_BYTES = 1 << 16
+
+
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20,
+          "MIB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30}
+
+
+def parse_size(text: str) -> int:
+    """A number of bytes written as ``33554432``, ``32M``, ``32MB`` or ``1G`` (powers of 1024).
+
+    >>> parse_size("32M"), parse_size("1.5k"), parse_size("4096")
+    (33554432, 1536, 4096)
+    """
+    t = str(text).strip().upper().replace(" ", "")
+    digits = t.rstrip("KMGIB")
+    unit = t[len(digits):]
+    try:
+        value = float(digits)
+    except ValueError:
+        value = -1.0
+    if unit not in _UNITS or not value >= 1 or value == float("inf"):
+        raise DataError(f"chunk size: expected a positive number of bytes such as 33554432, 32M or 1G, got {text!r}")
+    return max(1, int(value * _UNITS[unit]))
 
 
 @dataclass(frozen=True)
@@ -62,7 +89,11 @@ class DataFile:
     nbayes.errors.DataError: no/such.csv: no such file or folder
     """
 
-    def __init__(self, path: str | os.PathLike[str], na_values: Sequence[str] = ()) -> None:
+    def __init__(self, path: str | os.PathLike[str], na_values: Sequence[str] = (),
+                 chunk_bytes: int = CHUNK_BYTES) -> None:
+        if chunk_bytes < 1:
+            raise DataError(f"chunk_bytes: expected a positive number of bytes, got {chunk_bytes}")
+        self.chunk_bytes = int(chunk_bytes)
         self.name = os.fspath(path)
         self.path = Path(path)
         self.na_values = tuple(dict.fromkeys(na_values))
@@ -97,7 +128,8 @@ class DataFile:
 
     # ------------------------------------------------------------------ reading
     def chunks(self, chunk_rows: int = CHUNK_ROWS) -> Iterator[Chunk]:
-        """The rows as polars frames of at most ``chunk_rows`` rows each."""
+        """The rows as polars frames of at most ``chunk_rows`` rows and about ``self.chunk_bytes``
+        bytes of input each."""
         if self.kind == "folder":
             start = 0
             for texts, labels in read_folder(self.path, chunk_size=chunk_rows):
@@ -286,7 +318,10 @@ class DataFile:
         try:
             f = pq.ParquetFile(self.path, pre_buffer=False)  # one row group at a time: memory stays flat
             for group in range(f.num_row_groups):
-                for batch in f.iter_batches(batch_size=chunk_rows, row_groups=[group]):
+                meta = f.metadata.row_group(group)
+                per_row = meta.total_byte_size / max(meta.num_rows, 1)  # uncompressed bytes of a row
+                size = max(1, min(chunk_rows, int(self.chunk_bytes // max(per_row, 1.0))))
+                for batch in f.iter_batches(batch_size=size, row_groups=[group]):
                     frame = pl.from_arrow(pa.Table.from_batches([batch]))
                     # from_arrow of a Table is a DataFrame (polars types it DataFrame | Series)
                     yield Chunk(self._mark_missing(frame), rows)  # type: ignore[arg-type]
@@ -298,37 +333,65 @@ class DataFile:
 
     # JSON Lines ---------------------------------------------------------
     def _jsonl(self, chunk_rows: int) -> Iterator[Chunk]:
-        rows: list[dict[str, Any]] = []
-        start = 0
-        n = 0
+        """Lines gathered up to ``chunk_rows`` rows or ``chunk_bytes`` bytes, each gathering
+        parsed by polars' JSON reader at once; a gathering it refuses is read again line by line
+        (:meth:`_json_rows`), which names the line at fault."""
+        lines: list[bytes] = []
+        first = 1  # file line number of lines[0]
+        n = size = rows = start = 0
         try:
-            with self._open_strict() as f:
+            with self._open_binary() as f:
                 for n, line in enumerate(f, start=1):
-                    if not line.strip():
-                        continue
-                    try:
-                        obj = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise self.fail(f"line {n} is not JSON ({exc.msg})") from None
-                    if not isinstance(obj, dict):
-                        raise self.fail(f"line {n} is not a JSON object")
-                    rows.append(obj)
-                    if len(rows) == chunk_rows:
-                        yield Chunk(self._json_frame(rows, start), start)
-                        start += len(rows)
-                        rows = []
-        except UnicodeDecodeError:
-            raise self.fail(f"is not UTF-8 text (line {n + 1})") from None
+                    if not lines:
+                        first = n
+                    lines.append(line)
+                    size += len(line)
+                    if not line.isspace():
+                        rows += 1
+                    if rows >= chunk_rows or size >= self.chunk_bytes:
+                        if rows:
+                            yield Chunk(self._json_chunk(lines, first, rows, start), start)
+                            start += rows
+                        lines, size, rows = [], 0, 0
         except (OSError, EOFError) as exc:
             raise self.fail(f"cannot be read past line {n:,} ({_gzip_reason(exc)})") from None
         if rows:
-            yield Chunk(self._json_frame(rows, start), start)
+            yield Chunk(self._json_chunk(lines, first, rows, start), start)
         elif start == 0:
             raise self.fail("holds no rows")
 
-    def _open_strict(self) -> IO[str]:
-        raw: Any = gzip.open(self.path, "rb") if self.path.name.lower().endswith(".gz") else open(self.path, "rb")
-        return io.TextIOWrapper(raw, encoding="utf-8", errors="strict")
+    def _open_binary(self) -> IO[bytes]:
+        if self.path.name.lower().endswith(".gz"):
+            return gzip.open(self.path, "rb")  # type: ignore[return-value]
+        return open(self.path, "rb")
+
+    def _json_chunk(self, lines: list[bytes], first: int, rows: int, start: int) -> pl.DataFrame:
+        if all(line.lstrip()[:1] == b"{" for line in lines if not line.isspace()):
+            try:
+                frame = pl.read_ndjson(io.BytesIO(b"".join(lines)), infer_schema_length=None)
+            except Exception:  # noqa: BLE001 - polars' many kinds: the line-by-line reading names the line
+                frame = None
+            if frame is not None and frame.height == rows:
+                return self._mark_missing(frame)
+        return self._json_frame(self._json_rows(lines, first), start)
+
+    def _json_rows(self, lines: list[bytes], first: int) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for n, raw in enumerate(lines, start=first):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise self.fail(f"is not UTF-8 text (line {n})") from None
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise self.fail(f"line {n} is not JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise self.fail(f"line {n} is not a JSON object")
+            out.append(obj)
+        return out
 
     def _json_frame(self, rows: list[dict[str, Any]], start: int) -> pl.DataFrame:
         try:

@@ -30,7 +30,7 @@ from ._modelfile import save
 from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, split
 from ._output import chunks, console, emit, plain
 from ._paths import check_output
-from ._read import DataFile
+from ._read import DataFile, parse_size
 
 
 @click.command()
@@ -54,12 +54,14 @@ from ._read import DataFile
               help="Rows without labels (same columns) to learn from too, by EM (Nigam et al. 2000).")
 @click.option("--semi-supervised", "semi_supervised", is_flag=True,
               help="Learn by EM from DATA's rows whose label is empty too (else they are skipped).")
+@click.option("--chunk-bytes", "chunk_bytes", default="32M", show_default=True, metavar="SIZE",
+              help="Read DATA in chunks of about this many bytes (e.g. 64M, 1G): the memory of one chunk.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
 def train(data: str, target: str, model_name_: str, alpha: float | None, C: float | None, output: str,
           ignore: tuple[str, ...], numeric_cols: tuple[str, ...], categorical_cols: tuple[str, ...],
           text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], na_values: tuple[str, ...],
           dask_address: str | None, calibrate: str | None, calibrate_ensemble: bool, unlabeled: str | None,
-          semi_supervised: bool, as_json: bool) -> None:
+          semi_supervised: bool, chunk_bytes: str, as_json: bool) -> None:
     """Train a model on DATA (CSV, TSV, Parquet, JSON Lines, or a folder per class) and save it.
 
     \b
@@ -67,7 +69,7 @@ def train(data: str, target: str, model_name_: str, alpha: float | None, C: floa
     Bernoulli, long varied strings text (a bag of words); --numeric, --categorical, --text,
     --boolean and --ignore override. Only an empty field is a missing value (--na-values adds
     markers). Rows without a label are skipped and counted.
-    The file streams in chunks for the Naive Bayes models.
+    The file streams in chunks of about --chunk-bytes for the Naive Bayes models.
 
     \b
     Examples:
@@ -85,12 +87,16 @@ def train(data: str, target: str, model_name_: str, alpha: float | None, C: floa
     if dask_address and calibrate:
         raise click.UsageError("--calibrate needs all rows at once; train without --dask")
     na = split(na_values)
+    try:
+        chunk_size = parse_size(chunk_bytes)
+    except DataError as exc:
+        raise click.BadParameter(str(exc), param_hint="--chunk-bytes") from None
     check_output(output, "the model file", inputs=[p for p in (data, unlabeled) if p])
     if dask_address:
         model, summary = _train_dask(dask_address, data, target, model_name_, alpha, C, split(ignore), kinds_given, na)
     else:
-        source = DataFile(data, na)
-        extra = DataFile(unlabeled, na) if unlabeled is not None else None
+        source = DataFile(data, na, chunk_bytes=chunk_size)
+        extra = DataFile(unlabeled, na, chunk_bytes=chunk_size) if unlabeled is not None else None
         model, summary = _train(source, target, model_name_, alpha, C, split(ignore), kinds_given, not as_json,
                                 calibrate, extra, semi_supervised, calibrate_ensemble)
     meta: dict[str, Any] = {"target": target, "columns": summary["columns"], "rows": summary["rows"]}
@@ -154,7 +160,7 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
             Xu = pl.concat([f for f, _ in unlabelled], how="vertical_relaxed") if unlabelled else X.head(0)
             at_u = np.concatenate([r for _, r in unlabelled]) if unlabelled else np.zeros(0, dtype=np.int64)
             with file_rows(source, at, unlabeled=(extra_source, at_u), columns=kinds):
-                em_fit = EM(model).fit(Xm, y, X_unlabeled=model_input(model, Xu, kinds, extra_source))
+                em_fit = EM(model, unlabeled_weight="auto").fit(Xm, y, X_unlabeled=model_input(model, Xu, kinds, extra_source))
             model = em_fit.estimator_  # the EM-completed model is what the file holds
             summary["semi_supervised"] = {
                 "unlabelled_rows": int(len(Xu)), "source": extra_source.name,

@@ -149,9 +149,11 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         was.
 
         ``X_unlabeled`` (rows without labels: the same kinds of input as ``X``, or an iterator
-        of such batches) trains by EM with :class:`nbayes.EM`'s default settings, for models
-        whose ``capabilities`` hold ``"unlabeled"`` (the others refuse it): this model becomes
-        the EM-completed model (``nbayes.EM(type(self)(**params)).fit(...).estimator_``), and
+        of such batches) trains by EM with :class:`nbayes.EM`'s default settings but
+        ``unlabeled_weight="auto"`` (lambda chosen by cross-validation on the labelled rows; 1
+        for a stream of chunks), for models whose ``capabilities`` hold ``"unlabeled"`` (the
+        others refuse it): this model becomes the EM-completed model
+        (``nbayes.EM(type(self)(**params), unlabeled_weight="auto").fit(...).estimator_``), and
         ``n_iter_``, ``em_log_likelihood_``, ``em_converged_``, ``unlabeled_weight_``,
         ``em_cv_scores_``, ``n_unlabeled_`` report the run (a later plain ``fit`` removes them).
         Other EM settings (``unlabeled_weight="cv"``, ``unlabeled_label``, mixture components)

@@ -59,7 +59,7 @@ class EMSettings:
     ``model.fit(X, y, X_unlabeled=U)`` runs with)."""
 
     unlabeled_label: Any = OFF
-    unlabeled_weight: float | str = 1.0
+    unlabeled_weight: float | str = "auto"
     max_iter: int = 100
     tol: float = 1e-4
     n_components: Any = 1
@@ -68,10 +68,10 @@ class EMSettings:
 
     def check(self) -> None:
         lam = self.unlabeled_weight
-        if not (isinstance(lam, str) and lam == "cv"):
+        if not (isinstance(lam, str) and lam in ("cv", "auto")):
             if isinstance(lam, str):
                 raise InvalidParameterError(
-                    f"parameter 'unlabeled_weight' must be a number >= 0 or 'cv', got {lam!r}"
+                    f"parameter 'unlabeled_weight' must be a number >= 0, 'auto' or 'cv', got {lam!r}"
                 )
             check_number("unlabeled_weight", lam, low=0.0)
             if not np.isfinite(lam):
@@ -182,8 +182,12 @@ def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any, set
     label = settings.unlabeled_label
     raw_unlabeled: list[tuple[Any, np.ndarray | None, str]] = []
     raw_labelled: list[tuple[Any, Any, np.ndarray | None]] = []
-    if y is None and is_chunk_stream(X):
-        if isinstance(settings.unlabeled_weight, str):
+    streamed = y is None and is_chunk_stream(X)
+    lam: Any = settings.unlabeled_weight
+    if isinstance(lam, str) and lam == "auto":  # cross-validated when the labelled rows are at hand
+        lam = 1.0 if streamed else "cv"
+    if streamed:
+        if isinstance(lam, str):
             raise InvalidParameterError(
                 "unlabeled_weight='cv' needs the labelled rows in memory to cross-validate: pass X "
                 "and y as arrays (a stream of chunks is read once)"
@@ -207,7 +211,6 @@ def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any, set
             raise _renamed(exc, who) from None
         parts.append((Xv, wu))
     n_unlabeled = sum(int(Xv.shape[0]) for Xv, _ in parts)
-    lam: Any = settings.unlabeled_weight
     cv_scores = None
     spec = settings.n_components if mixture else 1
     max_iter, tol, n_init = int(settings.max_iter), float(settings.tol), int(settings.n_init)

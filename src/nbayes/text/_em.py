@@ -29,6 +29,9 @@ class CountedDocs:
     df: np.ndarray
     tf: np.ndarray
     n_docs: float
+    #: shared by the views of one EM run (one vocabulary): "present", the positions in ``terms``
+    #: of the terms the EM model's statistics keep (those some counted document holds)
+    shared: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -60,6 +63,7 @@ class TextEM:
                 terms = union_terms(terms, f.terms)
             table = TermTable(terms, self._how())
         out = []
+        shared: dict[str, np.ndarray] = {}
         for d, f in zip(parts, found):
             X = self._counts(table, d, False)
             X01 = X.copy()
@@ -67,19 +71,29 @@ class TextEM:
             pos = np.searchsorted(terms, f.terms) if len(f.terms) != len(terms) else slice(None)
             df, tf = np.zeros(len(terms)), np.zeros(len(terms))
             df[pos], tf[pos] = f.df, f.tf
-            out.append(CountedDocs(terms, table, X, X01, df, tf, float(d.shape[0])))
+            out.append(CountedDocs(terms, table, X, X01, df, tf, float(d.shape[0]), shared))
         return out
 
     def _em_align(self: Any, stats: TextStats, views: list[CountedDocs]) -> TextStats:
         if not views:
             return stats
         aligned = stats._on(views[0].terms)
+        # the statistics EM sets hold the terms of the counted documents (labelled and unlabelled),
+        # not those only a scored view (a held-out fold) has: where they sit among the views' terms
+        views[0].shared["present"] = np.flatnonzero(aligned.df + sum(v.df for v in views) > 0)
         return dataclasses.replace(aligned, table=views[0].table if self.n_features is None else None)
 
     def _em_jll(self: Any, view: CountedDocs) -> np.ndarray:
         if self.n_features is None:  # rows of the kept terms among the view's (the same vocabulary)
             W = np.zeros((len(view.terms), self._weights.shape[1]))  # classes, or components
-            W[self._keep] = self._weights
+            if len(self._keep) == len(view.terms):
+                W[self._keep] = self._weights
+            else:  # the view holds terms no counted document has (a held-out fold's): they weigh 0
+                present = view.shared.get("present")
+                if present is not None and len(present) == len(self._keep):
+                    W[present[self._keep]] = self._weights
+                else:
+                    W[np.searchsorted(view.terms, self._terms)] = self._weights
         else:
             W = self._weights
         X = view.X01 if self._presence else view.X
