@@ -73,9 +73,59 @@ def _labelled(frame: pl.DataFrame, target: str, source: DataFile) -> pl.Series:
     return keep
 
 
-def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, str], source: str) -> dict[str, str]:
+class Columns(dict[str, str]):
+    """Column -> kind of the feature columns a model reads, and ``left_out``: column -> why the
+    typing left it out by default (an identifier-like column; named by ``--categorical`` /
+    ``--text`` it is kept)."""
+
+    def __init__(self, kinds: dict[str, str], left_out: dict[str, str] | None = None) -> None:
+        super().__init__(kinds)
+        self.left_out: dict[str, str] = dict(left_out or {})
+
+
+#: a string column with at least this many values, every one different, is an identifier (a
+#: key, a timestamp string, a file path): as a categorical feature each value is seen once, so
+#: it says nothing about a new row; left out unless named on the command line
+IDENTIFIER_MIN_ROWS = 20
+
+_WORD = re.compile(r"^[^\W\d_]+(?:['\u2019-][^\W\d_]+)*$")
+_EDGE = ".,;:!?\"'()[]{}<>*\u201c\u201d\u2018\u2019"
+
+
+def prose(values: list[str]) -> bool:
+    """Whether strings read as free text: most whitespace-separated tokens are words (letters
+    only, once edge punctuation is stripped), most characters are letters, two words or more a
+    value on average. A timestamp (``Thu, 29 Apr 1993 11:57:19 GMT``) or a path with spaces
+    (``C:/My Documents/report 2.pdf``) is not."""
+    if not values:
+        return False
+    tokens = [t.strip(_EDGE) for v in values for t in v.split()]
+    words = sum(1 for t in tokens if _WORD.match(t))
+    letters = sum(ch.isalpha() for v in values for ch in v)
+    chars = sum(len(v) for v in values)
+    return words >= 0.5 * max(1, len(tokens)) and letters >= 0.5 * max(1, chars) and words >= 2 * len(values)
+
+
+def identifier_reason(column: pl.Series, kind: str) -> str | None:
+    """Why a column typed ``kind`` is an identifier (a sentence for the column table), or None:
+    a non-numeric column of :data:`IDENTIFIER_MIN_ROWS` values or more, all distinct, that is
+    not free text (:func:`prose`)."""
+    if kind not in ("categorical", "text") or column.dtype.is_numeric() or column.dtype == pl.Boolean:
+        return None
+    values = column.drop_nulls()
+    n = len(values)
+    if n < IDENTIFIER_MIN_ROWS or values.n_unique() < n:
+        return None
+    if kind == "text" and prose([str(v) for v in values.head(1000).to_list()]):
+        return None
+    return f"identifier-like: all {n:,} values distinct"
+
+
+def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, str], source: str) -> Columns:
     """Column -> kind (gaussian / categorical / bernoulli / text), the dtype's choice unless
-    overridden on the command line (``source``: the file, for messages)."""
+    overridden on the command line (``source``: the file, for messages). An identifier-like
+    column (:func:`identifier_reason`) not named by an override is left out, with the reason
+    in the result's ``left_out``."""
     for name in list(ignore) + list(overrides):
         if name not in frame.columns:
             raise DataError(f"{source}: no column {name!r}; columns are {frame.columns}")
@@ -83,7 +133,19 @@ def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, 
     if not cols:
         raise DataError(f"{source}: no feature columns left (all ignored or only the target)")
     kinds = NaiveBayes()._infer_kinds(frame.select(cols))
-    return {c: overrides.get(c, k) for c, k in zip(cols, kinds)}
+    chosen: dict[str, str] = {}
+    left_out: dict[str, str] = {}
+    for c, k in zip(cols, kinds):
+        reason = None if c in overrides else identifier_reason(frame.get_column(c), k)
+        if reason is None:
+            chosen[c] = overrides.get(c, k)
+        else:
+            left_out[c] = f"{reason} (--categorical {c} keeps it)"
+    if not chosen:
+        raise DataError(
+            f"{source}: no feature columns left: {', '.join(f'{c!r} is {r}' for c, r in left_out.items())}"
+        )
+    return Columns(chosen, left_out)
 
 
 def make_model(name: str, kinds: dict[str, str], alpha: float | None, C: float | None, source: Any) -> Any:
