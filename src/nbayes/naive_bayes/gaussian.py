@@ -233,7 +233,8 @@ class GaussianNB(BaseNB):
     def feature_terms(self, Xv: Any) -> np.ndarray:
         if np.isinf(Xv).any():
             _raise_inf(Xv, int(np.argmax(np.isinf(Xv).any(axis=1))))
-        terms = self._lognorm[None] - self._prec[None] * (Xv[:, None, :] - self._theta[None]) ** 2
+        with np.errstate(over="ignore"):  # |x| near the float limit: the square is inf, the term -inf (density 0)
+            terms = self._lognorm[None] - self._prec[None] * (Xv[:, None, :] - self._theta[None]) ** 2
         observed: np.ndarray = np.where(np.isnan(Xv)[:, None, :], 0.0, terms)
         return observed
 
