@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import polars as pl
 
-from ..errors import DataError
+from ..errors import ConvergenceError, DataError
 from ..linear import LogisticRegression
 from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 from ..naive_bayes.mixed import NaiveBayes
@@ -221,8 +221,10 @@ def model_input(model: Any, frame: pl.DataFrame, columns: dict[str, str], source
 
 
 def numeric_matrix(sub: pl.DataFrame, source: Any) -> np.ndarray:
+    """The columns as floats, a missing value NaN (a column with no value at all too: the model
+    leaves it out, or says it needs every feature)."""
     for name, dtype in sub.schema.items():
-        if not (dtype.is_numeric() or dtype == pl.Boolean):
+        if not (dtype.is_numeric() or dtype == pl.Boolean or dtype == pl.Null):
             raise DataError(
                 f"{source}: column {name!r} is {dtype}, not numeric; this model takes numbers only "
                 "(use --model auto or categorical, or --ignore the column)"
@@ -235,6 +237,8 @@ def numeric_matrix(sub: pl.DataFrame, source: Any) -> np.ndarray:
 #: "X: Negative values in data: row 12, column 3 holds ..."
 _ROW = re.compile(r"^(X|y|sample_weight|X_unlabeled): (?:([^:]+): )?row (\d+)")
 _COLUMN = re.compile(r"^, column (\d+)\b")
+#: "X: column 3: ..." (a column as a whole)
+_COLUMN_ONLY = re.compile(r"^(X|X_unlabeled): column (\d+)\b")
 
 
 @contextmanager
@@ -246,7 +250,7 @@ def file_rows(source: DataFile, rows: np.ndarray, unlabeled: tuple[DataFile, np.
     get the file's name in front."""
     try:
         yield
-    except DataError as exc:
+    except (DataError, ConvergenceError) as exc:  # about the data: said of the file
         names = list(columns) if columns is not None else None
         raise type(exc)(relabel(str(exc), source, rows, unlabeled, names)) from None
 
@@ -254,6 +258,10 @@ def file_rows(source: DataFile, rows: np.ndarray, unlabeled: tuple[DataFile, np.
 def relabel(message: str, source: DataFile, rows: np.ndarray, unlabeled: tuple[DataFile, np.ndarray] | None = None,
             columns: list[str] | None = None) -> str:
     """``message`` of a model about its input, said of the file (see :func:`file_rows`)."""
+    c = _COLUMN_ONLY.match(message)
+    if c is not None and columns is not None and int(c.group(2)) < len(columns):
+        src = unlabeled[0] if (unlabeled is not None and c.group(1) == "X_unlabeled") else source
+        return f"{src.name}: column {columns[int(c.group(2))]!r}{message[c.end():]}"
     m = _ROW.match(message)
     if m is not None:
         src, at = unlabeled if (unlabeled is not None and m.group(1) == "X_unlabeled") else (source, rows)
