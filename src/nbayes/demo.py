@@ -17,7 +17,7 @@ import numpy as np
 from . import CategoricalNB, NaiveBayes, TextClassifier, load
 from .calibration import CalibratedClassifier
 from .evaluate import classification_measures, compare
-from .evaluate._svg import confusion_svg, learning_curves_svg
+from .evaluate.figures import confusion_svg, learning_curves_svg
 from .evaluate.reports import (
     CalibrationCurves,
     calibration_of_model,

@@ -15,7 +15,7 @@ import pytest
 import nbayes
 from nbayes import evaluate
 from nbayes.evaluate import reliability_curve
-from nbayes.evaluate._svg import Curve, Series, confusion_svg, line_chart, reliability_svg
+from nbayes.evaluate.figures import Curve, Series, confusion_svg, line_chart, reliability_svg
 from nbayes.evaluate.comparison import Comparison
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -12,7 +12,7 @@ from typing import Any, Iterable, NamedTuple
 import numpy as np
 
 from ..errors import DataError, MissingDependencyError
-from ._svg import learning_curves_svg
+from .figures import learning_curves_svg
 
 __all__ = ["Comparison", "Row", "crossover_size"]
 

@@ -27,7 +27,7 @@ import numpy as np
 from .._validation import encode_labels, sorted_unique
 from ..calibration import CalibratedClassifier, describe
 from ..errors import DataError, InvalidParameterError
-from ._svg import Curve, confusion_svg, reliability_svg
+from .figures import Curve, confusion_svg, reliability_svg
 from .metrics import brier_score, expected_calibration_error, label_key, log_loss, reliability_curve
 
 __all__ = [
@@ -205,7 +205,7 @@ def calibration_table(console: Any, c: dict[str, Any]) -> None:
 
 def reliability_figure(curves: CalibrationCurves | tuple, title: str = "Reliability diagram") -> str:
     """The reliability diagram of ``curves`` (before calibration, and after it when there is an
-    after) as inline SVG (:mod:`nbayes.evaluate._svg`; no matplotlib), over :data:`N_BINS` bins."""
+    after) as inline SVG (:mod:`nbayes.evaluate.figures`; no matplotlib), over :data:`N_BINS` bins."""
     y, before, after, classes = curves
     probas = {"before": before} if after is None else {"before calibration": before, "after calibration": after}
     drawn = []

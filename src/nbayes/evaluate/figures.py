@@ -114,9 +114,9 @@ def line_chart(series: Sequence[Series], *, title: str, xlabel: str, ylabel: str
             lo, hi = np.asarray(s.low, dtype=float), np.asarray(s.high, dtype=float)
             band = ok & np.isfinite(lo) & np.isfinite(hi)
             if band.sum() > 1:
-                pts = [f"{_num(px(a))},{_num(py(b))}" for a, b in zip(x[band], hi[band])]
-                pts += [f"{_num(px(a))},{_num(py(b))}" for a, b in zip(x[band][::-1], lo[band][::-1])]
-                out.append(f'<polygon class="band" points="{" ".join(pts)}" fill="{colour}" fill-opacity="0.15"/>')
+                edge = [f"{_num(px(a))},{_num(py(b))}" for a, b in zip(x[band], hi[band])]
+                edge += [f"{_num(px(a))},{_num(py(b))}" for a, b in zip(x[band][::-1], lo[band][::-1])]
+                out.append(f'<polygon class="band" points="{" ".join(edge)}" fill="{colour}" fill-opacity="0.15"/>')
         if ok.sum() > 1:
             pts = " ".join(f"{_num(px(a))},{_num(py(b))}" for a, b in zip(x[ok], y[ok]))
             out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="1.8"/>')
