@@ -112,6 +112,15 @@ def test_prose():
     assert not prose(["/home/me/My Documents/a b.txt"])
 
 
+def test_short_distinct_free_text_is_text():
+    titles = [f"{a} {b} {c}" for a in ("red", "big", "old", "new") for b in ("cup", "hat", "box", "pen")
+              for c in ("for me", "to buy")]  # 32 distinct, 14 characters: the library types them categorical
+    frame = pl.DataFrame({"title": titles, "names": [f"Ann Lee{i}" for i in range(32)], "c": ["a", "b"] * 16})
+    cols = choose_columns(frame, [], {}, "f.csv")
+    assert cols["title"] == "text" and "names" in cols.left_out and cols["c"] == "categorical"
+    assert choose_columns(frame, [], {"title": "categorical"}, "f.csv")["title"] == "categorical"
+
+
 def test_choose_columns_in_process():
     frame = pl.DataFrame({"id": [f"r{i}" for i in range(30)], "c": ["a", "b", "c"] * 10, "x": [1.0] * 30})
     cols = choose_columns(frame, [], {}, "f.csv")

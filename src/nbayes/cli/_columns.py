@@ -92,10 +92,10 @@ _WORD = re.compile(r"^[^\W\d_]+(?:['\u2019-][^\W\d_]+)*$")
 _EDGE = ".,;:!?\"'()[]{}<>*\u201c\u201d\u2018\u2019"
 
 
-def prose(values: list[str]) -> bool:
+def prose(values: list[str], min_words: float = 2.0) -> bool:
     """Whether strings read as free text: most whitespace-separated tokens are words (letters
-    only, once edge punctuation is stripped), most characters are letters, two words or more a
-    value on average. A timestamp (``Thu, 29 Apr 1993 11:57:19 GMT``) or a path with spaces
+    only, once edge punctuation is stripped), most characters are letters, ``min_words`` words
+    or more a value on average. A timestamp (``Thu, 29 Apr 1993 11:57:19 GMT``) or a path with spaces
     (``C:/My Documents/report 2.pdf``) is not."""
     if not values:
         return False
@@ -103,7 +103,7 @@ def prose(values: list[str]) -> bool:
     words = sum(1 for t in tokens if _WORD.match(t))
     letters = sum(ch.isalpha() for v in values for ch in v)
     chars = sum(len(v) for v in values)
-    return words >= 0.5 * max(1, len(tokens)) and letters >= 0.5 * max(1, chars) and words >= 2 * len(values)
+    return words >= 0.5 * max(1, len(tokens)) and letters >= 0.5 * max(1, chars) and words >= min_words * len(values)
 
 
 def identifier_reason(column: pl.Series, kind: str) -> str | None:
@@ -121,11 +121,24 @@ def identifier_reason(column: pl.Series, kind: str) -> str | None:
     return f"identifier-like: all {n:,} values distinct"
 
 
+def short_text(column: pl.Series, kind: str) -> bool:
+    """Whether a string column typed categorical is short free text instead (review titles,
+    one-line questions): :data:`IDENTIFIER_MIN_ROWS` values or more, all distinct (useless as
+    categories, each seen once), that read as prose of three words or more on average; its
+    words are the features a new row shares."""
+    if kind != "categorical" or column.dtype != pl.String:
+        return False
+    values = column.drop_nulls()
+    n = len(values)
+    return n >= IDENTIFIER_MIN_ROWS and values.n_unique() == n and prose(values.head(1000).to_list(), 3.0)
+
+
 def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, str], source: str) -> Columns:
     """Column -> kind (gaussian / categorical / bernoulli / text), the dtype's choice unless
-    overridden on the command line (``source``: the file, for messages). An identifier-like
-    column (:func:`identifier_reason`) not named by an override is left out, with the reason
-    in the result's ``left_out``."""
+    overridden on the command line (``source``: the file, for messages). Among columns no
+    override names, short distinct free text is text (:func:`short_text`) and an
+    identifier-like column (:func:`identifier_reason`) is left out, with the reason in the
+    result's ``left_out``."""
     for name in list(ignore) + list(overrides):
         if name not in frame.columns:
             raise DataError(f"{source}: no column {name!r}; columns are {frame.columns}")
@@ -136,6 +149,8 @@ def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, 
     chosen: dict[str, str] = {}
     left_out: dict[str, str] = {}
     for c, k in zip(cols, kinds):
+        if c not in overrides and short_text(frame.get_column(c), k):
+            k = "text"
         reason = None if c in overrides else identifier_reason(frame.get_column(c), k)
         if reason is None:
             chosen[c] = overrides.get(c, k)
