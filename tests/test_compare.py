@@ -263,11 +263,10 @@ def test_html_is_self_contained(tmp_path):
     assert "<td>64</td>" in page and "&lt;b&gt;&amp;&lt;/b&gt;" in page  # values escaped
     for external in ("http://", "https://", "<script", "<link", "@import", "url("):
         assert external not in page
-    _need_matplotlib()
-    page = result.to_html(tmp_path / "curves.html").read_text()
-    assert page.count('src="data:image/png;base64,') == 1
+    page = result.to_html(tmp_path / "curves.html").read_text()  # inline SVG, drawn without matplotlib
+    assert page.count("<svg ") == 2 and "<img" not in page
     for external in ("http://", "https://", "<script", "<link", "@import", "url("):
-        assert external not in page
+        assert external not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
 
 
 def test_missing_matplotlib_is_a_clear_error(tmp_path, monkeypatch):
@@ -275,10 +274,8 @@ def test_missing_matplotlib_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(MissingDependencyError, match=r"pip install 'nbayes\[plot\]'") as info:
         _hand_made().plot(tmp_path / "x.png")
     assert isinstance(info.value, NBayesError) and isinstance(info.value, ImportError)
-    with pytest.raises(MissingDependencyError):
-        _hand_made().to_html(tmp_path / "x.html", figure=True)
-    page = _hand_made().to_html(tmp_path / "x.html").read_text()  # figure=None: a note instead
-    assert "nbayes[plot]" in page and "<img" not in page
+    page = _hand_made().to_html(tmp_path / "x.html", figure=True).read_text()  # the HTML page needs no matplotlib
+    assert "<svg " in page and "nbayes[plot]" not in page
 
 
 # ----------------------------------------------------------------------------- bad input

@@ -230,9 +230,9 @@ TEXT_ERRORS = [
     ("/v1/predict", b'{"row": {"age": 3}}', 422, "text model"),
     ("/v1/explain", b'{"texts": ["a"]}', 422, "one item"),
     ("/v1/explain", b'{"rows": []}', 422, "text model"),
-    ("/v1/predict", json.dumps({"texts": ["a"] * 6}).encode(), 413, "limit is 5"),
-    ("/v1/predict", json.dumps({"text": "x" * 501}).encode(), 413, "limit is 500"),
-    ("/v1/explain", json.dumps({"text": "y" * 501}).encode(), 413, "limit is 500"),
+    ("/v1/predict", json.dumps({"texts": ["a"] * 6}).encode(), 422, "limit is 5"),
+    ("/v1/predict", json.dumps({"text": "x" * 501}).encode(), 422, "limit is 500"),
+    ("/v1/explain", json.dumps({"text": "y" * 501}).encode(), 422, "limit is 500"),
     ("/v1/predict", json.dumps({"text": "z" * 20_001}).encode(), 413, "limit is 20,000"),
 ]
 
@@ -253,12 +253,12 @@ TABLE_ERRORS = [
     ({"row": {"age": True}}, 422, "row.age must be a number"),
     ({"row": {"smoker": "yes"}}, 422, "row.smoker must be true, false, 0 or 1"),
     ({"row": {"colour": ["red"]}}, 422, "row.colour must be a string, number or boolean"),
-    ({"row": {"colour": "r" * 501}}, 413, "limit is 500"),
+    ({"row": {"colour": "r" * 501}}, 422, "limit is 500"),
     ({"row": [1, 2]}, 422, "needs 3 values"),
     ({"row": "age=3"}, 422, "must be an object"),
     ({"rows": {"age": 3}}, 422, "array of objects"),
     ({"rows": [{"age": 3}, 7]}, 422, "rows[1] must be an object"),
-    ({"rows": [{}] * 6}, 413, "limit is 5"),
+    ({"rows": [{}] * 6}, 422, "limit is 5"),
     ({"row": {"age": 10**400}}, 400, "not valid JSON"),
 ]
 

@@ -118,8 +118,6 @@ KNOWN_FUNCTION_IMPORTS: set[tuple[str, str]] = {
     ('nbayes.cli.train', 'nbayes.dask'),
     ('nbayes.dask', 'nbayes.linear'),
     ('nbayes.dask', 'nbayes.linear.loss'),
-    ('nbayes.demo', 'nbayes'),
-    ('nbayes.demo', 'nbayes.evaluate'),
     ('nbayes.linear.logistic', 'nbayes.linear._solvers'),
     ('nbayes.model_selection._loo', 'nbayes._validation'),
     ('nbayes.model_selection._loo', 'nbayes.naive_bayes'),

@@ -45,7 +45,9 @@ def test_demo_json_reproduces_the_seeds(tmp_path):
     assert [e["prediction"] for e in sms["explained"]] == [e["label"] for e in sms["explained"]]
     page = report.read_text(encoding="utf-8")
     assert "<table>" in page and "true &#92; predicted" in page and "<span style=" in page
-    assert "data:image/png;base64," in page and "http" not in page.replace("http-equiv", "")
+    assert page.count("<svg ") == 5 and "|---" not in page and "matplotlib" not in page
+    assert "http" not in page.replace("http-equiv", "").replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert res["house_votes_84"]["calibration"]["calibrated"]["log_loss"] < res["house_votes_84"]["calibration"]["raw"]["log_loss"]
 
 
 def test_demo_text_output(tmp_path):

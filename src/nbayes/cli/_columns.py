@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import polars as pl
 
-from ..errors import DataError
+from ..errors import ConvergenceError, DataError
 from ..linear import LogisticRegression
 from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 from ..naive_bayes.mixed import NaiveBayes
@@ -73,9 +73,72 @@ def _labelled(frame: pl.DataFrame, target: str, source: DataFile) -> pl.Series:
     return keep
 
 
-def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, str], source: str) -> dict[str, str]:
+class Columns(dict[str, str]):
+    """Column -> kind of the feature columns a model reads, and ``left_out``: column -> why the
+    typing left it out by default (an identifier-like column; named by ``--categorical`` /
+    ``--text`` it is kept)."""
+
+    def __init__(self, kinds: dict[str, str], left_out: dict[str, str] | None = None) -> None:
+        super().__init__(kinds)
+        self.left_out: dict[str, str] = dict(left_out or {})
+
+
+#: a string column with at least this many values, every one different, is an identifier (a
+#: key, a timestamp string, a file path): as a categorical feature each value is seen once, so
+#: it says nothing about a new row; left out unless named on the command line
+IDENTIFIER_MIN_ROWS = 20
+
+_WORD = re.compile(r"^[^\W\d_]+(?:['\u2019-][^\W\d_]+)*$")
+_EDGE = ".,;:!?\"'()[]{}<>*\u201c\u201d\u2018\u2019"
+
+
+def prose(values: list[str], min_words: float = 2.0) -> bool:
+    """Whether strings read as free text: most whitespace-separated tokens are words (letters
+    only, once edge punctuation is stripped), most characters are letters, ``min_words`` words
+    or more a value on average. A timestamp (``Thu, 29 Apr 1993 11:57:19 GMT``) or a path with spaces
+    (``C:/My Documents/report 2.pdf``) is not."""
+    if not values:
+        return False
+    tokens = [t.strip(_EDGE) for v in values for t in v.split()]
+    words = sum(1 for t in tokens if _WORD.match(t))
+    letters = sum(ch.isalpha() for v in values for ch in v)
+    chars = sum(len(v) for v in values)
+    return words >= 0.5 * max(1, len(tokens)) and letters >= 0.5 * max(1, chars) and words >= min_words * len(values)
+
+
+def identifier_reason(column: pl.Series, kind: str) -> str | None:
+    """Why a column typed ``kind`` is an identifier (a sentence for the column table), or None:
+    a non-numeric column of :data:`IDENTIFIER_MIN_ROWS` values or more, all distinct, that is
+    not free text (:func:`prose`)."""
+    if kind not in ("categorical", "text") or column.dtype.is_numeric() or column.dtype == pl.Boolean:
+        return None
+    values = column.drop_nulls()
+    n = len(values)
+    if n < IDENTIFIER_MIN_ROWS or values.n_unique() < n:
+        return None
+    if kind == "text" and prose([str(v) for v in values.head(1000).to_list()]):
+        return None
+    return f"identifier-like: all {n:,} values distinct"
+
+
+def short_text(column: pl.Series, kind: str) -> bool:
+    """Whether a string column typed categorical is short free text instead (review titles,
+    one-line questions): :data:`IDENTIFIER_MIN_ROWS` values or more, all distinct (useless as
+    categories, each seen once), that read as prose of three words or more on average; its
+    words are the features a new row shares."""
+    if kind != "categorical" or column.dtype != pl.String:
+        return False
+    values = column.drop_nulls()
+    n = len(values)
+    return n >= IDENTIFIER_MIN_ROWS and values.n_unique() == n and prose(values.head(1000).to_list(), 3.0)
+
+
+def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, str], source: str) -> Columns:
     """Column -> kind (gaussian / categorical / bernoulli / text), the dtype's choice unless
-    overridden on the command line (``source``: the file, for messages)."""
+    overridden on the command line (``source``: the file, for messages). Among columns no
+    override names, short distinct free text is text (:func:`short_text`) and an
+    identifier-like column (:func:`identifier_reason`) is left out, with the reason in the
+    result's ``left_out``."""
     for name in list(ignore) + list(overrides):
         if name not in frame.columns:
             raise DataError(f"{source}: no column {name!r}; columns are {frame.columns}")
@@ -83,7 +146,21 @@ def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, 
     if not cols:
         raise DataError(f"{source}: no feature columns left (all ignored or only the target)")
     kinds = NaiveBayes().infer_column_kinds(frame.select(cols))
-    return {c: overrides.get(c, k) for c, k in zip(cols, kinds)}
+    chosen: dict[str, str] = {}
+    left_out: dict[str, str] = {}
+    for c, k in zip(cols, kinds):
+        if c not in overrides and short_text(frame.get_column(c), k):
+            k = "text"
+        reason = None if c in overrides else identifier_reason(frame.get_column(c), k)
+        if reason is None:
+            chosen[c] = overrides.get(c, k)
+        else:
+            left_out[c] = f"{reason} (--categorical {c} keeps it)"
+    if not chosen:
+        raise DataError(
+            f"{source}: no feature columns left: {', '.join(f'{c!r} is {r}' for c, r in left_out.items())}"
+        )
+    return Columns(chosen, left_out)
 
 
 def make_model(name: str, kinds: dict[str, str], alpha: float | None, C: float | None, source: Any) -> Any:
@@ -159,8 +236,10 @@ def model_input(model: Any, frame: pl.DataFrame, columns: dict[str, str], source
 
 
 def numeric_matrix(sub: pl.DataFrame, source: Any) -> np.ndarray:
+    """The columns as floats, a missing value NaN (a column with no value at all too: the model
+    leaves it out, or says it needs every feature)."""
     for name, dtype in sub.schema.items():
-        if not (dtype.is_numeric() or dtype == pl.Boolean):
+        if not (dtype.is_numeric() or dtype == pl.Boolean or dtype == pl.Null):
             raise DataError(
                 f"{source}: column {name!r} is {dtype}, not numeric; this model takes numbers only "
                 "(use --model auto or categorical, or --ignore the column)"
@@ -173,6 +252,8 @@ def numeric_matrix(sub: pl.DataFrame, source: Any) -> np.ndarray:
 #: "X: Negative values in data: row 12, column 3 holds ..."
 _ROW = re.compile(r"^(X|y|sample_weight|X_unlabeled): (?:([^:]+): )?row (\d+)")
 _COLUMN = re.compile(r"^, column (\d+)\b")
+#: "X: column 3: ..." (a column as a whole)
+_COLUMN_ONLY = re.compile(r"^(X|X_unlabeled): column (\d+)\b")
 
 
 @contextmanager
@@ -184,7 +265,7 @@ def file_rows(source: DataFile, rows: np.ndarray, unlabeled: tuple[DataFile, np.
     get the file's name in front."""
     try:
         yield
-    except DataError as exc:
+    except (DataError, ConvergenceError) as exc:  # about the data: said of the file
         names = list(columns) if columns is not None else None
         raise type(exc)(relabel(str(exc), source, rows, unlabeled, names)) from None
 
@@ -192,6 +273,10 @@ def file_rows(source: DataFile, rows: np.ndarray, unlabeled: tuple[DataFile, np.
 def relabel(message: str, source: DataFile, rows: np.ndarray, unlabeled: tuple[DataFile, np.ndarray] | None = None,
             columns: list[str] | None = None) -> str:
     """``message`` of a model about its input, said of the file (see :func:`file_rows`)."""
+    c = _COLUMN_ONLY.match(message)
+    if c is not None and columns is not None and int(c.group(2)) < len(columns):
+        src = unlabeled[0] if (unlabeled is not None and c.group(1) == "X_unlabeled") else source
+        return f"{src.name}: column {columns[int(c.group(2))]!r}{message[c.end():]}"
     m = _ROW.match(message)
     if m is not None:
         src, at = unlabeled if (unlabeled is not None and m.group(1) == "X_unlabeled") else (source, rows)

@@ -37,8 +37,9 @@ def compare(data: str, target: str, output: str, repeats: int, seed: int, ignore
     source = DataFile(data, split(na_values))
     lab = split_target(source.read_all(), target, source)
     drop = [c for c in split(ignore) if c in lab.X.columns]
-    with file_rows(source, lab.rows):
-        result = run_compare(lab.X.drop(drop), lab.y, repeats=repeats, random_state=seed)
+    X = lab.X.drop(drop)
+    with file_rows(source, lab.rows, columns=X.columns):
+        result = run_compare(X, lab.y, repeats=repeats, random_state=seed)
     out.mkdir(exist_ok=True)
     what = "the comparison"
     write_atomic(out / "compare.json", lambda tmp: tmp.write_text(result.to_json()), what)

@@ -21,7 +21,9 @@ def demo(as_json: bool, report: str) -> None:
     an explained prediction, merge of two shards, unlearn, save and load.
     SMS spam (UCI): a text model trained, evaluated and explained word by word.
     Learning curves: Naive Bayes vs logistic regression (Ng & Jordan).
-    An HTML report with the confusion matrix, coloured words and the curve.
+    Raw against calibrated probabilities (log-loss, Brier, ECE).
+    An HTML report (inline SVG figures): confusion matrix, coloured words,
+    learning curves, reliability diagrams.
 
     \b
     Example:

@@ -97,6 +97,8 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
             classes_all = classes_and_codes(check_y(y, len(y)))[0]
         result = classification_measures(y, classes_all[np.argmax(P_all, axis=1)], P_all, classes_all)
         result.update(data=str(source), cv=cv, model=model_name, rows_without_label=lab.dropped)
+        if kinds.left_out:
+            result["left_out"] = dict(kinds.left_out)
         calibration = (None, CalibrationCurves(y, P_all, None, classes_all))
         if calibrate:
             X = lab.X
@@ -114,6 +116,8 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
         emit(result)
         return
     _print_measures(result)
+    for c, why in result.get("left_out", {}).items():
+        console().print(f"column {c!r} left out: {why}")
     if "calibration" in result:
         calibration_table(console(), result["calibration"])
     if report_path:

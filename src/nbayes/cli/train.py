@@ -177,7 +177,8 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
         "data": source.name,
         "target": target,
         "model": model_name(model),
-        "columns": kinds,
+        "columns": dict(kinds),
+        "left_out": dict(getattr(kinds, "left_out", {})),
         "rows": rows,
         "rows_without_label": 0 if semi_supervised else dropped,  # used as unlabelled rows, not skipped
         "classes": [plain(c) for c in model.classes_],
@@ -231,7 +232,8 @@ def _train_dask(address: str, data: str, target: str, name: str, alpha: float | 
             model = nbd.fit(model, ddf, target=target, text=text)
         rows = int(ddf.shape[0].compute())
     summary = {
-        "data": str(data), "target": target, "model": type(model).__name__, "columns": kinds,
+        "data": str(data), "target": target, "model": type(model).__name__, "columns": dict(kinds),
+        "left_out": dict(kinds.left_out),
         "rows": rows, "rows_without_label": None, "dask": address,
         "classes": [plain(c) for c in model.classes_],
         "seconds": round(time.perf_counter() - t0, 3),
@@ -249,6 +251,8 @@ def _print_summary(summary: dict[str, Any], data: str, output: str) -> None:
     table.add_column("treated as")
     for c, k in summary["columns"].items():
         table.add_row(str(c), k)
+    for c, why in summary.get("left_out", {}).items():
+        table.add_row(str(c), f"left out: {why}")
     con.print(table)
     con.print(
         f"trained [bold]{summary['model']}[/] on {summary['rows']:,} rows "

@@ -66,7 +66,7 @@ def tune(data: str, target: str, grid_specs: tuple[str, ...], model_name_: str, 
     rows = [{k: plain(v) for k, v in r.items()} for r in search.table()]
     result = {
         "data": str(data), "target": target, "model": type(model).__name__, "rows": int(len(y)),
-        "rows_without_label": lab.dropped, "cv": cv, "seed": seed, "scoring": scoring,
+        "rows_without_label": lab.dropped, "left_out": dict(kinds.left_out), "cv": cv, "seed": seed, "scoring": scoring,
         "best_params": {k: plain(v) for k, v in search.best_params_.items()},
         "best_score": search.best_score_, "table": rows, "seconds": round(time.perf_counter() - t0, 3),
     }
@@ -90,6 +90,8 @@ def tune(data: str, target: str, grid_specs: tuple[str, ...], model_name_: str, 
         style = "bold" if r["rank"] == 1 else None
         table.add_row(str(r["rank"]), *[str(r[n]) for n in names], f"{r['mean']:.4f}", f"{r['std']:.4f}", style=style)
     con.print(table)
+    for c, why in kinds.left_out.items():
+        con.print(f"column {c!r} left out: {why}")
     con.print(f"best: {result['best_params']} ({scoring} {search.best_score_:.4f}) in {result['seconds']:.2f} s"
               + (f" -> [bold]{output}[/]" if output else ""))
 

@@ -10,6 +10,8 @@
   (:func:`calibration_scores`, :func:`calibration_of_model`, :func:`cross_validated_calibration`,
   :func:`training_calibration`), the reliability data, the console table and the
   self-contained HTML report (:func:`write_report`), as ``nbayes evaluate`` shows them.
+- :mod:`nbayes.evaluate.figures`: the reports' figures (learning curves, confusion matrix,
+  reliability diagram) as inline SVG written by nbayes, so the core install draws them all.
 
 Every log-loss here is one core (:func:`nbayes._math.log_loss_of_true_class`).
 """

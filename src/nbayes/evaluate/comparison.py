@@ -3,9 +3,7 @@ model's test error and log-loss), its table, crossover, JSON, Markdown, figure a
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 import math
 from pathlib import Path
@@ -14,6 +12,7 @@ from typing import Any, Iterable, NamedTuple
 import numpy as np
 
 from ..errors import DataError, MissingDependencyError
+from .figures import learning_curves_svg
 
 __all__ = ["Comparison", "Row", "crossover_size"]
 
@@ -235,22 +234,14 @@ class Comparison:
         return path
 
     def to_html(self, path: str | Path, *, title: str | None = None, figure: bool | None = None) -> Path:
-        """Write one self-contained HTML page (no external request): the figure as an inlined
-        PNG, the table, the crossover and the run's settings. ``figure=None`` includes the figure
-        when matplotlib is installed (else a note), True requires it, False leaves it out."""
+        """Write one self-contained HTML page (no external request): the figures (the learning
+        curves and the log-loss, inline SVG drawn by nbayes: no matplotlib needed), the table,
+        the crossover and the run's settings. ``figure=False`` leaves the figures out."""
         path = Path(path)
         heading = title or "Naive Bayes vs logistic regression: learning curves"
         img = ""
         if figure is None or figure:
-            try:
-                buf = io.BytesIO()
-                self._figure(title).savefig(buf, format="png", dpi=110)
-                data = base64.b64encode(buf.getvalue()).decode("ascii")
-                img = f'<img alt="learning curves" src="data:image/png;base64,{data}">'
-            except MissingDependencyError:
-                if figure:
-                    raise
-                img = "<p><em>Figure left out: matplotlib is not installed (pip install 'nbayes[plot]').</em></p>"
+            img = learning_curves_svg(self.table, self.crossover, title=title, n_test=self.info.get("n_test"))
         head = ["training rows m", "NB error %", "LR error %", "NB log-loss", "LR log-loss", "draws"]
         body = []
         for r in self.table:
@@ -273,7 +264,7 @@ body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 52em; c
 table {{ border-collapse: collapse; margin: 1em 0; }}
 th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }}
 th {{ background: #f4f4f4; }}
-img {{ max-width: 100%; }}
+img, svg {{ max-width: 100%; height: auto; display: block; margin: 1em 0; }}
 </style>
 </head>
 <body>

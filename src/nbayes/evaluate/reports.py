@@ -18,7 +18,6 @@ reliability diagram.
 
 from __future__ import annotations
 
-import base64
 import html
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
@@ -28,7 +27,8 @@ import numpy as np
 from .._validation import encode_labels, sorted_unique
 from ..calibration import CalibratedClassifier, describe
 from ..errors import DataError, InvalidParameterError
-from .metrics import brier_score, expected_calibration_error, label_key, log_loss, reliability_diagram
+from .figures import Curve, confusion_svg, reliability_svg
+from .metrics import brier_score, expected_calibration_error, label_key, log_loss, reliability_curve
 
 __all__ = [
     "N_BINS",
@@ -37,6 +37,7 @@ __all__ = [
     "calibration_scores",
     "calibration_table",
     "cross_validated_calibration",
+    "reliability_figure",
     "training_calibration",
     "uncalibrated_curves",
     "write_report",
@@ -202,12 +203,25 @@ def calibration_table(console: Any, c: dict[str, Any]) -> None:
     console.print(t)
 
 
+def reliability_figure(curves: CalibrationCurves | tuple, title: str = "Reliability diagram") -> str:
+    """The reliability diagram of ``curves`` (before calibration, and after it when there is an
+    after) as inline SVG (:mod:`nbayes.evaluate.figures`; no matplotlib), over :data:`N_BINS` bins."""
+    y, before, after, classes = curves
+    probas = {"before": before} if after is None else {"before calibration": before, "after calibration": after}
+    drawn = []
+    for name, P in probas.items():
+        c = reliability_curve(y, P, classes=classes, n_bins=N_BINS)
+        ece = float(np.sum(c.weight * np.abs(c.accuracy - c.confidence)))
+        drawn.append(Curve(name, c.confidence.tolist(), c.accuracy.tolist(), c.weight.tolist(), ece))
+    return reliability_svg(drawn, n_bins=N_BINS, title=title)
+
+
 def write_report(path: str | Path, result: dict[str, Any], curves: CalibrationCurves | tuple | None, title: str) -> Path:
     """One self-contained HTML page (no external request): the measures of
-    :func:`nbayes.evaluate.classification_measures` (``result``), the confusion matrix, and
-    with ``result["calibration"]`` the before / after table; with ``curves`` the reliability
-    diagram (an inlined PNG; a note instead when matplotlib is missing). Written to a temporary
-    name, then renamed."""
+    :func:`nbayes.evaluate.classification_measures` (``result``), the confusion matrix (a
+    table and a figure), with ``result["calibration"]`` the before / after table, and with
+    ``curves`` the reliability diagram. The figures are inline SVG written by nbayes (the core
+    install draws them all). Written to a temporary name, then renamed."""
     path = Path(path)
     labels = [html.escape(str(c)) for c in result["labels"]]
     cm = "".join(
@@ -237,27 +251,22 @@ def write_report(path: str | Path, result: dict[str, Any], curves: CalibrationCu
             f"<th>ECE ({N_BINS} bins)</th><th>accuracy</th></tr>{rows}</table>"
         )
     if curves is not None:
-        y, before, after, classes = curves
-        probas = {"before": before} if after is None else {"before calibration": before, "after calibration": after}
-        try:
-            png = reliability_diagram(y, probas, classes=classes, n_bins=N_BINS, title=f"Reliability: {title}")
-            figure = (
-                "<h2>Reliability diagram</h2><p>Top-label confidence against accuracy per bin; "
-                "the diagonal is perfect calibration.</p>"
-                f'<img alt="reliability diagram" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">'
-            )
-        except ImportError:
-            figure = "<p><em>Reliability diagram left out: matplotlib is not installed (pip install 'nbayes[plot]').</em></p>"
+        figure = (
+            "<h2>Reliability diagram</h2><p>Top-label confidence against accuracy per bin; "
+            "the diagonal is perfect calibration.</p>\n" + reliability_figure(curves, f"Reliability: {title}")
+        )
+    matrix = confusion_svg(result["labels"], result["confusion_matrix"])
     cv = f", {result['cv']}-fold cross-validation" if result.get("cv") else ""
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>nbayes evaluate: {html.escape(title)}</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;color:#222}}
 table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:.25em .6em;text-align:right}}
-th{{background:#f4f4f4}}</style></head><body>
+th{{background:#f4f4f4}}svg{{max-width:100%;height:auto;display:block;margin:1em 0}}</style></head><body>
 <h1>nbayes evaluate: {html.escape(title)}</h1>
 <p>{result['rows']:,} rows{html.escape(cv)}: {head}.</p>
 <table><tr><th>class</th><th>precision</th><th>recall</th><th>F1</th><th>support</th></tr>{per_class}</table>
 <h2>Confusion matrix</h2>
+{matrix}
 <table><tr><th>true &#92; predicted</th>{''.join(f'<th>{c}</th>' for c in labels)}</tr>{cm}</table>
 {calib}
 {figure}

@@ -9,6 +9,7 @@ import numpy as np
 from .._validation import check_choice, check_number, check_probability_vector, check_X_numeric, show
 from ..errors import DataError, InvalidParameterError, ModelFileError
 from ..stats import MomentStats
+from ..stats.moments import overflow_error
 from ._base import BaseNB
 from ._magnitudes import estimate_checked
 
@@ -154,6 +155,8 @@ class GaussianNB(BaseNB):
         cc, W, mu, m2, bad = run(moments, Xv, y, w if has_w else np.empty(0), has_w, n_classes, threads())
         if bad >= 0:
             _raise_inf(Xv, bad)
+        if not (np.isfinite(mu).all() and np.isfinite(m2).all()):  # past float64: the row and column
+            overflow_error(Xv, y, mu, m2)
         return MomentStats(cc, W, mu, m2)
 
     def estimate_parameters(self, stats: MomentStats, n_features: int) -> dict[str, Any]:
@@ -234,7 +237,8 @@ class GaussianNB(BaseNB):
     def feature_terms(self, Xv: Any) -> np.ndarray:
         if np.isinf(Xv).any():
             _raise_inf(Xv, int(np.argmax(np.isinf(Xv).any(axis=1))))
-        terms = self._lognorm[None] - self._prec[None] * (Xv[:, None, :] - self._theta[None]) ** 2
+        with np.errstate(over="ignore"):  # |x| near the float limit: the square is inf, the term -inf (density 0)
+            terms = self._lognorm[None] - self._prec[None] * (Xv[:, None, :] - self._theta[None]) ** 2
         observed: np.ndarray = np.where(np.isnan(Xv)[:, None, :], 0.0, terms)
         return observed
 

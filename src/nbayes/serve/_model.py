@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import gc
 import logging
+import math
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -21,7 +23,7 @@ import numpy as np
 from ..io.info import json_value, model_info
 from ..io.load import load_with_state
 from ..linear import LogisticRegression
-from ..naive_bayes import CategoricalNB
+from ..naive_bayes import CategoricalNB, ComplementNB, MultinomialNB
 
 log = logging.getLogger("nbayes.serve")
 
@@ -169,7 +171,18 @@ class Loaded:
 
     # ------------------------------------------------------------------ answers
     def predict(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """(indices of the predicted classes, probabilities) with one pass over the input."""
+        """(indices of the predicted classes, probabilities) with one pass over the input; an
+        item whose values overflow the model's arithmetic (|x| near the float limit in a linear
+        model) is refused (422), never answered with NaN."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            best, P = self._predict(X)
+        bad = ~np.isfinite(P).all(axis=1)
+        if bad.any():
+            raise Problem(422, f"item {int(np.argmax(bad))}: its values are too large for the model's arithmetic "
+                               "(the probabilities overflow)")
+        return best, P
+
+    def _predict(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         m = self.model
         if self._generative:
             jll = np.ascontiguousarray(m.predict_joint_log_proba(X), dtype=np.float64)
@@ -212,7 +225,10 @@ class Loaded:
         names = list(self.input_feature_names)
         if isinstance(m, LogisticRegression):
             x = np.asarray(X, dtype=float)[0]
-            Z = np.atleast_1d(m.decision_function(X)[0])
+            with np.errstate(over="ignore", invalid="ignore"):
+                Z = np.atleast_1d(m.decision_function(X)[0])
+                if not (np.isfinite(Z).all() and np.isfinite(m.coef_ * x).all()):
+                    raise Problem(422, "the row's values are too large for the model's arithmetic (the log-odds overflow)")
             if m.coef_.shape[0] == 1:  # binary: the log-odds of classes_[1]
                 a = 1 if Z[0] > 0 else 0
                 sign = 1.0 if a == 1 else -1.0
@@ -388,24 +404,35 @@ def _only(body: dict[str, Any], allowed: tuple[str, ...], loaded: Loaded, batch:
 
 def _batch_size(name: str, n: int, limits: Limits) -> None:
     if n > limits.max_batch:
-        raise Problem(413, f"'{name}' holds {n} items; the limit is {limits.max_batch} per request")
+        raise Problem(422, f"'{name}' holds {n} items; the limit is {limits.max_batch} per request")
 
 
 def _text(where: str, t: Any, limits: Limits) -> str:
     if not isinstance(t, str):
         raise Problem(422, f"'{where}' must be a string, got {_what(t)}")
     if len(t) > limits.max_text:
-        raise Problem(413, f"'{where}' is {len(t):,} characters long; the limit is {limits.max_text:,}")
+        raise Problem(422, f"'{where}' is {len(t):,} characters long; the limit is {limits.max_text:,}")
     return t
+
+
+#: the largest JSON number a value may be (the schema's maximum; an integer literal beyond it is refused)
+FLOAT_MAX = sys.float_info.max
 
 
 def _check_value(where: str, f: dict[str, Any], v: Any, limits: Limits) -> None:
     if v is None:
         return
     kind = f["kind"]
+    if isinstance(v, int) and not isinstance(v, bool) and not -FLOAT_MAX <= v <= FLOAT_MAX:  # exact comparison
+        raise Problem(422, f"{where}: {str(v)[:24]}... is beyond the largest float")
     if kind == "number":
         if isinstance(v, bool) or not isinstance(v, int | float):
             raise Problem(422, f"{where} must be a number (or null), got {_what(v)}")
+        if "minimum" in f and v < f["minimum"]:
+            raise Problem(422, f"{where} is {v:.4g}; this model counts, and takes values >= {f['minimum']}")
+        if "max_abs" in f and not -f["max_abs"] <= v <= f["max_abs"]:
+            raise Problem(422, f"{where} is {v:.4g}; this model takes values up to {f['max_abs']:g} in size "
+                               "(beyond, its scores overflow)")
     elif kind == "boolean":
         if not (isinstance(v, bool) or (isinstance(v, int | float) and v in (0, 1))):
             raise Problem(422, f"{where} must be true, false, 0 or 1 (or null), got {_what(v)} {v!r}"[:300])
@@ -413,12 +440,12 @@ def _check_value(where: str, f: dict[str, Any], v: Any, limits: Limits) -> None:
         if not isinstance(v, str):
             raise Problem(422, f"{where} must be a string (or null), got {_what(v)}")
         if len(v) > limits.max_text:
-            raise Problem(413, f"{where} is {len(v):,} characters long; the limit is {limits.max_text:,}")
+            raise Problem(422, f"{where} is {len(v):,} characters long; the limit is {limits.max_text:,}")
     else:  # a category: any JSON scalar
         if not isinstance(v, str | int | float | bool):
             raise Problem(422, f"{where} must be a string, number or boolean (or null), got {_what(v)}")
         if isinstance(v, str) and len(v) > limits.max_text:
-            raise Problem(413, f"{where} is {len(v):,} characters long; the limit is {limits.max_text:,}")
+            raise Problem(422, f"{where} is {len(v):,} characters long; the limit is {limits.max_text:,}")
 
 
 # ---------------------------------------------------------------------------- features
@@ -438,7 +465,22 @@ def table_features(model: Any, cli: dict[str, Any]) -> list[dict[str, Any]]:
     cols = cli.get("columns") or {}
     if list(cols) == display and "columns" in model.capabilities:
         kinds = [KIND_NAMES.get(cols[c], k) for c, k in zip(display, kinds)]
-    out = [{"name": n, "kind": k} for n, k in zip(display, kinds)]
+    out: list[dict[str, Any]] = [{"name": n, "kind": k} for n, k in zip(display, kinds)]
+    weights = None
+    if isinstance(model, MultinomialNB | ComplementNB):  # counts: never negative
+        for f in out:
+            f["minimum"] = 0
+        weights = [np.asarray(getattr(model, "feature_log_prob_", 0.0))]
+    elif isinstance(model, LogisticRegression):
+        weights = [model.coef_, model.intercept_]
+    if weights is not None and len(out):
+        # scores linear in x must stay finite: |x| up to a power of ten that keeps every
+        # weight * x and their sum far from the float limit (the schema's maximum says it)
+        big = max([1.0] + [float(np.max(np.abs(w[np.isfinite(w)]))) for w in weights if np.isfinite(w).any()])
+        bound = 10.0 ** math.floor(math.log10(FLOAT_MAX / (4.0 * len(out) * big)))
+        for f in out:
+            if f["kind"] == "number":
+                f["max_abs"] = bound
     cats = _categories(model)
     for f, values in zip([f for f in out if f["kind"] == "category"], cats):
         shown = [plain(v) for v in values.tolist()]

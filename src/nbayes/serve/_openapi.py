@@ -1,19 +1,63 @@
-"""The OpenAPI 3.1 schema of the service, written for the model being served: a table model's
-row lists its features with their JSON types."""
+"""The OpenAPI 3.1 schema of the service, generated from the model being served, as strict as
+the service itself: a schema-valid request is answered (2xx), a schema-invalid one refused
+(400 or 422), so that a fuzzing client (schemathesis, run in the tests with all checks) finds
+nothing.
+
+A table model's row is an object (feature -> value) or an array (values in feature order:
+``prefixItems`` typed per position); each feature's JSON type follows its kind (``number``,
+``boolean``: true / false / 0 / 1, ``text``: a string, ``category``: the values seen in
+training as an ``enum``, or another scalar, which the model scores as an unseen value), and is
+nullable (null or absent: missing) when the model leaves missing values out of its product;
+otherwise every feature is required and non-null. Strings are at most ``--max-text`` characters,
+batches at most ``--max-batch`` items: over a limit is a schema violation (422); 413 is only a
+body over ``--max-body`` bytes.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._model import Limits, Loaded
+from ._model import FLOAT_MAX, Limits, Loaded
 
 _SCALAR: dict[str, Any] = {"type": ["string", "number", "boolean", "null"]}
-_TYPES: dict[str, dict[str, Any]] = {
-    "number": {"type": ["number", "null"]},
-    "boolean": {"oneOf": [{"type": ["boolean", "null"]}, {"enum": [0, 1]}]},
-    "text": {"type": ["string", "null"]},
-    "category": _SCALAR,
-}
+
+
+def value_schema(feature: dict[str, Any], limits: Limits, nullable: bool) -> dict[str, Any]:
+    """The JSON Schema of one feature's value (see the module's docstring)."""
+    kind = feature["kind"]
+    null = ["null"] if nullable else []
+    s: dict[str, Any]
+    if kind == "number":
+        top = feature.get("max_abs", FLOAT_MAX)  # a linear model's bound (its scores stay finite)
+        s = {"type": ["number", *null], "minimum": feature.get("minimum", -top), "maximum": top}
+    elif kind == "boolean":
+        s = {"oneOf": [{"type": ["boolean", *null]}, {"enum": [0, 1]}]}
+    elif kind == "text":
+        s = {"type": ["string", *null], "maxLength": limits.max_text}
+    else:  # a category: any JSON scalar; the ones seen in training listed
+        other = {"type": ["string", "number", "boolean", *null], "maxLength": limits.max_text,
+                 "minimum": -FLOAT_MAX, "maximum": FLOAT_MAX}
+        known = feature.get("categories")
+        if known:
+            other["description"] = "a value not seen in training: scored as an unseen category"
+            s = {"anyOf": [{"enum": list(known)}, other]}
+        else:
+            s = other
+    s["description"] = f"{kind} feature {feature['name']!r}" + (" (null or absent: missing)" if nullable else "")
+    return s
+
+
+def row_schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
+    """One row: an object (feature -> value) or an array (values in feature order)."""
+    nullable = "missing_values" in loaded.base.capabilities
+    values = [value_schema(f, limits, nullable) for f in loaded.features]
+    names = [f["name"] for f in loaded.features]
+    as_object: dict[str, Any] = {"type": "object", "properties": dict(zip(names, values)), "additionalProperties": False}
+    if not nullable:
+        as_object["required"] = names
+    as_array = {"type": "array", "prefixItems": values, "items": False, "minItems": len(values),
+                "maxItems": len(values), "description": f"values in feature order {names}"}
+    return {"oneOf": [as_object, as_array]}
 
 
 def _error(description: str) -> dict[str, Any]:
@@ -58,19 +102,7 @@ def schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
         }
         parts = {"tokens": {"type": "array", "items": item}}
     else:
-        props = {}
-        for f in loaded.features:
-            p = dict(_TYPES.get(f["kind"], _SCALAR))
-            p["description"] = f"{f['kind']} feature (null or absent: missing)"
-            if f.get("categories") is not None:
-                p["examples"] = f["categories"][:20]
-            props[f["name"]] = p
-        row = {
-            "oneOf": [
-                {"type": "object", "properties": props, "additionalProperties": False},
-                {"type": "array", "minItems": len(props), "maxItems": len(props), "description": "values in feature order"},
-            ]
-        }
+        row = row_schema(loaded, limits)
         one = {"type": "object", "required": ["row"], "additionalProperties": False, "properties": {"row": row}}
         many = {
             "type": "object", "required": ["rows"], "additionalProperties": False,
@@ -96,8 +128,9 @@ def schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
     }
     errors = {
         "400": _error("the body is not JSON (or empty)"),
-        "413": _error(f"over a limit: {limits.max_body:,} body bytes, {limits.max_batch:,} items, {limits.max_text:,} characters per text"),
-        "422": _error("JSON of the wrong shape or types, or input for the other kind of model"),
+        "413": _error(f"the body is over {limits.max_body:,} bytes (--max-body)"),
+        "422": _error("JSON of the wrong shape or types (over --max-batch items or --max-text characters too), "
+                      "or input for the other kind of model"),
     }
     json_of = lambda s: {"application/json": {"schema": s}}  # noqa: E731
     return {

@@ -14,8 +14,9 @@
   answered once the update is durable (:mod:`nbayes.serve._learn`).
 
 Bad requests get a JSON body ``{"error": message, "status": code}``: 400 for a body that is not
-JSON, 413 beyond a size limit (body bytes, batch items, characters of a text), 422 for JSON of
-the wrong shape or types, or input of the other kind of model. The model file is watched (its
+JSON, 413 for a body over ``max_body`` bytes (only that), 422 for JSON that breaks the schema of
+``/openapi.json`` (wrong shape or types, over ``max_batch`` items or ``max_text`` characters,
+input of the other kind of model). The model file is watched (its
 inode, size and mtime, once per ``reload_interval`` seconds) and loaded again when it changes,
 or on SIGHUP; a new file that does not load keeps the previous model serving, and ``/healthz``
 says so.
@@ -27,6 +28,7 @@ import asyncio
 import hmac
 import json
 import math
+import re
 import signal
 import threading
 from contextlib import asynccontextmanager
@@ -92,11 +94,21 @@ def _finite_int(s: str) -> int:
     return v
 
 
+_LONG_DIGITS = re.compile(rb"[0-9]{20}")
+
+
 def loads(raw: bytes) -> Any:
     """Strict JSON (RFC 8259: no NaN or Infinity) or a 400 saying where it broke."""
     try:
         if orjson is not None:
-            return orjson.loads(raw)
+            try:
+                parsed = orjson.loads(raw)
+                if _LONG_DIGITS.search(raw) is None:
+                    return parsed
+                # orjson reads an integer beyond 64 bits as the nearest float: the standard parser
+                # keeps it exact, so a value beyond a feature's bound is refused as the schema says
+            except orjson.JSONDecodeError:  # the standard parser's message says where it broke
+                pass
         return json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float, parse_int=_finite_int)
     except UnicodeDecodeError as exc:
         raise Problem(400, f"the body is not UTF-8 (byte {exc.start})") from None

@@ -42,6 +42,8 @@ class MomentStats:
         cc, W, mu, m2, bad = run(moments, X, y, w, has_w, n_classes, threads())
         if bad >= 0:
             raise StatisticsError(f"row {bad}: a feature is infinite; moments need finite values")
+        if not (np.isfinite(mu).all() and np.isfinite(m2).all()):
+            overflow_error(X, y, mu, m2)
         return cls(cc, W, mu, m2)
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "MomentStats":
@@ -59,7 +61,12 @@ class MomentStats:
         safe = np.where(w > 0, w, 1.0)
         delta = other.mean - self.mean
         mean = np.where(w > 0, self.mean + delta * (wb / safe), 0.0)
-        m2 = np.where(w > 0, self.m2 + other.m2 + delta * delta * (wa * (wb / safe)), 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            m2 = np.where(w > 0, self.m2 + other.m2 + delta * delta * (wa * (wb / safe)), 0.0)
+        if not (np.isfinite(mean).all() and np.isfinite(m2).all()):
+            j = int(np.argwhere(~(np.isfinite(mean) & np.isfinite(m2)))[0][1])
+            raise StatisticsError(f"X: column {j}: its values are so large that their spread overflows float64 "
+                                  "(rescale the column)")
         return MomentStats(self.class_count + other.class_count, w, mean, m2)
 
     def subtract(self, other: "MomentStats", classes: np.ndarray) -> "MomentStats":
@@ -124,3 +131,17 @@ class MomentStats:
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "MomentStats":
         """The moments read back from ``to_arrays``'s arrays."""
         return cls(*(arrays[f"stats/{k}"] for k in ("class_count", "weight", "mean", "m2")))
+
+
+def overflow_error(X: np.ndarray, codes: np.ndarray, mu: np.ndarray, m2: np.ndarray) -> None:
+    """Raise the error of moments past float64: the row and column of the largest value of the
+    first (class, feature) cell whose mean or centred sum of squares overflowed (CORRECTNESS:
+    past float64, a clear error naming the column, never inf/NaN parameters)."""
+    c, j = (int(v) for v in np.argwhere(~(np.isfinite(mu) & np.isfinite(m2)))[0])
+    rows = np.flatnonzero(codes == c)
+    col = np.abs(np.where(np.isnan(X[rows, j]), 0.0, X[rows, j]))
+    i = int(rows[int(np.argmax(col))]) if len(rows) else 0
+    raise StatisticsError(
+        f"X: row {i}, column {j} holds {X[i, j]:.6g}: the column's values are so large that their "
+        f"{'mean' if not np.isfinite(mu[c, j]) else 'spread'} overflows float64 (rescale the column)"
+    )
