@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..multilabel import read_labels
-from ._output import plain
+from ._output import console, plain
 
 
 def label_sets(y: Any, sep: str | None, source: Any) -> list[list[Any]]:
@@ -68,8 +68,6 @@ def measures(model: Any, sets: list[list[Any]], pred: np.ndarray, P: np.ndarray)
 
 def print_measures(r: dict[str, Any]) -> None:
     from rich.table import Table
-
-    from ._output import console
 
     con = console()
     con.print(f"[bold]{r['rows']:,} rows, multi-label[/]")
