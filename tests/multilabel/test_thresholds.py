@@ -61,3 +61,20 @@ def test_a_float_threshold_is_a_probability(counts):
     ml = MultiLabel(nbayes.MultinomialNB(), threshold=0.3, empty="keep").fit(X, Y)
     np.testing.assert_array_equal(ml.predict(X), (ml.predict_proba(X) > 0.3).astype(int))
     np.testing.assert_allclose(ml.thresholds_, np.log(0.3 / 0.7))
+
+
+@pytest.mark.parametrize("base", [nbayes.TextClassifier(alpha=0.3), nbayes.TextClassifier(model="bernoulli"),
+                                  nbayes.TextClassifier(binary=True, fit_prior=False)], ids=repr)
+@pytest.mark.parametrize("normalize", ["auto", "none"])
+def test_the_text_shortcut_scores_as_the_text_models_per_fold(texts, base, normalize):
+    docs, tags = texts
+    docs, tags = docs + ["an unseen word here", ""], tags + [["corn"], ["ship"]]
+    out = []
+    for shortcut in (True, False):
+        ml = MultiLabel(base, cv=4, normalize=normalize)
+        ml.__dict__["_shortcut"] = shortcut
+        ml._check_params()
+        Xv, names = ml._clone().prepare_input(docs, fitting=True)
+        Y, labels = read_labels(tags, len(docs))
+        out.append(ml._out_of_fold(docs, Xv, Y, None, None, labels, names)[1])
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-10, atol=1e-12)

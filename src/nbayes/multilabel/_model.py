@@ -18,9 +18,11 @@ from ..naive_bayes import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, Multin
 from ..stats import TextStats
 from ..text import TextClassifier
 from . import _state
+from . import _textfolds as textfolds
 from ._labels import label_lists, read_labels
 from ._nblr import fit_labels, presence
 from ._stats import count_labels, counter_of, pair, rows, stacked
+from ._scores import difference, extended, length, same
 from ._thresholds import f1_thresholds
 
 #: what a multi-label model keeps of its base model's capabilities
@@ -206,21 +208,25 @@ class MultiLabel(Classifier):
                 S = S + s
         else:
             S = count_labels(count, np.arange(n), Y)
-        ext = _extended(labels)
+        ext = extended(labels)
         scores = np.zeros(Y.shape, dtype=np.float64)
+        shortcut = self.__dict__.get("_shortcut", True) and tiled and textfolds.applies(self.estimator, engine)
         for (train, test), part in zip(splits, fold_stats):
             trained = S.subtract(part, ext) if tiled else count_labels(count, train, Y[train])
+            if shortcut:  # count models on the engine's document-term matrix: no text model per fold
+                scores[test] = textfolds.fold_scores(self.estimator, engine, trained, test, ext[:-1], self._per_term())
+                continue
             models = self._models(trained, labels, int(Xv.shape[1]), names)
             scores[test] = self._log_odds(models, take(Xv, test))
             if self._per_term():
-                scores[test] /= _length(models, take_rows(X, test))
+                scores[test] /= length(models, take_rows(X, test))
         return S, scores
 
     def _models(self, S: Any, labels: np.ndarray, d: int, names: list[str] | None) -> Any:
         """The stacked model over 2L classes, or one binary model per label."""
         if isinstance(S, TextStats):  # drop unseen terms on L + 1 rows, not on 2L
             S = S.without_absent_terms()
-        T = stacked(S, _extended(labels)[:-1])
+        T = stacked(S, extended(labels)[:-1])
         if self._stacks():
             m = self._clone()
             m.set_statistics(T, np.arange(2 * len(labels)), d, names)
@@ -239,11 +245,11 @@ class MultiLabel(Classifier):
                 cols = []
                 for m in models:
                     j = m.joint_log_likelihood(Xv)
-                    cols.append(_difference(j[:, 1], j[:, 0], m, 0))
+                    cols.append(difference(j[:, 1], j[:, 0], m, 0))
                 return np.column_stack(cols) if cols else np.zeros((int(Xv.shape[0]), 0))
             jll = models.joint_log_likelihood(Xv)
             L = jll.shape[1] // 2
-            return _difference(jll[:, L:], jll[:, :L], models, slice(None))
+            return difference(jll[:, L:], jll[:, :L], models, slice(None))
 
     def _commit(self, S: Any, labels: np.ndarray, d: int, names: list[str] | None, thresholds: np.ndarray,
                 empty_rows: bool) -> None:
@@ -330,7 +336,7 @@ class MultiLabel(Classifier):
                            unknown_error=UnlearnError)
         w = check_sample_weight(sample_weight, int(Xv.shape[0]))
         part = count_labels(counter_of(self._clone(), Xv, w), np.arange(int(Xv.shape[0])), Y)
-        S = self.stats_.subtract(part, _extended(self.classes_))
+        S = self.stats_.subtract(part, extended(self.classes_))
         self._commit(S, self.classes_, self.n_features_in_, self.input_feature_names(), self.thresholds_,
                      self.__dict__["_empty_rows"])
         return self
@@ -347,7 +353,7 @@ class MultiLabel(Classifier):
         if type(a) is not type(b):
             raise MergeError(f"cannot merge: base models {type(a).__name__} and {type(b).__name__} differ")
         for p in a.statistics_params:
-            if not _same(getattr(a, p), getattr(b, p)):
+            if not same(getattr(a, p), getattr(b, p)):
                 raise MergeError(f"cannot merge: the base models' parameter {p!r} differs and it shapes the statistics")
         if self.n_features_in_ != other.n_features_in_ or self.input_feature_names() != other.input_feature_names():
             raise MergeError("cannot merge: the models were fitted on different features")
@@ -400,7 +406,7 @@ class MultiLabel(Classifier):
             np.put_along_axis(out, top, 1, axis=1)
             return out
         if self._per_term() and "_nblr_weights" not in self.__dict__:
-            s = s / _length(self.__dict__["_predictor"], X)
+            s = s / length(self.__dict__["_predictor"], X)
         margin = s - self.thresholds_
         out = (margin > 0).astype(np.int64)
         empty = self.empty if self.empty != "auto" else ("keep" if self.__dict__["_empty_rows"] else "top1")
@@ -432,7 +438,7 @@ class MultiLabel(Classifier):
         self.check_fitted()
         self._no_nblr("estimators_")
         if "_binary" not in self.__dict__:
-            T = stacked(self.stats_, _extended(self.classes_)[:-1])
+            T = stacked(self.stats_, extended(self.classes_)[:-1])
             out = []
             for l in range(len(self.classes_)):
                 m = self._clone()
@@ -482,40 +488,6 @@ class MultiLabel(Classifier):
         if build is None:
             raise ModelFileError("a multi-label model's file nests its base model's state: read it with nbayes.load")
         return _state.from_state(cls, state, build)
-
-
-def _extended(labels: np.ndarray) -> np.ndarray:
-    """The names of the L + 1 statistics rows: the labels, then "all rows"."""
-    out = np.empty(len(labels) + 1, dtype=object)
-    out[:-1] = labels.tolist()
-    out[-1] = "(all rows)"
-    return out
-
-
-def _difference(pos: np.ndarray, neg: np.ndarray, model: Any, which: Any) -> np.ndarray:
-    """pos - neg; where both are -inf (no class explains the row: a zero likelihood), the prior
-    log-odds, as the base models fall back to the prior (``prior_fallback``)."""
-    d = pos - neg
-    bad = np.isnan(d)
-    if bad.any():
-        lp = model.prior_fallback  # the normalised log prior
-        prior = (lp[len(lp) // 2:] - lp[:len(lp) // 2])[which]
-        d = np.where(bad, np.broadcast_to(prior, d.shape), d)
-    return np.asarray(d)
-
-
-def _length(models: Any, X: Any) -> np.ndarray:
-    """(n, 1): 1 + the number of a document's terms the model knows (the divisor of
-    ``normalize="length"``)."""
-    m = models[0] if isinstance(models, list) else models
-    return 1.0 + np.asarray(m.transform(X).sum(axis=1), dtype=np.float64).reshape(-1, 1)
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
-    except (TypeError, ValueError):
-        return bool(a == b)
 
 
 __all__ = ["MultiLabel"]
