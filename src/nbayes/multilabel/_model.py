@@ -88,7 +88,7 @@ class MultiLabel(Classifier):
     @property
     def capabilities(self) -> frozenset[str]:
         """The base model's capabilities a multi-label model keeps, and ``save``."""
-        base = getattr(self.estimator, "capabilities", frozenset())
+        base: frozenset[str] = getattr(self.estimator, "capabilities", frozenset())
         return frozenset(base) & PASSED_ON | {"save"}
 
     def _check_params(self) -> None:

@@ -41,7 +41,7 @@ def rows(stats: Any, idx: np.ndarray) -> Any:
             f"multi-label needs statistics it can split per label; {type(stats).__name__} is not one of "
             "CountStats, CategoricalStats, MomentStats, TextStats"
         )
-    change = {f: getattr(stats, f)[idx] for f in fields if getattr(stats, f) is not None}
+    change: dict[str, Any] = {f: getattr(stats, f)[idx] for f in fields if getattr(stats, f) is not None}
     if isinstance(stats, TextStats) and stats.weighted is not None:
         keep, idf, sums = stats.weighted
         change["weighted"] = (keep, idf, sums[idx])
@@ -69,7 +69,7 @@ def collapse(stats: Any) -> Any:
         for k in range(1, len(stats.class_count)):
             out = out + rows(stats, np.array([k]))
         return with_corpus(out, stats)
-    change = {f: getattr(stats, f).sum(axis=0, keepdims=True) for f in fields if getattr(stats, f) is not None}
+    change: dict[str, Any] = {f: getattr(stats, f).sum(axis=0, keepdims=True) for f in fields if getattr(stats, f) is not None}
     if isinstance(stats, TextStats) and stats.weighted is not None:
         keep, idf, sums = stats.weighted
         change["weighted"] = (keep, idf, sums.sum(axis=0, keepdims=True))
@@ -122,7 +122,7 @@ def concat(a: Any, b: Any) -> Any:
         return MixedStats(np.concatenate([a.class_count, b.class_count]),
                           {k: concat(s, b.parts[k]) for k, s in a.parts.items()})
     fields = _CLASS_FIELDS[type(a)]
-    change = {f: np.concatenate([getattr(a, f), getattr(b, f)]) for f in fields if getattr(a, f) is not None}
+    change: dict[str, Any] = {f: np.concatenate([getattr(a, f), getattr(b, f)]) for f in fields if getattr(a, f) is not None}
     if isinstance(a, TextStats) and a.weighted is not None and b.weighted is not None:
         keep, idf, sums = a.weighted
         change["weighted"] = (keep, idf, np.concatenate([sums, b.weighted[2]]))
