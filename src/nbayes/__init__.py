@@ -31,6 +31,7 @@ _WHERE = {
     "GaussianBayes": "nbayes.gaussian_bayes",
     "GaussianNB": "nbayes.naive_bayes",
     "LogisticRegression": "nbayes.linear",
+    "MultiLabel": "nbayes.multilabel",
     "MultinomialNB": "nbayes.naive_bayes",
     "NaiveBayes": "nbayes.naive_bayes.mixed",
     "TextClassifier": "nbayes.text",
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .evaluate import Comparison, compare
     from .io.load import load
     from .linear import LogisticRegression
+    from .multilabel import MultiLabel
     from .naive_bayes import (
         BernoulliNB,
         CategoricalNB,

@@ -18,7 +18,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("statistics", ("nbayes.stats", "nbayes.io.model_file")),
     ("models", ("nbayes.linear", "nbayes.naive_bayes", "nbayes.gaussian_bayes", "nbayes.text")),
     ("bridges", ("nbayes.semi_supervised", "nbayes.calibration", "nbayes.model_selection",
-                 "nbayes.evaluate", "nbayes.compare", "nbayes.metrics")),
+                 "nbayes.evaluate", "nbayes.compare", "nbayes.metrics", "nbayes.multilabel")),
     ("applications", ("nbayes", "nbayes.io", "nbayes.cli", "nbayes._cli", "nbayes.serve",
                       "nbayes.dask", "nbayes.demo", "nbayes.testing")),
 ]

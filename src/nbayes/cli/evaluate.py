@@ -20,8 +20,10 @@ from ..evaluate import (
     write_report,
 )
 from ..model_selection import StratifiedKFold, cross_val_predict
+from ..multilabel import MultiLabel
 from ._columns import choose_columns, columns_of, file_rows, labelled, make_model, model_input
 from ._modelfile import load
+from ._multilabel import label_sets, measures as ml_measures, print_measures as print_ml_measures
 from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, split
 from ._output import chunks, console, emit
 from ._paths import check_output
@@ -76,6 +78,18 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
         lab = labelled(chunks(source, "reading", not as_json), target, source)
         cols = columns_of(model, cli, lab.X, target)
         Xm = model_input(model, lab.X, cols, source)
+        if isinstance(model, MultiLabel):  # label sets: micro / macro-F1, precision@1, per label
+            if report_path or calibrate:
+                raise click.UsageError("--report and --calibrate are for single-label models")
+            sets = label_sets(lab.y, cli.get("labels_sep"), source)
+            with file_rows(source, lab.rows, columns=cols):
+                multi = ml_measures(model, sets, model.predict(Xm), model.predict_proba(Xm))
+            multi.update(model=str(model_path), data=str(data), rows_without_label=lab.dropped)
+            if as_json:
+                emit(multi)
+            else:
+                print_ml_measures(multi)
+            return
         with file_rows(source, lab.rows, columns=cols):
             P = model.predict_proba(Xm)
             result = classification_measures(lab.y, model.predict(Xm), P, model.classes_)

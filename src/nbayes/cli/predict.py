@@ -12,8 +12,10 @@ import polars as pl
 
 from ..errors import DataError
 from ..linear import LogisticRegression
+from ..multilabel import MultiLabel
 from ._columns import columns_of, file_rows, model_input
 from ._modelfile import load
+from ._multilabel import joined
 from ._options import na_option, split
 from ._output import chunks, json_default, plain
 from ._paths import check_output, write_atomic
@@ -42,6 +44,10 @@ def predict(model_path: str, data: str, output: str | None, proba: bool, na_valu
     Examples:
       nbayes predict spam.nbm new.csv                    CSV on stdout
       nbayes predict spam.nbm new.csv -o out.parquet --proba
+
+    \b
+    A multi-label model (train --multilabel) predicts a list of labels per row: a list in JSON,
+    JSON Lines and Parquet, joined by its --labels-sep (default ';') in CSV and TSV.
     """
     if output is not None:
         check_output(output, "the predictions", inputs=[model_path, data])
@@ -51,8 +57,14 @@ def predict(model_path: str, data: str, output: str | None, proba: bool, na_valu
     model, _, cli = load(model_path)
     source = DataFile(data, split(na_values) or cli.get("na_values") or ())
     parts = []
+    multi = isinstance(model, MultiLabel)
+    flat = not as_json and (output is None or WRITERS[Path(output).suffix.lower()] in ("csv", "tsv"))
     for pred, P in predictions(model, cli, source, None, proba):
-        cols: dict[str, Any] = {"prediction": [plain(p) for p in pred]}
+        if multi:  # label sets: lists (JSON, JSON Lines, Parquet), or joined in a CSV / TSV field
+            sets = [[plain(c) for c in model.classes_[np.flatnonzero(row)]] for row in pred]
+            cols: dict[str, Any] = {"prediction": joined(sets, cli.get("labels_sep") or ";") if flat else sets}
+        else:
+            cols = {"prediction": [plain(p) for p in pred]}
         if P is not None:
             for j, c in enumerate(model.classes_):
                 cols[f"p_{c}"] = P[:, j]

@@ -14,6 +14,7 @@ from ..calibration import CalibratedClassifier
 from ..errors import DataError
 from ..evaluate import training_calibration
 from ..linear import LogisticRegression
+from ..multilabel import MultiLabel
 from ..semi_supervised import EM
 from ._columns import (
     Labelled,
@@ -27,6 +28,7 @@ from ._columns import (
     unlabelled_rows,
 )
 from ._modelfile import save
+from ._multilabel import label_sets
 from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, split
 from ._output import chunks, console, emit, plain
 from ._paths import check_output
@@ -56,12 +58,18 @@ from ._read import DataFile, parse_size
               help="Learn by EM from DATA's rows whose label is empty too (else they are skipped).")
 @click.option("--chunk-bytes", "chunk_bytes", default="32M", show_default=True, metavar="SIZE",
               help="Read DATA in chunks of about this many bytes (e.g. 64M, 1G): the memory of one chunk.")
+@click.option("--multilabel", is_flag=True,
+              help="Rows carry several labels: a JSON list in the --target column (JSON Lines, Parquet), or "
+                   "a field split by --labels-sep; one-vs-rest with thresholds chosen by 5-fold F1.")
+@click.option("--labels-sep", "labels_sep", default=None, metavar="SEP",
+              help="With --multilabel: the separator of labels in a CSV / TSV field (such as ';').")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
 def train(data: str, target: str, model_name_: str, alpha: float | None, C: float | None, output: str,
           ignore: tuple[str, ...], numeric_cols: tuple[str, ...], categorical_cols: tuple[str, ...],
           text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], na_values: tuple[str, ...],
           dask_address: str | None, calibrate: str | None, calibrate_ensemble: bool, unlabeled: str | None,
-          semi_supervised: bool, chunk_bytes: str, as_json: bool) -> None:
+          semi_supervised: bool, chunk_bytes: str, multilabel: bool, labels_sep: str | None,
+          as_json: bool) -> None:
     """Train a model on DATA (CSV, TSV, Parquet, JSON Lines, or a folder per class) and save it.
 
     \b
@@ -77,7 +85,12 @@ def train(data: str, target: str, model_name_: str, alpha: float | None, C: floa
       nbayes train adult.csv --target income --categorical education_num -o adult.nbm
       nbayes train reviews.jsonl --target label --model nblr -o reviews.nbm
       nbayes train spam.csv --target label -o spam.nbm --calibrate isotonic
+      nbayes train news.jsonl --target labels --multilabel -o news.nbm
     """
+    if labels_sep is not None and not multilabel:
+        raise click.UsageError("--labels-sep splits label sets: give it with --multilabel")
+    if multilabel and (calibrate or dask_address or unlabeled or semi_supervised):
+        raise click.UsageError("--multilabel does not combine with --calibrate, --dask, --unlabeled or --semi-supervised")
     kinds_given = overrides(numeric_cols, categorical_cols, text_cols, boolean_cols)
     if calibrate_ensemble and not calibrate:
         raise click.UsageError("--calibrate-ensemble calibrates: give it with --calibrate [METHOD]")
@@ -98,8 +111,12 @@ def train(data: str, target: str, model_name_: str, alpha: float | None, C: floa
         source = DataFile(data, na, chunk_bytes=chunk_size)
         extra = DataFile(unlabeled, na, chunk_bytes=chunk_size) if unlabeled is not None else None
         model, summary = _train(source, target, model_name_, alpha, C, split(ignore), kinds_given, not as_json,
-                                calibrate, extra, semi_supervised, calibrate_ensemble)
+                                calibrate, extra, semi_supervised, calibrate_ensemble,
+                                (labels_sep,) if multilabel else None)
     meta: dict[str, Any] = {"target": target, "columns": summary["columns"], "rows": summary["rows"]}
+    if multilabel:
+        meta["multilabel"] = True
+        meta["labels_sep"] = labels_sep
     if na:
         meta["na_values"] = na
     save(model, output, meta)
@@ -113,7 +130,7 @@ def train(data: str, target: str, model_name_: str, alpha: float | None, C: floa
 def _train(source: DataFile, target: str, name: str, alpha: float | None, C: float | None, ignore: list[str],
            kinds_given: dict[str, str], show_progress: bool, calibrate: str | None = None,
            unlabeled: DataFile | None = None, semi_supervised: bool = False,
-           calibrate_ensemble: bool = False) -> tuple[Any, dict[str, Any]]:
+           calibrate_ensemble: bool = False, multilabel: tuple[str | None] | None = None) -> tuple[Any, dict[str, Any]]:
     """Read DATA in chunks, type its columns on the first, train; returns (model, summary).
     With ``calibrate``: all rows are held, and the model is a CalibratedClassifier (with
     ``calibrate_ensemble``: scikit-learn's ensemble design, 5 fold models and maps). With
@@ -131,13 +148,15 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
         if kinds is None:
             kinds = choose_columns(part.X, ignore, kinds_given, source.name)
             model = make_model(name, kinds, alpha, C, source)
+            if multilabel is not None:
+                model = MultiLabel(model)
         if semi_supervised and part.dropped:
             frame = unlabelled_rows(chunk.frame, target, source)
             unlabelled.append((frame, np.setdiff1d(chunk.start + np.arange(chunk.frame.height), part.rows)))
         if len(part.y) == 0:
             continue
         rows += len(part.y)
-        if streams(model) and not calibrate and not em:
+        if streams(model) and not calibrate and not em and multilabel is None:
             with file_rows(source, part.rows, columns=kinds):
                 model.partial_fit(model_input(model, part.X, kinds, source), part.y)
         else:
@@ -171,8 +190,9 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
             with file_rows(source, at, columns=kinds):
                 model, summary["calibration"] = _calibrate(model, Xm, y, calibrate, calibrate_ensemble)
         else:
+            target_sets = y if multilabel is None else label_sets(y, multilabel[0], source)
             with file_rows(source, at, columns=kinds):
-                model.fit(Xm, y)
+                model.fit(Xm, target_sets)
     out = {
         "data": source.name,
         "target": target,

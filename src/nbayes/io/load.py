@@ -30,6 +30,7 @@ KINDS: dict[str, str | type] = {
     "TextClassifier": "nbayes.text.classifier:TextClassifier",
     "CalibratedClassifier": "nbayes.calibration:CalibratedClassifier",
     "EM": "nbayes.semi_supervised:EM",
+    "MultiLabel": "nbayes.multilabel:MultiLabel",
 }
 
 

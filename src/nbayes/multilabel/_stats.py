@@ -1,0 +1,158 @@
+"""Per-label statistics from one counting pass.
+
+A multi-label model's statistics have L + 1 class rows: row l holds the rows carrying label l,
+row L all rows. Label l's binary model "l against the rest" is (all - l, l): its negative row is
+the total minus the positive one (the protocol's ``subtract``), so no label is counted twice
+and nothing is refitted per label. Everything else (partial_fit, merge, unlearn, folds) is the
+protocol's arithmetic on these L + 1 rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import InvalidParameterError, StatisticsError
+from ..model_selection import take
+from ..naive_bayes.mixed import MixedStats
+from ..stats import CategoricalStats, CountStats, MomentStats, TextStats
+
+#: the class axis of each statistics type (the fields indexed by class; the rest is per corpus)
+_CLASS_FIELDS: dict[type, tuple[str, ...]] = {
+    CountStats: ("class_count", "feature_count", "missing_count"),
+    MomentStats: ("class_count", "weight", "mean", "m2"),
+    TextStats: ("class_count", "term_count", "doc_count"),
+}
+
+
+def rows(stats: Any, idx: np.ndarray) -> Any:
+    """The statistics of the class rows ``idx`` (in that order, repeats allowed)."""
+    if isinstance(stats, CategoricalStats):
+        return CategoricalStats(stats.class_count[idx], [c.copy() for c in stats.categories],
+                                [c[idx] for c in stats.counts])
+    if isinstance(stats, MixedStats):
+        return MixedStats(stats.class_count[idx], {k: rows(s, idx) for k, s in stats.parts.items()})
+    fields = _CLASS_FIELDS.get(type(stats))
+    if fields is None:
+        raise InvalidParameterError(
+            f"multi-label needs statistics it can split per label; {type(stats).__name__} is not one of "
+            "CountStats, CategoricalStats, MomentStats, TextStats"
+        )
+    change: dict[str, Any] = {f: getattr(stats, f)[idx] for f in fields if getattr(stats, f) is not None}
+    if isinstance(stats, TextStats) and stats.weighted is not None:
+        keep, idf, sums = stats.weighted
+        change["weighted"] = (keep, idf, sums[idx])
+    return dataclasses.replace(stats, **change)
+
+
+def with_corpus(stats: Any, ref: Any) -> Any:
+    """Text statistics hold corpus-wide document frequencies beside the per-class counts: after
+    arithmetic on class rows of one corpus, they are that corpus's (``ref``'s) again."""
+    if not isinstance(stats, TextStats):
+        return stats
+    if len(stats.terms) != len(ref.terms):  # pragma: no cover - the rows come from ref's documents
+        raise AssertionError("label statistics over another vocabulary than their corpus")
+    return dataclasses.replace(stats, terms=ref.terms, df=ref.df, tf=ref.tf, n_docs=ref.n_docs)
+
+
+def collapse(stats: Any) -> Any:
+    """The statistics of all class rows together, as one class row."""
+    if isinstance(stats, CategoricalStats):
+        return CategoricalStats(stats.class_count.sum(keepdims=True), [c.copy() for c in stats.categories],
+                                [c.sum(axis=0, keepdims=True) for c in stats.counts])
+    fields = _CLASS_FIELDS.get(type(stats))
+    if fields is None or isinstance(stats, MomentStats):  # moments add by Chan's update, not by sums
+        out = rows(stats, np.array([0]))
+        for k in range(1, len(stats.class_count)):
+            out = out + rows(stats, np.array([k]))
+        return with_corpus(out, stats)
+    change: dict[str, Any] = {f: getattr(stats, f).sum(axis=0, keepdims=True) for f in fields if getattr(stats, f) is not None}
+    if isinstance(stats, TextStats) and stats.weighted is not None:
+        keep, idf, sums = stats.weighted
+        change["weighted"] = (keep, idf, sums.sum(axis=0, keepdims=True))
+    return dataclasses.replace(stats, **change)
+
+
+Count = Callable[[np.ndarray, np.ndarray, int], Any]
+
+
+def counter_of(model: Any, Xv: Any, w: np.ndarray | None) -> Count:
+    """``count(rows, codes, K)``: the statistics of rows of the prepared input ``Xv``, by the
+    model's own ``count_statistics`` (the fold engines' ``count`` has the same signature)."""
+    n = int(Xv.shape[0])
+
+    def count(r: np.ndarray, codes: np.ndarray, K: int) -> Any:
+        whole = len(r) == n and bool(np.all(r == np.arange(n)))
+        return model.count_statistics(Xv if whole else take(Xv, r), codes, K, None if w is None else w[r])
+
+    return count
+
+
+def count_labels(count: Count, idx: np.ndarray, Y: sp.csr_matrix) -> Any:
+    """The L + 1 rows of the rows ``idx`` whose label indicator is ``Y`` (row i of Y is row
+    idx[i]): every row counted once under its first label (rows without one in an extra class),
+    which sums to all rows; then each further (row, label) pair."""
+    n, L = Y.shape
+    Y = sp.csr_matrix(Y)
+    Y.sort_indices()
+    lengths = np.diff(Y.indptr)
+    first = np.full(n, L, dtype=np.intp)
+    has = lengths > 0
+    first[has] = Y.indices[Y.indptr[:-1][has]]
+    A = count(idx, first, L + 1)
+    per = rows(A, np.arange(L))
+    mask = np.ones(len(Y.indices), dtype=bool)
+    mask[Y.indptr[:-1][has]] = False  # the first label of each row: counted above
+    if mask.any():
+        r = np.repeat(np.arange(n), lengths)[mask]
+        per = per + count(idx[r], np.ascontiguousarray(Y.indices[mask], dtype=np.intp), L)
+    S = concat(with_corpus(per, A), collapse(A))
+    return with_corpus(S, A)
+
+
+def concat(a: Any, b: Any) -> Any:
+    """a's class rows, then b's (both over the same features and vocabulary)."""
+    if isinstance(a, CategoricalStats):
+        return CategoricalStats(np.concatenate([a.class_count, b.class_count]), [c.copy() for c in a.categories],
+                                [np.concatenate([x, y]) for x, y in zip(a.counts, b.counts)])
+    if isinstance(a, MixedStats):
+        return MixedStats(np.concatenate([a.class_count, b.class_count]),
+                          {k: concat(s, b.parts[k]) for k, s in a.parts.items()})
+    fields = _CLASS_FIELDS[type(a)]
+    change: dict[str, Any] = {f: np.concatenate([getattr(a, f), getattr(b, f)]) for f in fields if getattr(a, f) is not None}
+    if isinstance(a, TextStats) and a.weighted is not None and b.weighted is not None:
+        keep, idf, sums = a.weighted
+        change["weighted"] = (keep, idf, np.concatenate([sums, b.weighted[2]]))
+    if isinstance(a, CountStats) and (a.missing_count is None) != (b.missing_count is None):
+        d = a.feature_count.shape
+        change["missing_count"] = np.concatenate([
+            np.zeros(d) if a.missing_count is None else a.missing_count,
+            np.zeros(b.feature_count.shape) if b.missing_count is None else b.missing_count])
+    return dataclasses.replace(a, **change)
+
+
+def stacked(S: Any, names: np.ndarray) -> Any:
+    """2L class rows: row l the rows without label l (all rows minus l's: ``subtract``), row
+    L + l label l's."""
+    L = len(S.class_count) - 1
+    pos = rows(S, np.arange(L))
+    neg = rows(S, np.full(L, L)).subtract(pos, np.asarray(names, dtype=object))
+    return with_corpus(concat(with_corpus(neg, S), pos), S)
+
+
+def pair(T: Any, l: int) -> Any:
+    """Label l's binary statistics (rows: without l, with l) from the stacked rows."""
+    L = len(T.class_count) // 2
+    return with_corpus(rows(T, np.array([l, L + l])), T)
+
+
+def check_label_rows(S: Any, names: np.ndarray) -> None:
+    """No label carries more weight than all rows together (a model file could claim it)."""
+    cc = np.asarray(S.class_count, dtype=np.float64)
+    over = cc[:-1] > cc[-1] * (1 + 1e-9) + 1e-12
+    if over.any():
+        j = int(np.argmax(over))
+        raise StatisticsError(f"statistics: label {names[j]!r} has weight {cc[j]} but all rows together have {cc[-1]}")
