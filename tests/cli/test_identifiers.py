@@ -94,6 +94,9 @@ SENTENCES = [f"the {w} quick brown fox number {i} jumps over the lazy dog again"
     (SENTENCES, "text", False),                                       # distinct free text stays text
     ([f"Thu, {i:02d} Apr 1993 11:57:{i:02d} GMT" for i in range(25)], "text", True),
     ([f"C:/My Documents/report {i}.pdf" for i in range(25)], "text", True),
+    # documents of coded tokens (hashed, numbered or product words): documents, not identifiers
+    ([" ".join(f"w{(i * 7 + j) % 97}" for j in range(12)) for i in range(25)], "text", False),
+    ([" ".join(f"{i}-{j}" for j in range(9)) for i in range(25)], "text", False),
 ])
 def test_identifier_reason(values, kind, left_out):
     col = pl.Series("c", values, dtype=pl.String)

@@ -47,16 +47,19 @@ ESTIMATORS = _estimators()
 
 
 def _data(model: Any) -> tuple[Any, Any, Any]:
-    """(X, y, one row as the model's explain takes it)."""
+    """(X, y, one row as the model's explain takes it); label sets for a multi-label model."""
+    sets = isinstance(model, nbayes.MultiLabel)
     if "text" in model.capabilities:
-        return TEXTS, LABELS, TEXTS[0]
+        return TEXTS, [[v] for v in LABELS] if sets else LABELS, TEXTS[0]
     X = np.vstack([COUNTS, COUNTS + _rng.poisson(1.0, COUNTS.shape)])  # rows enough for a covariance
-    return X, LABELS * 2, X[:1]
+    return X, [[v] for v in LABELS * 2] if sets else LABELS * 2, X[:1]
 
 
 #: how each public method is called on an unfitted model (X, y, one row, a temporary folder)
 CALLS: dict[str, Callable[..., Any]] = {
     "predict": lambda m, X, y, one, tmp: m.predict(X),
+    "predict_labels": lambda m, X, y, one, tmp: m.predict_labels(X),
+    "estimator_for": lambda m, X, y, one, tmp: m.estimator_for("spam"),
     "predict_proba": lambda m, X, y, one, tmp: m.predict_proba(X),
     "predict_log_proba": lambda m, X, y, one, tmp: m.predict_log_proba(X),
     "predict_joint_log_proba": lambda m, X, y, one, tmp: m.predict_joint_log_proba(X),
@@ -82,7 +85,8 @@ LEARNING = {"fit", "partial_fit", "get_params", "set_params"}
 #: models from statistics, on fitted and unfitted models alike
 PROTOCOL = {"check_params", "prepare_input", "count_statistics", "count_expected", "estimate_parameters",
             "log_likelihood", "joint_log_likelihood", "feature_terms", "feature_scores", "prior_parameters",
-            "set_statistics", "input_feature_names", "statistics_from_arrays", "from_state", "settings"}
+            "set_statistics", "input_feature_names", "statistics_from_arrays", "from_state", "settings",
+            "set_coefficients", "infer_column_kinds"}
 
 
 def _public_methods(cls: type) -> list[str]:

@@ -118,7 +118,7 @@ def test_auth_is_required_for_changes_and_optionally_for_predictions(text_file):
     ("learn", {"texts": ["zebra"], "labels": ["spam"], "weights": [-1]}, 422, ">= 0"),
     ("learn", {"texts": [3], "labels": ["spam"]}, 422, "must be a string"),
     ("learn", {"rows": [{"a": 1}], "labels": ["spam"]}, 422, "text model"),
-    ("learn", {"texts": ["a"] * 51, "labels": ["spam"] * 51}, 413, "limit"),
+    ("learn", {"texts": ["a"] * 51, "labels": ["spam"] * 51}, 422, "limit"),
     ("unlearn", {"texts": ["never seen words"], "labels": ["ham"]}, 422, "nothing was unlearned"),
     ("unlearn", {"texts": ["free free free free free free"], "labels": ["spam"]}, 422, "unchanged"),
     ("unlearn", {"texts": ["zebra"], "labels": ["other"]}, 422, "never learned"),

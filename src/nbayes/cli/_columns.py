@@ -106,17 +106,28 @@ def prose(values: list[str], min_words: float = 2.0) -> bool:
     return words >= 0.5 * max(1, len(tokens)) and letters >= 0.5 * max(1, chars) and words >= min_words * len(values)
 
 
+#: a text column whose values hold this many whitespace-separated tokens on average is made of
+#: documents, whatever their tokens look like (codes, hashed or numbered words): an identifier,
+#: a timestamp (``Thu, 29 Apr 1993 11:57:19 GMT``: 6) or a path has fewer
+DOCUMENT_TOKENS = 8.0
+
+
+def _tokens_per_value(values: list[str]) -> float:
+    return sum(len(v.split()) for v in values) / max(1, len(values))
+
+
 def identifier_reason(column: pl.Series, kind: str) -> str | None:
     """Why a column typed ``kind`` is an identifier (a sentence for the column table), or None:
     a non-numeric column of :data:`IDENTIFIER_MIN_ROWS` values or more, all distinct, that is
-    not free text (:func:`prose`)."""
+    not free text (:func:`prose`) nor documents of :data:`DOCUMENT_TOKENS` tokens or more."""
     if kind not in ("categorical", "text") or column.dtype.is_numeric() or column.dtype == pl.Boolean:
         return None
     values = column.drop_nulls()
     n = len(values)
     if n < IDENTIFIER_MIN_ROWS or values.n_unique() < n:
         return None
-    if kind == "text" and prose([str(v) for v in values.head(1000).to_list()]):
+    sample = [str(v) for v in values.head(1000).to_list()]
+    if kind == "text" and (prose(sample) or _tokens_per_value(sample) >= DOCUMENT_TOKENS):
         return None
     return f"identifier-like: all {n:,} values distinct"
 

@@ -515,10 +515,10 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         stats = cls.statistics_from_arrays(arrays, n_features)
         check_state(stats, arrays["classes"], n_features, meta)
         model.set_statistics(stats, arrays["classes"], n_features, meta.get("feature_names"))
-        model.restore_em_report(meta)
+        model._restore_em_report(meta)
         return model
 
-    def restore_em_report(self, meta: dict[str, Any]) -> None:
+    def _restore_em_report(self, meta: dict[str, Any]) -> None:
         """The EM report a model file's meta holds (``meta["em"]``), as the fitted attributes
         :data:`EM_ATTRS` (``nbayes info`` and ``GET /v1/model`` show it)."""
         if meta.get("em") is not None:

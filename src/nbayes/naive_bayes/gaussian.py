@@ -156,7 +156,7 @@ class GaussianNB(BaseNB):
         if bad >= 0:
             _raise_inf(Xv, bad)
         if not (np.isfinite(mu).all() and np.isfinite(m2).all()):  # past float64: the row and column
-            overflow_error(Xv, y, mu, m2)
+            overflow_error(Xv, y, mu, m2, cc)
         return MomentStats(cc, W, mu, m2)
 
     def estimate_parameters(self, stats: MomentStats, n_features: int) -> dict[str, Any]:

@@ -397,7 +397,7 @@ def _load(cls: type[NaiveBayes], state: dict[str, Any]) -> NaiveBayes:
     check_state(stats, arrays["classes"], int(meta["n_features_in"]), meta)
     model._pending_kinds = kinds
     model.set_statistics(stats, arrays["classes"], int(meta["n_features_in"]), meta.get("feature_names"))
-    model.restore_em_report(meta)
+    model._restore_em_report(meta)
     return model
 
 

@@ -43,7 +43,7 @@ class MomentStats:
         if bad >= 0:
             raise StatisticsError(f"row {bad}: a feature is infinite; moments need finite values")
         if not (np.isfinite(mu).all() and np.isfinite(m2).all()):
-            overflow_error(X, y, mu, m2)
+            overflow_error(X, y, mu, m2, cc)
         return cls(cc, W, mu, m2)
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "MomentStats":
@@ -133,10 +133,17 @@ class MomentStats:
         return cls(*(arrays[f"stats/{k}"] for k in ("class_count", "weight", "mean", "m2")))
 
 
-def overflow_error(X: np.ndarray, codes: np.ndarray, mu: np.ndarray, m2: np.ndarray) -> None:
-    """Raise the error of moments past float64: the row and column of the largest value of the
-    first (class, feature) cell whose mean or centred sum of squares overflowed (CORRECTNESS:
-    past float64, a clear error naming the column, never inf/NaN parameters)."""
+def overflow_error(X: np.ndarray, codes: np.ndarray, mu: np.ndarray, m2: np.ndarray,
+                   class_count: np.ndarray | None = None) -> None:
+    """Raise the error of moments past float64: the weights when a class's weight overflowed,
+    else the row and column of the largest value of the first (class, feature) cell whose mean
+    or centred sum of squares overflowed (CORRECTNESS: past float64, a clear error naming the
+    column, never inf/NaN parameters)."""
+    if class_count is not None and not np.isfinite(class_count).all():
+        raise StatisticsError(
+            "sample_weight: the weights of a class overflow (their sum passes float64's largest "
+            "number, about 1.8e308); rescale the weights (a uniform factor changes nothing)"
+        )
     c, j = (int(v) for v in np.argwhere(~(np.isfinite(mu) & np.isfinite(m2)))[0])
     rows = np.flatnonzero(codes == c)
     col = np.abs(np.where(np.isnan(X[rows, j]), 0.0, X[rows, j]))
