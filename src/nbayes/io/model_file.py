@@ -28,7 +28,7 @@ from ..errors import DataError, ModelFileError
 
 __all__ = ["FORMAT_VERSION", "MAGIC", "save_state", "load_state", "read_header", "encode_params", "decode_params"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: text statistics as (class, term) pairs (docs/model-format.md)
 MAGIC = b"NBAYES\x00\x01"
 _PREFIX = struct.Struct("<8sIQ")  # magic, version, header length
 _DIGEST = 32

@@ -327,6 +327,8 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         if self.n_features is not None:
             X01 = X01[:, keep]
         dcount = stats.doc_count[:, keep] if not keep.all() else stats.doc_count
+        if sp.issparse(dcount):
+            dcount = dcount.toarray()
         weights, intercept = fit_nblr(X01, dcount, codes, w, alpha=float(self.alpha), C=float(self.C),
                                       beta=float(self.nb_interpolation))
         self.set_statistics(stats, classes, docs.shape[1], names)
@@ -376,6 +378,8 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
             fc = stats.doc_count if uses_docs else stats.term_count
             if not keep.all():
                 fc = fc[:, keep]
+            if sp.issparse(fc):
+                fc = fc.toarray()
         inner = self._inner()
         V = int(keep.sum())
         with np.errstate(divide="ignore", invalid="ignore") if V == 0 else contextlib.nullcontext():

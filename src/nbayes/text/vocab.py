@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._kernels import run, threads
 from .._kernels.text import build, hash_counts, learn_counts, rehash, score, term_ids
@@ -153,7 +154,8 @@ def learn_terms(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, TermTable]:
     """Count a batch of documents from scratch, over the vocabulary they contain.
 
-    Returns (terms sorted, term counts K x V, document counts K x V, df V, tf V): weighted
+    Returns (terms sorted, term counts K x V, document counts K x V (CSR: the (class, term)
+    pairs seen), df V, tf V): weighted
     occurrences and weighted documents containing the term per class; unweighted documents
     containing it and unweighted occurrences over the batch.
     """
@@ -174,12 +176,19 @@ def learn_terms(
     learned = TermTable.from_parts(terms, main.slots, main.start[order], main.length[order], main.cps[: main.n_cps], how)
     return (
         terms,
-        np.ascontiguousarray(main.counts[order].T),
-        np.ascontiguousarray(main.cdf[order].T),
+        _pairs(main.counts[order]),
+        _pairs(main.cdf[order]),
         main.df[order],
         main.tf[order],
         learned,
     )
+
+
+def _pairs(counts: np.ndarray) -> sp.csr_matrix:
+    """Term-major per-class counts (terms x classes) as CSR classes x terms: the pairs seen."""
+    m = sp.csr_matrix(counts.T)
+    m.eliminate_zeros()
+    return m
 
 
 def _objects(items: list[Any]) -> np.ndarray:
