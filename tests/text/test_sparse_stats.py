@@ -78,23 +78,44 @@ def test_predictions_equal_the_dense_reference(seed, n, K, kw):
     docs, codes, w = _corpus(seed, n, K)
     y = np.array(["a", "b", "c", "d"])[codes]
     model = TextClassifier(alpha=0.3, **kw).fit(docs, y, sample_weight=w)
-    ref = TextClassifier(alpha=0.3, **kw)
-    ref.set_statistics(_dense(model.stats_), model.classes_, 1, None)
     test = docs[: n // 2] + ["w1 w2 unknown", ""]
-    assert_allclose(model.predict_joint_log_proba(test), ref.predict_joint_log_proba(test), rtol=1e-12, atol=1e-12)
+    assert_allclose(model.predict_joint_log_proba(test), _dense_reference(model, test), rtol=1e-12, atol=1e-12)
+    dense = TextClassifier(alpha=0.3, **kw)  # statistics given dense: the same parameters
+    dense.set_statistics(_dense(model.stats_), model.classes_, 1, None)
+    assert_array_equal(dense.predict_joint_log_proba(test), model.predict_joint_log_proba(test))
+
+
+def _dense_reference(model: TextClassifier, texts: list[str]) -> np.ndarray:
+    """The joint log-likelihood by the dense Naive Bayes model on the document-term matrix."""
+    X = model.transform(texts)
+    if model._presence:
+        X.data[:] = 1.0
+    const = model.inner_._log_absent.sum(axis=1) if model.model == "bernoulli" else 0.0
+    return np.asarray(X @ model._weights) + const + model._intercept
 
 
 def test_memory_follows_the_pairs_seen_not_classes_times_terms():
-    # 300 classes, each with its own 200 terms: 60,000 terms, 60,000 pairs (dense: 18 million)
-    K, per = 300, 200
-    docs = [" ".join(f"t{c}x{j}" for j in range(per)) for c in range(K)]
+    # 1,000 classes, each with its own 150 terms and 20 shared ones: 150,020 terms, 170,000
+    # pairs. A dense classes x terms table of counts would be 1.2 GB each (counting, the
+    # statistics and the parameters each held two or more)
+    import tracemalloc
+
+    K, per = 1000, 150
+    docs = [" ".join([f"t{c}x{j}" for j in range(per)] + [f"s{j}" for j in range(20)]) for c in range(K)]
     y = np.arange(K)
-    model = TextClassifier().fit(docs, y)
+    tracemalloc.start()
+    try:
+        model = TextClassifier().fit(docs, y)
+        predicted = model.predict(docs[:5])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
     s = model.stats_
-    V = len(s.terms)
-    assert V == K * per and s.term_count.nnz == K * per and s.doc_count.nnz == K * per
-    assert s.nbytes < 64 * (K * per + V + K)  # dense would be 2 * 8 * K * V = 288 MB
-    assert model.predict(docs[:5]).tolist() == [0, 1, 2, 3, 4]
+    V, pairs = len(s.terms), K * (per + 20)
+    assert V == K * per + 20 and s.term_count.nnz == pairs and s.doc_count.nnz == pairs
+    assert s.nbytes < 40 * (pairs + V + K)
+    assert peak < 400e6  # counting, estimating, predicting: in proportion to the pairs
+    assert predicted.tolist() == [0, 1, 2, 3, 4]
 
 
 def test_subtracting_more_than_learned_names_the_class_and_term_counts():
@@ -146,3 +167,20 @@ def test_whole_counts_are_stored_as_small_integers(tmp_path):
     assert read_header(tmp_path / "w.nbm")["arrays"]["stats/pairs/term_count"]["dtype"] == "<f8"
     back = nbayes.load(tmp_path / "w.nbm")
     assert_allclose(back.stats_.term_count.toarray(), weighted.stats_.term_count.toarray())
+
+
+@pytest.mark.parametrize("kw", [{}, {"model": "bernoulli"}, {"binary": True, "ngram_range": (1, 2)}, {"min_df": 2}])
+def test_scoring_needs_no_classes_times_terms_table(kw):
+    docs, codes, w = _corpus(11, 60, 3)
+    model = TextClassifier(alpha=0.2, **kw).fit(docs, codes, sample_weight=w)
+    jll = model.predict_joint_log_proba(docs)
+    assert model._pairs is not None and model._pairs.delta.shape == (model.stats_.term_count[:, model._keep].nnz
+                                                                     if not kw.get("model") and not kw.get("binary")
+                                                                     else model.stats_.doc_count[:, model._keep].nnz,)
+    assert "_weights" not in model.__dict__ and "inner_" not in model.__dict__  # fit + predict: pairs only
+    assert_allclose(jll, _dense_reference(model, docs), rtol=1e-12, atol=1e-12)
+    # the dense parameters, asked for, are the dense estimate's exactly
+    assert_array_equal(model.feature_log_prob_, model.inner_.feature_log_prob_)
+    assert_allclose(model._pairs.dense(), model._weights, rtol=1e-12, atol=1e-12)
+    model.partial_fit(["w1 w2 w3"], [1])  # estimated again: pairs again
+    assert model._pairs is not None and "_weights" not in model.__dict__
