@@ -133,7 +133,7 @@ from hypothesis import strategies as st  # noqa: E402
 from nbayes._kernels import text_twin  # noqa: E402
 from nbayes._kernels.text import murmur3  # noqa: E402
 from nbayes.text._buffer import to_buffer  # noqa: E402
-from nbayes.text.vocab import HashedTerms, TermTable, Tokens, hash_terms, learn_terms  # noqa: E402
+from nbayes.text.vocab import HashedTerms, Pairs, TermTable, Tokens, hash_terms, learn_terms  # noqa: E402
 
 _WORDS = ["cheap", "pills", "the", "of", "naïve", "ΟΔΟΣ", "東京", "zürich", "ab", "x", "İstanbul", "straße"]
 _DOCS = st.lists(
@@ -164,6 +164,7 @@ def test_text_kernels_equal_their_twins(ngram_range, stop, n_features, docs, dat
     twin = text_twin.count_terms(lowered, codes.tolist(), w.tolist(), K, ngram_range, stop, n_features)
     assert terms == twin[0]
     for got, want in zip((counts.T, cdf.T, df, tf), twin[1:]):
+        got = got.toarray() if hasattr(got, "toarray") else got  # vocabulary mode: the pairs seen (CSR)
         assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     # looking up: over a vocabulary of part of the terms (the rest unknown), or the buckets
     vocab = sorted(terms[::2]) if not n_features else None
@@ -175,6 +176,16 @@ def test_text_kernels_equal_their_twins(ngram_range, stop, n_features, docs, dat
         want = text_twin.score(lowered, ngram_range, stop, {t: i for i, t in enumerate(vocab or [])},
                                n_features, W, binary)
         assert_allclose(lookup.score(buf, bounds, table, W, binary), want, rtol=1e-12, atol=1e-12)
+        if not n_features:  # weights as (class, term) pairs over a per-class base: the same sums
+            gen = np.random.default_rng(len(terms))
+            seen = gen.random(W.shape) < 0.3
+            base = gen.normal(size=2)
+            rows, cls = np.nonzero(seen)
+            pairs = Pairs(np.r_[0, np.cumsum(seen.sum(axis=1))].astype(np.int64), cls.astype(np.int64),
+                          gen.normal(size=len(rows)), base)
+            want = text_twin.score(lowered, ngram_range, stop, {t: i for i, t in enumerate(vocab or [])},
+                                   n_features, pairs.dense(), binary)
+            assert_allclose(lookup.score_pairs(buf, bounds, table, pairs, binary), want, rtol=1e-12, atol=1e-12)
 
 
 @settings(max_examples=200, deadline=None)

@@ -134,7 +134,7 @@ def test_table_train_evaluate_info_explain(shared_data, tmp_path):
     assert res["accuracy"] == pytest.approx(api.score(tframe.drop("class"), tframe["class"].to_numpy()), abs=1e-12)
     info = json.loads(ok("info", str(model), "--json").stdout)
     assert info["model"] == "NaiveBayes" and info["classes"] == ["<=50K", ">50K"]
-    assert info["format_version"] == 1 and info["training_rows"] == frame.height and info["target"] == "class"
+    assert info["format_version"] == 2 and info["training_rows"] == frame.height and info["target"] == "class"
     ex = json.loads(ok("explain", str(model), "--row", '{"age": 40, "education": "Masters"}', "--json").stdout)
     assert ex["predicted"] in info["classes"]
     contrib = {f["feature"]: f["contribution"] for f in ex["features"]}

@@ -89,3 +89,22 @@ def test_not_a_sum_of_statistics(rng):
         nbayes.TextClassifier(model="nblr", C=0).fit(docs, y)
     with pytest.raises(InvalidParameterError, match="nb_interpolation"):
         nbayes.TextClassifier(model="nblr", nb_interpolation=1.5).fit(docs, y)
+
+
+@pytest.mark.parametrize("kw", [{}, {"ngram_range": (1, 2), "stop_words": "english"}, {"n_features": 64},
+                                {"n_features": 64, "min_df": 3}])
+def test_presence_rows_from_tokenising_equal_the_presence_matrix(rng, kw):
+    from nbayes.text.nblr import keep_columns
+
+    docs, y = corpus(rng)
+    docs = docs + ["the plot and the actor", "", "unknown words only", "fun fun fun"]
+    clf = nbayes.TextClassifier(model="nblr", **kw).fit(docs[:100], y[:100])
+    d, _ = clf.prepare_input(docs, fitting=False)
+    indptr, indices = clf._table.presence(d.buf, d.bounds, d.table)
+    X = clf._counts(clf._table, d, True)
+    if "min_df" in kw:
+        indptr, indices = keep_columns((indptr, indices), clf._keep)
+        X = X[:, clf._keep].tocsr()
+        X.sort_indices()
+    np.testing.assert_array_equal(indptr, X.indptr)
+    np.testing.assert_array_equal(indices, X.indices)

@@ -200,13 +200,33 @@ def _insert(buf, ring, hi, ntok, n, slot, key, slots, keys, start, length, cps, 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add(t, c, wd, d, counts, cdf, df, tf, last):  # pragma: no cover - compiled
-    counts[t, c] += wd
+def _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last):  # pragma: no cover - compiled
+    """Count an occurrence of term t in document d of class c on the pair (t, c), found or
+    added in the pair table ``pairs = (slots, keys, count, doc count)`` (key t * K + c; the
+    counts grow with the pairs seen, not classes x terms). Returns the number of pairs."""
+    pslots, pkeys, pcount, pcdf = pairs
+    key = t * K + c
+    mask = len(pslots) // 2 - 1
+    i = _home(np.uint64(key), mask)
+    while True:
+        p = pslots[2 * i + 1]
+        if p < 0:
+            p = n_pairs
+            pslots[2 * i] = key
+            pslots[2 * i + 1] = p
+            pkeys[p] = key
+            n_pairs += 1
+            break
+        if pslots[2 * i] == key:
+            break
+        i = (i + 1) & mask
+    pcount[p] += wd
     tf[t] += 1.0
     if last[t] != d:
         last[t] = d
-        cdf[t, c] += wd
+        pcdf[p] += wd
         df[t] += 1.0
+    return n_pairs
 
 
 @njit(cache=True, nogil=True)
@@ -327,15 +347,16 @@ def _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, f
 
 @njit(cache=True, nogil=True)
 def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps,
-                 counts, cdf, df, tf):  # pragma: no cover - compiled
+                 K, pairs, n_pairs, df, tf):  # pragma: no cover - compiled
     """Tokenise documents doc0.., drop stop words, form the word n-grams lo_n..hi_n of what is
     left (scikit-learn's order of operations) and count, per term t (new terms are added to the
-    table ``terms``): counts[t, c] the weighted occurrences in class c, cdf[t, c] the weighted
-    class-c documents containing t, df[t] / tf[t] the unweighted documents containing t /
-    occurrences. ``terms[5]`` (last) holds, per term, the last document that counted it.
+    table ``terms``) and class c of the K, on the pair (t, c) of the pair table ``pairs`` (see
+    :func:`_add`): the weighted occurrences and the weighted documents containing t; and
+    df[t] / tf[t] the unweighted documents containing t / occurrences. ``terms[5]`` (last)
+    holds, per term, the last document that counted it.
 
     Stops before a document that could overflow a table or array and returns
-    (next document, n_terms, n_cps) so the caller can grow them and resume. Its loop is written
+    (next document, n_terms, n_cps, n_pairs) so the caller can grow them and resume. Its loop is written
     out rather than through :func:`_word` / :func:`_grams` with an insert step: that measured
     25-60% slower on 20 Newsgroups. The twin test checks it against the Python twin.
     """
@@ -351,8 +372,9 @@ def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, 
         s0 = bounds[d]
         e0 = bounds[d + 1]
         room = ((e0 - s0) // 2 + 1) * (hi_n - lo_n + 1)
-        if n_terms + room > half or n_terms + room > len(keys) or n_cps + span * (e0 - s0) > len(cps):
-            return d, n_terms, n_cps
+        if (n_terms + room > half or n_terms + room > len(keys) or n_cps + span * (e0 - s0) > len(cps)
+                or n_pairs + room > len(pairs[0]) // 4 or n_pairs + room > len(pairs[1])):
+            return d, n_terms, n_cps, n_pairs
         c = codes[d]
         wd = w[d] if has_w else 1.0
         ntok = 0
@@ -367,7 +389,7 @@ def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, 
                     ring[0, 1] = j
                     t, n_terms, n_cps = _insert(buf, ring, 1, 1, 1, slot, key, slots, keys, start, length,
                                                 cps, n_terms, n_cps, last)
-                _add(t, c, wd, d, counts, cdf, df, tf, last)
+                n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last)
             else:
                 key1, exact1 = _key(buf, i, j)
                 if not _is_stop(buf, i, j, key1, exact1, stop[0], stop[1], stop[2], stop[3]):
@@ -386,9 +408,9 @@ def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, 
                         if t < 0:
                             t, n_terms, n_cps = _insert(buf, ring, hi_n, ntok, n, slot, key, slots, keys, start,
                                                         length, cps, n_terms, n_cps, last)
-                        _add(t, c, wd, d, counts, cdf, df, tf, last)
+                        n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last)
             i, j = _next_token(buf, j, e0, is_word)
-    return n_docs, n_terms, n_cps
+    return n_docs, n_terms, n_cps, n_pairs
 
 
 @njit(cache=True, nogil=True)

@@ -31,7 +31,7 @@ __all__ = [
     "state_to_bytes", "state_from_bytes",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: text statistics as (class, term) pairs (docs/model-format.md)
 MAGIC = b"NBAYES\x00\x01"
 _PREFIX = struct.Struct("<8sIQ")  # magic, version, header length
 _DIGEST = 32

@@ -1,4 +1,10 @@
-"""Per-class term statistics of a text corpus, over a vocabulary that grows."""
+"""Per-class term statistics of a text corpus, over a vocabulary that grows.
+
+The per-class counts are held in proportion to the (class, term) pairs seen: a SciPy CSR matrix
+classes x terms (vocabulary mode; most n-grams occur in one class), or a dense array (hashing
+mode, bounded by the buckets; and the statistics other parts build densely: cross-validation
+folds, EM's expected counts). Every operation takes either and mixes them.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..errors import StatisticsError, UnlearnError
-from .checks import check_array, check_at_most, check_class_count, check_removable, zero_small
+from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
+
+#: per-class counts: classes x terms, dense or CSR
+Counts = Any
 
 
 @dataclass
 class TextStats:
     """terms: the vocabulary, sorted. For class c and term t: term_count[c, t] is the weighted
-    number of occurrences, doc_count[c, t] the weighted number of documents containing t.
+    number of occurrences, doc_count[c, t] the weighted number of documents containing t
+    (classes x terms, a CSR matrix holding only the pairs seen, or a dense array).
     Corpus-level (unweighted, as a vectoriser sees them): df[t] documents containing t,
     tf[t] occurrences, n_docs documents. class_count[c]: weighted documents of class c.
 
@@ -29,8 +40,8 @@ class TextStats:
 
     terms: np.ndarray
     class_count: np.ndarray
-    term_count: np.ndarray
-    doc_count: np.ndarray
+    term_count: Counts
+    doc_count: Counts
     df: np.ndarray
     tf: np.ndarray
     n_docs: float
@@ -39,9 +50,22 @@ class TextStats:
     #: tf-idf models: (keep, idf, sums), see above
     weighted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
+    @property
+    def sparse(self) -> bool:
+        """Whether the per-class counts hold only the pairs seen (CSR)."""
+        return bool(sp.issparse(self.term_count))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the numeric arrays (the terms themselves aside)."""
+        return sum(_nbytes(a) for a in (self.class_count, self.term_count, self.doc_count, self.df, self.tf))
+
     def embed(self, pos: np.ndarray, n_classes: int) -> "TextStats":
         """These statistics inside a class set of ``n_classes``; class k goes to row ``pos[k]``."""
-        def grow(a: np.ndarray) -> np.ndarray:
+        def grow(a: Counts) -> Counts:
+            if sp.issparse(a):
+                m = a.tocoo()
+                return _csr_from(m.data, pos[m.row], m.col, (n_classes, a.shape[1]))
             out = np.zeros((n_classes,) + a.shape[1:])
             out[pos] = a
             return out
@@ -61,7 +85,10 @@ class TextStats:
             return self
         pos = _positions(terms, self.terms)
 
-        def spread(a: np.ndarray) -> np.ndarray:
+        def spread(a: Counts) -> Counts:
+            if sp.issparse(a):
+                a = a.tocsr()
+                return sp.csr_matrix((a.data, pos[a.indices], a.indptr), shape=(a.shape[0], len(terms)))
             out = np.zeros(a.shape[:-1] + (len(terms),))
             out[..., pos] = a
             return out
@@ -77,8 +104,8 @@ class TextStats:
         frozen = _frozen_pair(self, other, terms)
         weighted = None if frozen is None else (frozen[0], frozen[1], frozen[2] + frozen[3])
         return TextStats(
-            terms, a.class_count + b.class_count, a.term_count + b.term_count,
-            a.doc_count + b.doc_count, a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs,
+            terms, a.class_count + b.class_count, _plus(a.term_count, b.term_count),
+            _plus(a.doc_count, b.doc_count), a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs,
             _table_of(terms, self, other), weighted,
         )
 
@@ -88,21 +115,17 @@ class TextStats:
         terms = union_terms(self.terms, other.terms)
         a, b = self._on(terms), other._on(terms)
         check_removable(a.class_count, b.class_count, classes, "documents")
-        check_removable(a.term_count, b.term_count, classes, "term counts")
+        _check_removable(a.term_count, b.term_count, classes, "term counts")
         if np.any(b.df > a.df) or b.n_docs > a.n_docs:
             raise UnlearnError("unlearn would remove documents this model never learned; the model is unchanged")
 
-        def sub(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            out: np.ndarray = np.maximum(zero_small(x - y, x), 0.0)
-            return out
-
         frozen = _frozen_pair(self, other, terms)
-        weighted = None if frozen is None else (frozen[0], frozen[1], sub(frozen[2], frozen[3]))
+        weighted = None if frozen is None else (frozen[0], frozen[1], _minus(frozen[2], frozen[3]))
         # terms no document holds any more stay (df = 0), laid out as before: cross-validation
         # folds subtract over one shared vocabulary; a model drops them (without_absent_terms)
         return TextStats(
-            terms, sub(a.class_count, b.class_count), sub(a.term_count, b.term_count),
-            sub(a.doc_count, b.doc_count), a.df - b.df, a.tf - b.tf, a.n_docs - b.n_docs,
+            terms, _minus(a.class_count, b.class_count), _minus(a.term_count, b.term_count),
+            _minus(a.doc_count, b.doc_count), a.df - b.df, a.tf - b.tf, a.n_docs - b.n_docs,
             _table_of(terms, self, other), weighted,
         )
 
@@ -117,11 +140,25 @@ class TextStats:
         of documents and within the occurrences."""
         cc = check_class_count(self.class_count, n_classes)
         V = len(self.terms)
-        tc = check_array("term_count", self.term_count)
-        if tc.ndim != 2 or tc.shape[0] != len(cc) or tc.shape[1] != V:
-            raise StatisticsError(f"statistics 'term_count': expected shape {(len(cc), V)}, got {tc.shape}")
-        dc = check_array("doc_count", self.doc_count, tc.shape)
-        check_at_most("doc_count", dc, "its class's weight", cc[:, None])
+        for name in ("term_count", "doc_count"):
+            m = getattr(self, name)
+            if m.ndim != 2 or m.shape != (len(cc), V):
+                raise StatisticsError(f"statistics {name!r}: expected shape {(len(cc), V)}, got {m.shape}")
+        if self.sparse or sp.issparse(self.doc_count):
+            dc = _csr(self.doc_count)
+            for name in ("term_count", "doc_count"):
+                m = _csr(getattr(self, name))
+                _check_pairs(name, m)
+            rows = np.repeat(np.arange(len(cc)), np.diff(dc.indptr))
+            excess = dc.data > cc[rows] * (1 + REL_TOL) + REL_TOL
+            if excess.any():
+                i = int(np.flatnonzero(excess)[0])
+                at = (int(rows[i]), int(dc.indices[i]))
+                check_at_most("doc_count", np.array([[dc.data[i]]]), "its class's weight", np.array([[cc[at[0]]]]))
+        else:
+            tc = check_array("term_count", self.term_count)
+            dc_dense = check_array("doc_count", self.doc_count, tc.shape)
+            check_at_most("doc_count", dc_dense, "its class's weight", cc[:, None])
         df = check_array("df", self.df, (V,))
         tf = check_array("tf", self.tf, (V,))
         n_docs = float(check_array("n_docs", np.asarray(self.n_docs, dtype=float)))
@@ -129,6 +166,10 @@ class TextStats:
         check_at_most("df", df, "tf", tf)
         if self.terms.dtype.kind == "O" and len(set(self.terms.tolist())) != V:
             raise StatisticsError("statistics 'terms': the vocabulary repeats a term")
+        if self.terms.dtype.kind == "O" and V > 1:
+            listed = self.terms.tolist()
+            if any(x >= y for x, y in zip(listed[:-1], listed[1:])):
+                raise StatisticsError("statistics 'terms': the vocabulary is not sorted")
 
     def without_absent_terms(self) -> "TextStats":
         """These statistics without the vocabulary terms no document holds (df = 0, so no count
@@ -144,39 +185,219 @@ class TextStats:
         )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """The named arrays of a model file (the vocabulary, the per-class counts, the corpus counts and, for
-        tf-idf, the weighted sums)."""
+        """The file's arrays (format 2): the pairs seen once, as CSR over classes
+        (``stats/pairs/indptr``, ``stats/pairs/terms``) with both counts on them; counts, df
+        and tf in the smallest unsigned integer type that holds them exactly when they are
+        whole numbers; the vocabulary as one UTF-8 buffer with each term's length in code points."""
         extra = {}
         if self.weighted is not None:  # a tf-idf model's (kept terms, idf, sums)
             keep, idf, sums = self.weighted
             extra = {"stats/tfidf_keep": keep, "stats/idf": idf, "stats/tfidf_sums": sums}
-        return extra | {
-            "stats/terms": self.terms,
+        tc, dc = _csr(self.term_count), _csr(self.doc_count)
+        pattern = _union_pattern(tc, dc)
+        tcv, dcv = _values_at(tc, pattern), _values_at(dc, pattern)
+        V = len(self.terms)
+        out: dict[str, np.ndarray] = {}
+        if self.terms.dtype.kind in "iu":
+            if np.array_equal(self.terms, np.arange(V)):  # hashing: the buckets 0..n-1
+                out["stats/buckets"] = np.array(V, dtype=np.int64)
+            else:
+                out["stats/terms"] = self.terms
+        else:
+            out.update(encode_terms(self.terms))
+        return extra | out | {
             "stats/class_count": self.class_count,
-            "stats/term_count": self.term_count,
-            "stats/doc_count": self.doc_count,
-            "stats/df": self.df,
-            "stats/tf": self.tf,
+            "stats/pairs/indptr": pattern.indptr.astype(np.int64),
+            "stats/pairs/terms": pattern.indices.astype(np.uint32 if V < 2**32 else np.int64),
+            "stats/pairs/term_count": compact(tcv),
+            "stats/pairs/doc_count": compact(dcv),
+            "stats/df": compact(np.asarray(self.df, dtype=float)),
+            "stats/tf": compact(np.asarray(self.tf, dtype=float)),
             "stats/n_docs": np.array(self.n_docs),
         }
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "TextStats":
-        """The statistics read back from ``to_arrays``'s arrays."""
-        raw = arrays["stats/terms"]
-        if raw.dtype.kind in "iu":  # hashing mode: bucket numbers
-            terms = raw
+        """Statistics from a file's arrays: format 2 (pairs) or format 1 (dense classes x terms)."""
+        if "stats/buckets" in arrays:
+            terms = np.arange(int(arrays["stats/buckets"]), dtype=np.int64)
+        elif "stats/terms_utf8" in arrays:
+            terms = decode_terms(arrays)
         else:
-            terms = np.empty(len(raw), dtype=object)
-            terms[:] = [str(t) for t in raw.tolist()]
+            raw = arrays["stats/terms"]
+            if raw.dtype.kind in "iu":  # hashing mode: bucket numbers
+                terms = raw
+            else:
+                terms = np.empty(len(raw), dtype=object)
+                terms[:] = [str(t) for t in raw.tolist()]
+        cc = np.asarray(arrays["stats/class_count"], dtype=float)
+        hashing = terms.dtype.kind in "iu"
+        if "stats/term_count" in arrays:  # format 1: dense classes x terms
+            tc = np.asarray(arrays["stats/term_count"], dtype=float)
+            dc = np.asarray(arrays["stats/doc_count"], dtype=float)
+            if not hashing and tc.ndim == 2 and dc.shape == tc.shape:
+                tc, dc = _drop_zeros(sp.csr_matrix(tc)), _drop_zeros(sp.csr_matrix(dc))
+        else:
+            indptr = np.asarray(arrays["stats/pairs/indptr"], dtype=np.int64)
+            idx = np.asarray(arrays["stats/pairs/terms"], dtype=np.int64)
+            tcv = np.asarray(arrays["stats/pairs/term_count"], dtype=float)
+            dcv = np.asarray(arrays["stats/pairs/doc_count"], dtype=float)
+            shape = (len(cc), len(terms))
+            if (indptr.ndim != 1 or len(indptr) != len(cc) + 1 or indptr[0] != 0 or np.any(np.diff(indptr) < 0)
+                    or indptr[-1] != len(idx) or len(tcv) != len(idx) or len(dcv) != len(idx)
+                    or (len(idx) and (idx.min() < 0 or idx.max() >= len(terms)))):
+                raise StatisticsError("statistics 'pairs': the (class, term) pairs do not fit the classes and terms")
+            tc = _drop_zeros(sp.csr_matrix((tcv, idx, indptr), shape=shape))
+            dc = _drop_zeros(sp.csr_matrix((dcv, idx.copy(), indptr.copy()), shape=shape))
+            if not (tc.has_canonical_format and dc.has_canonical_format):
+                tc.sum_duplicates()
+                dc.sum_duplicates()
+            if hashing:
+                tc, dc = tc.toarray(), dc.toarray()
         stats = cls(
-            terms,
-            arrays["stats/class_count"], arrays["stats/term_count"], arrays["stats/doc_count"],
-            arrays["stats/df"], arrays["stats/tf"], float(arrays["stats/n_docs"]),
+            terms, cc, tc, dc, np.asarray(arrays["stats/df"], dtype=float),
+            np.asarray(arrays["stats/tf"], dtype=float), float(arrays["stats/n_docs"]),
         )
         if "stats/tfidf_keep" in arrays:
             stats.weighted = (arrays["stats/tfidf_keep"], arrays["stats/idf"], arrays["stats/tfidf_sums"])
         return stats
+
+
+# ----------------------------------------------------------------------------- counts, dense or CSR
+def _nbytes(a: Any) -> int:
+    if sp.issparse(a):
+        return int(a.data.nbytes + a.indices.nbytes + a.indptr.nbytes)
+    return int(np.asarray(a).nbytes)
+
+
+def _csr(a: Counts) -> sp.csr_matrix:
+    """CSR classes x terms in canonical form (sorted, no duplicates), float64."""
+    m = a.tocsr() if sp.issparse(a) else sp.csr_matrix(np.asarray(a, dtype=float))
+    if m.dtype != np.float64:
+        m = m.astype(np.float64)
+    if not m.has_canonical_format:
+        m = m.copy()
+        m.sum_duplicates()
+    return m
+
+
+def _csr_from(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
+    m = sp.csr_matrix((np.asarray(data, dtype=float), (rows, cols)), shape=shape)
+    m.sum_duplicates()
+    return m
+
+
+def _drop_zeros(m: sp.csr_matrix) -> sp.csr_matrix:
+    m.eliminate_zeros()
+    return m
+
+
+def _plus(a: Counts, b: Counts) -> Counts:
+    if not sp.issparse(a) and not sp.issparse(b):
+        return a + b
+    return _csr(_csr(a) + _csr(b))
+
+
+def _minus(x: Counts, y: Counts) -> Counts:
+    """x - y, what cancels to rounding noise snapped to 0, never below 0 (no pair kept at 0)."""
+    if not sp.issparse(x) and not sp.issparse(y):
+        d = x - y
+        out: np.ndarray = np.maximum(np.where(np.abs(d) <= REL_TOL * np.abs(x), 0.0, d), 0.0)
+        return out
+    xs = _csr(x)
+    d = _csr(xs - _csr(y))
+    before = _values_at(xs, d)
+    d.data = np.maximum(np.where(np.abs(d.data) <= REL_TOL * np.abs(before), 0.0, d.data), 0.0)
+    return _drop_zeros(d)
+
+
+def _keys(m: sp.csr_matrix) -> np.ndarray:
+    """Each stored entry's row * n_columns + column: sorted for a canonical CSR matrix."""
+    rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
+    keys: np.ndarray = rows * np.int64(m.shape[1]) + m.indices.astype(np.int64)
+    return keys
+
+
+def _values_at(m: sp.csr_matrix, pattern: sp.csr_matrix) -> np.ndarray:
+    """m's values at the stored entries of ``pattern`` (0 where m stores none)."""
+    have, want = _keys(m), _keys(pattern)
+    out = np.zeros(len(want))
+    if len(have) == 0:
+        return out
+    at = np.minimum(np.searchsorted(have, want), len(have) - 1)
+    hit = have[at] == want
+    out[hit] = m.data[at[hit]]
+    return out
+
+
+def _union_pattern(a: sp.csr_matrix, b: sp.csr_matrix) -> sp.csr_matrix:
+    """The entries stored in a or b (canonical CSR with values 1)."""
+    if a.nnz == b.nnz and np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices):
+        return a
+    u = _csr(abs(a) + abs(b))
+    return u
+
+
+def _check_removable(have: Counts, remove: Counts, classes: np.ndarray, what: str) -> None:
+    """:func:`check_removable` for counts dense or CSR (only the pairs removed are compared)."""
+    if not sp.issparse(have) and not sp.issparse(remove):
+        check_removable(have, remove, classes, what)
+        return
+    h, r = _csr(have), _csr(remove)
+    hv = _values_at(h, r)
+    excess = r.data > hv * (1 + REL_TOL) + REL_TOL
+    if excess.any():
+        k = int(np.searchsorted(r.indptr, int(np.flatnonzero(excess)[0]), side="right") - 1)
+        check_removable(h[k].toarray(), r[k].toarray(), classes[k : k + 1], what)
+
+
+def _check_pairs(name: str, m: sp.csr_matrix) -> None:
+    """Stored counts finite and >= 0; a StatisticsError names the [class, term] entry."""
+    bad = ~np.isfinite(m.data) | (m.data < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        row = int(np.searchsorted(m.indptr, i, side="right") - 1)
+        raise StatisticsError(
+            f"statistics {name!r}: entry {[row, int(m.indices[i])]} is {m.data[i]!r}; "
+            "expected finite and >= 0 (a count or weight)"
+        )
+
+
+# ----------------------------------------------------------------------------- file encoding
+def compact(a: np.ndarray) -> np.ndarray:
+    """Whole non-negative numbers in the smallest unsigned type that holds them exactly (most
+    counts are unweighted); anything else as it is."""
+    a = np.asarray(a)
+    if a.size == 0 or a.dtype.kind != "f" or not np.all(np.isfinite(a)) or a.min() < 0 or np.any(a != np.round(a)):
+        return a
+    top = a.max()
+    for dt in (np.uint8, np.uint16, np.uint32):
+        if top <= np.iinfo(dt).max:
+            return a.astype(dt)
+    return a
+
+
+def encode_terms(terms: np.ndarray) -> dict[str, np.ndarray]:
+    """A vocabulary as one UTF-8 buffer and each term's length in code points."""
+    listed = terms.tolist()
+    lengths = np.fromiter(map(len, listed), dtype=np.int64, count=len(listed))
+    blob = "".join(listed).encode("utf-8", errors="surrogatepass")
+    return {"stats/terms_utf8": np.frombuffer(blob, dtype=np.uint8), "stats/terms_len": compact(lengths.astype(float))}
+
+
+def decode_terms(arrays: dict[str, np.ndarray]) -> np.ndarray:
+    try:
+        text = np.asarray(arrays["stats/terms_utf8"], dtype=np.uint8).tobytes().decode("utf-8", errors="surrogatepass")
+    except UnicodeDecodeError as exc:
+        raise StatisticsError(f"statistics 'terms': not UTF-8 ({exc})") from None
+    lengths = np.asarray(arrays["stats/terms_len"]).astype(np.int64)
+    if np.any(lengths < 0) or int(lengths.sum()) != len(text):
+        raise StatisticsError("statistics 'terms': the term lengths do not add up to the vocabulary's text")
+    ends = np.cumsum(lengths).tolist()
+    starts = [0] + ends[:-1]
+    out = np.empty(len(lengths), dtype=object)
+    out[:] = [text[s:e] for s, e in zip(starts, ends)]
+    return out
 
 
 def _frozen_pair(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 from typing import Any, Self
 
@@ -17,19 +16,19 @@ from .._validation import (
     classes_and_codes,
     encode_labels,
 )
-from ..errors import DataError, InvalidParameterError, MergeError, StatisticsError
+from ..errors import DataError, InvalidParameterError, MergeError
 from ..naive_bayes._base import BaseNB, same_labels
 from ..naive_bayes.bernoulli import BernoulliNB, Binary
 from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, log_ratio_scores
-from ..stats import CountStats
 from ..stats.text import TextStats
 from ._em import TextEM
 from .settings import TextSettings, Docs
 from ._tfidf import TfidfCounting
-from .vocab import AnyTerms, HashedTerms, TermTable, count_hashed_into, hash_terms, learn_terms
+from .vocab import AnyTerms, Pairs, TermTable, count_hashed_into, hash_terms, learn_terms
 from .explain import TokenExplanation, explain_tokens
-from .nblr import fit_nblr
+from ._estimate import TextEstimation
+from .nblr import fit_nblr, keep_columns
 
 __all__ = ["TextClassifier", "TokenExplanation"]
 
@@ -40,7 +39,7 @@ _NOT_STATS = (
 )
 
 
-class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
+class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB):
     """A Naive Bayes text classifier: vectoriser and model behind one object and one file.
 
     Tokens follow scikit-learn's ``CountVectorizer`` defaults: lower-cased (``lowercase``),
@@ -92,6 +91,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     _weights: np.ndarray
     _const: np.ndarray
     _fast: bool
+    _pairs: Pairs | None
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -323,11 +323,13 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         stats = self.count_statistics(docs, codes, len(classes), w)
         derived = self.estimate_parameters(stats, docs.shape[1])  # vocabulary and term table, unassigned
         table, keep = derived["_table"], derived["_keep"]
-        X01 = self._counts(table, docs, True)
-        if self.n_features is not None:
-            X01 = X01[:, keep]
+        rows = table.presence(docs.buf, docs.bounds, docs.table)  # from tokenising, no matrix round trip
+        if self.n_features is not None and not keep.all():
+            rows = keep_columns(rows, keep)
         dcount = stats.doc_count[:, keep] if not keep.all() else stats.doc_count
-        weights, intercept = fit_nblr(X01, dcount, codes, w, alpha=float(self.alpha), C=float(self.C),
+        if sp.issparse(dcount):
+            dcount = dcount.toarray()
+        weights, intercept = fit_nblr(rows, dcount, codes, w, alpha=float(self.alpha), C=float(self.C),
                                       beta=float(self.nb_interpolation))
         self.set_statistics(stats, classes, docs.shape[1], names)
         self._set_nblr(weights, intercept)
@@ -337,6 +339,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
         self._weights = np.ascontiguousarray(weights)
         self._intercept = np.asarray(intercept, dtype=float)
         self._const = np.zeros(len(intercept))
+        self._pairs = None
         self._fast = True
 
     def to_state(self) -> dict[str, Any]:
@@ -361,65 +364,6 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
             model._set_nblr(state["arrays"]["nblr/weights"], state["arrays"]["nblr/intercept"])
         return model
 
-    # ------------------------------------------------------------------ estimation
-    def estimate_parameters(self, stats: TextStats, n_features: int) -> dict[str, Any]:
-        if self.tfidf:
-            if stats.weighted is None:
-                raise StatisticsError(
-                    "tfidf=True: the statistics hold no tf-idf sums (stats/tfidf_keep, stats/idf, stats/tfidf_sums); "
-                    "they were counted without tf-idf"
-                )
-            keep, idf, fc = stats.weighted
-        else:
-            keep, idf = self._active(stats), None
-            uses_docs = self._presence
-            fc = stats.doc_count if uses_docs else stats.term_count
-            if not keep.all():
-                fc = fc[:, keep]
-        inner = self._inner()
-        V = int(keep.sum())
-        with np.errstate(divide="ignore", invalid="ignore") if V == 0 else contextlib.nullcontext():
-            derived = inner.estimate_parameters(CountStats(stats.class_count, fc), V)  # V = 0: no term yet
-        if "component_log_weight_" not in derived:
-            derived.update(_forget_empty(derived, stats.class_count))
-        for key, value in derived.items():
-            setattr(inner, key, value)
-        inner.stats_ = CountStats(stats.class_count, fc)
-        inner.n_features_in_ = V
-        vocab = stats.terms[keep]
-        flp = derived["feature_log_prob_"]
-        const = np.zeros(len(stats.class_count))
-        table: AnyTerms
-        if self.model == "bernoulli":
-            weights = flp - derived["_log_absent"]
-            const = derived["_log_absent"].sum(axis=1)
-        else:
-            weights = flp
-        if self.n_features is not None:  # buckets: inactive ones weigh nothing
-            if not keep.all():
-                full = np.zeros((len(stats.class_count), self.n_features))
-                full[:, keep] = weights
-                weights = full
-            table = HashedTerms(self.n_features, self._how())
-        elif stats.table is not None and keep.all():
-            table = stats.table  # built while counting: no rebuild from strings
-        else:
-            table = TermTable(vocab, self._how())
-        return {
-            "inner_": inner,
-            "_terms": vocab,
-            "_keep": keep,
-            "_idf_weights": idf,  # not "_idf": that is TextSettings' method learning one
-            "_table": table,
-            "_weights": np.ascontiguousarray(weights.T),
-            "_const": const,
-            "_fast": bool(np.isfinite(weights).all() and np.isfinite(const).all()) and not self.tfidf,
-            "class_log_prior_": derived["class_log_prior_"],
-            "feature_log_prob_": flp,
-            "_intercept": derived["_intercept"],
-            **{k: derived[k] for k in ("component_log_weight_",) if k in derived},
-        }
-
     @property
     def vocabulary_(self) -> dict[str, int]:
         """Term -> column of ``transform`` (the terms the estimation kept, sorted)."""
@@ -430,8 +374,13 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     def log_likelihood(self, docs: Docs) -> np.ndarray:
         binary = self._presence
         if self._fast:
-            scores: np.ndarray = self._table.score(docs.buf, docs.bounds, docs.table, self._weights, binary) + self._const
-            return scores
+            if self._pairs is not None:
+                assert isinstance(self._table, TermTable)  # pairs: vocabulary mode only
+                scores: np.ndarray = self._table.score_pairs(docs.buf, docs.bounds, docs.table, self._pairs, binary)
+            else:
+                scores = self._table.score(docs.buf, docs.bounds, docs.table, self._weights, binary)
+            out: np.ndarray = scores + self._const
+            return out
         X = self._matrix(docs, binary)  # tf-idf, or -inf weights (alpha = 0): the sparse path
         if self.tfidf:
             return self.inner_.log_likelihood(self._weigh(X, self._fitted_idf()))
@@ -472,16 +421,6 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, BaseNB):
     @classmethod
     def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> TextStats:
         return TextStats.from_arrays(arrays)
-
-
-def _forget_empty(derived: dict[str, Any], class_count: np.ndarray) -> dict[str, np.ndarray]:
-    """A class without weight (all its documents unlearned, or declared and never seen) is gone
-    (CORRECTNESS.md): log prior and intercept -inf in every model, whatever the prior settings,
-    so its probability is 0 and it is never predicted."""
-    gone = class_count <= 0
-    if not gone.any():
-        return {}
-    return {key: np.where(gone, -np.inf, derived[key]) for key in ("class_log_prior_", "_intercept")}
 
 
 class _Shown:

@@ -10,15 +10,29 @@ from scipy.special import expit
 from ..linear import LogisticRegression
 
 
+def keep_columns(rows: tuple[np.ndarray, np.ndarray], keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR (indptr, indices) restricted to the columns ``keep``, renumbered."""
+    indptr, indices = rows
+    ok = keep[indices]
+    row_of = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    counts = np.bincount(row_of[ok], minlength=len(indptr) - 1)
+    new = (np.cumsum(keep) - 1)[indices[ok]].astype(indices.dtype)
+    return np.r_[0, np.cumsum(counts)].astype(np.int64), new
+
+
 def fit_nblr(
-    X01: sp.csr_matrix, dcount: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
+    rows: tuple[np.ndarray, np.ndarray], dcount: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
     *, alpha: float, C: float, beta: float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(weights V x K, intercepts K): per class (one model for two classes) the ratio
+    """(weights V x K, intercepts K) from the presence matrix's CSR arrays ``rows`` = (indptr,
+    indices) as the tokenising kernel gives them (each document's distinct terms, sorted): the
+    scaled features x * r are those arrays with the values r[indices], no matrix product.
+    Per class (one model for two classes) the ratio
     r = log(p / |p|_1) - log(q / |q|_1) of the class's and the other classes' smoothed document
     counts, an L2 logistic regression (``C``) on x * r, and ``w' = (1 - beta) mean|w| + beta w``
     with the intercept refitted by maximum likelihood for ``w'``."""
     K, V = dcount.shape
+    indptr, indices = rows
     targets = [1] if K == 2 else list(range(K))
     W = np.zeros((V, K))
     b = np.zeros(K)
@@ -30,7 +44,7 @@ def fit_nblr(
         p = dcount[c] + alpha
         q = dcount.sum(axis=0) - dcount[c] + alpha
         r = (np.log(p) - np.log(p.sum())) - (np.log(q) - np.log(q.sum()))  # W&M eq. for r
-        Xr = X01 @ sp.diags(r)
+        Xr = sp.csr_matrix((r[indices], indices, indptr), shape=(len(indptr) - 1, V))
         lr = LogisticRegression(C=C).fit(Xr, yc, sample_weight=w)
         coef = lr.coef_[0]
         bias = float(lr.intercept_[0])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._kernels import run, threads
 from .._kernels.text import build, hash_counts, learn_counts, rehash, score, term_ids
+from .._kernels.text_pairs import presence_rows, score_pairs
 
 _NONE_I = np.zeros(0, dtype=np.int64)
 _NONE_U = np.zeros(0, dtype=np.uint32)
@@ -39,6 +41,24 @@ class Tokens:
     def args(self) -> tuple[int, int, StopTable]:
         """The kernels' arguments lo_n, hi_n, stop."""
         return (self.lo, self.hi, self.stop)
+
+
+class Pairs(NamedTuple):
+    """Per-term weights as (class, term) pairs: term t weighs base[c] in class c, plus
+    delta[p] for its pairs p = indptr[t]..indptr[t + 1] (class cls[p])."""
+
+    indptr: np.ndarray
+    cls: np.ndarray
+    delta: np.ndarray
+    base: np.ndarray
+
+    def dense(self) -> np.ndarray:
+        """The weights as a terms x classes table."""
+        V, K = len(self.indptr) - 1, len(self.base)
+        out = np.repeat(self.base[None, :], V, axis=0)
+        rows = np.repeat(np.arange(V), np.diff(self.indptr))
+        out[rows, self.cls] += self.delta
+        return out
 
 
 class TermTable:
@@ -94,6 +114,20 @@ class TermTable:
                                  threads())
         return scores
 
+    def score_pairs(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, pairs: "Pairs",
+                    binary: bool) -> np.ndarray:
+        """Per document and class: the sum over its known terms of ``pairs.base`` plus the
+        pairs' corrections (:func:`nbayes._kernels.text_pairs.score_pairs`)."""
+        scores: np.ndarray = run(score_pairs, buf, bounds, table, *self._how().args(), 0, self._terms(),
+                                 pairs.indptr, pairs.cls, pairs.delta, pairs.base, binary, threads())
+        return scores
+
+    def presence(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """CSR (indptr, indices) of the documents' known terms, each once, sorted."""
+        rows: tuple[np.ndarray, np.ndarray] = presence_rows(buf, bounds, table, *self._how().args(), 0,
+                                                            self._terms(), len(self))
+        return rows
+
     def tokens(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray) -> np.ndarray:
         """(document, term id or -1, start, end within the document) of every term occurrence."""
         found: np.ndarray = term_ids(buf, bounds, table, *self._how().args(), 0, self._terms())
@@ -104,14 +138,19 @@ class _Learner:
     """A growing term table with per-term counts, filled by the counting kernel."""
 
     def __init__(self, n_classes: int, chars: int) -> None:
-        cap = _pow2(max(1 << 12, chars // 256))  # grows by doubling; (cap x K) tables stay small
+        cap = _pow2(max(1 << 12, chars // 256))  # grows by doubling
+        self.n_classes = max(n_classes, 1)
         self.slots = np.full(4 * cap, -1, dtype=np.int64)
         self.keys, self.start, self.length = (np.zeros(cap, dtype=np.int64) for _ in range(3))
         self.last = np.full(cap, -1, dtype=np.int64)
-        self.counts, self.cdf = np.zeros((cap, n_classes)), np.zeros((cap, n_classes))
         self.df, self.tf = np.zeros(cap), np.zeros(cap)
         self.cps = np.zeros(max(1024, chars // 8), dtype=np.uint32)
-        self.n_terms = self.n_cps = 0
+        # the (term, class) pairs seen, in their own table: memory grows with the pairs, never
+        # with classes x terms (1,000 classes and a million terms fit)
+        self.pslots = np.full(4 * cap, -1, dtype=np.int64)
+        self.pkeys = np.zeros(cap, dtype=np.int64)
+        self.pcount, self.pcdf = np.zeros(cap), np.zeros(cap)
+        self.n_terms = self.n_cps = self.n_pairs = 0
 
     def reserve(self, terms: int, chars: int) -> None:
         """Room for ``terms`` more terms of ``chars`` more code points."""
@@ -123,10 +162,15 @@ class _Learner:
             self.keys, self.start, self.length, self.df, self.tf = (
                 _grow(a, cap) for a in (self.keys, self.start, self.length, self.df, self.tf)
             )
-            self.counts, self.cdf = _grow(self.counts, cap), _grow(self.cdf, cap)
             self.last = _grow(self.last, cap, -1)
             self.slots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.slots, self.keys, self.n_terms)
+        need = self.n_pairs + terms
+        if need > len(self.pkeys) or need > len(self.pslots) // 4:
+            cap = max(2 * len(self.pkeys), _pow2(need + 1))
+            self.pkeys, self.pcount, self.pcdf = (_grow(a, cap) for a in (self.pkeys, self.pcount, self.pcdf))
+            self.pslots = np.full(4 * cap, -1, dtype=np.int64)
+            rehash(self.pslots, self.pkeys, self.n_pairs)
 
     def learn(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray,
               w: np.ndarray | None, how: Tokens) -> "_Learner":
@@ -136,9 +180,10 @@ class _Learner:
         doc = 0
         while True:
             terms = (self.slots, self.keys, self.start, self.length, self.cps, self.last)
-            doc, self.n_terms, self.n_cps = learn_counts(
+            pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf)
+            doc, self.n_terms, self.n_cps, self.n_pairs = learn_counts(
                 buf, bounds, doc, codes, wv, has_w, table, *how.args(), terms, self.n_terms, self.n_cps,
-                self.counts, self.cdf, self.df, self.tf,
+                self.n_classes, pairs, self.n_pairs, self.df, self.tf,
             )
             if doc >= n_docs:
                 return self
@@ -153,7 +198,8 @@ def learn_terms(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, TermTable]:
     """Count a batch of documents from scratch, over the vocabulary they contain.
 
-    Returns (terms sorted, term counts K x V, document counts K x V, df V, tf V): weighted
+    Returns (terms sorted, term counts K x V, document counts K x V (CSR: the (class, term)
+    pairs seen), df V, tf V): weighted
     occurrences and weighted documents containing the term per class; unweighted documents
     containing it and unweighted occurrences over the batch.
     """
@@ -172,14 +218,25 @@ def learn_terms(
     used = ids >= 0
     ids[used] = rank[ids[used]]
     learned = TermTable.from_parts(terms, main.slots, main.start[order], main.length[order], main.cps[: main.n_cps], how)
+    K, n = max(n_classes, 1), main.n_pairs
+    pkeys = main.pkeys[:n]
+    term_of, cls = rank[pkeys // K], pkeys % K
     return (
         terms,
-        np.ascontiguousarray(main.counts[order].T),
-        np.ascontiguousarray(main.cdf[order].T),
+        _pairs(main.pcount[:n], cls, term_of, (n_classes, n_terms)),
+        _pairs(main.pcdf[:n], cls, term_of, (n_classes, n_terms)),
         main.df[order],
         main.tf[order],
         learned,
     )
+
+
+def _pairs(values: np.ndarray, cls: np.ndarray, term: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
+    """The counts of the pairs seen as CSR classes x terms (canonical: sorted, zeros dropped)."""
+    m = sp.csr_matrix((values, (cls, term)), shape=shape)
+    m.sum_duplicates()
+    m.eliminate_zeros()
+    return m
 
 
 def _objects(items: list[Any]) -> np.ndarray:
@@ -217,6 +274,11 @@ class HashedTerms:
         scores: np.ndarray = run(score, buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I), w,
                                  binary, threads())
         return scores
+
+    def presence(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rows: tuple[np.ndarray, np.ndarray] = presence_rows(buf, bounds, table, *self.how.args(), self.n_features,
+                                                            _no_table(_NONE_I), self.n_features)
+        return rows
 
     def tokens(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray) -> np.ndarray:
         found: np.ndarray = term_ids(buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I))

@@ -1,0 +1,97 @@
+"""Scoring text with parameters held as (class, term) pairs: a weight per class for every term
+(the smoothing of a term the class never saw) plus a correction on the pairs seen.
+
+With Naive Bayes' smoothed estimates the weight of a term a class never held is the same for
+every such term: log(alpha) - log(class total) for the multinomial model, one Bernoulli weight
+per class. So log P(d | c) = (known terms of d) * base[c] + sum over the pairs (t, c) seen of
+count(t in d) * delta[t, c]: no classes x vocabulary table is needed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .text import _grams, _next_token, _word
+
+__all__ = ["presence_rows", "score_pairs"]
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls, delta, base, binary,
+                T):  # pragma: no cover - compiled
+    """out[d, c] = sum over the known term occurrences t of document d (each distinct term once
+    when ``binary``) of base[c] + delta[p] for the pair p = (t, c) if seen. The pairs of term t
+    are p = indptr[t]..indptr[t + 1], class cls[p]. Unknown terms are skipped."""
+    n_docs = len(bounds) - 1
+    K = len(base)
+    out = np.zeros((n_docs, K))
+    per = (n_docs + T - 1) // T
+    simple = hi_n == 1 and len(stop[1]) == 0
+    for th in prange(T):
+        last = np.full(len(indptr) - 1, -1, dtype=np.int64)
+        ring = np.zeros((hi_n, 2), dtype=np.int64)
+        states = np.zeros((hi_n, 4), dtype=np.uint64)
+        found = np.empty(hi_n, dtype=np.int64)
+        for d in range(th * per, min(n_docs, (th + 1) * per)):
+            e0 = bounds[d + 1]
+            ntok = 0
+            known = 0
+            i, j = _next_token(buf, bounds[d], e0, is_word)
+            while i < e0:
+                if simple:
+                    found[0] = _word(buf, i, j, n_features, terms)
+                    count = 1
+                else:
+                    ntok, count = _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found)
+                for m in range(count):
+                    t = found[m]
+                    if t >= 0 and (not binary or last[t] != d):
+                        last[t] = d
+                        known += 1
+                        for p in range(indptr[t], indptr[t + 1]):
+                            out[d, cls[p]] += delta[p]
+                i, j = _next_token(buf, j, e0, is_word)
+            for c in range(K):
+                out[d, c] += known * base[c]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def presence_rows(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, n_terms):  # pragma: no cover
+    """The presence matrix's CSR arrays straight from tokenising: per document its distinct
+    known terms, sorted (indptr, indices); no (document, term) list to sort or sum."""
+    n_docs = len(bounds) - 1
+    indptr = np.zeros(n_docs + 1, dtype=np.int64)
+    indices = np.empty(max(1024, (bounds[n_docs] - bounds[0]) // 4), dtype=np.int32)
+    last = np.full(n_terms, -1, dtype=np.int64)
+    ring = np.zeros((hi_n, 2), dtype=np.int64)
+    states = np.zeros((hi_n, 4), dtype=np.uint64)
+    found = np.empty(hi_n, dtype=np.int64)
+    simple = hi_n == 1 and len(stop[1]) == 0
+    n = 0
+    for d in range(n_docs):
+        row = n
+        e0 = bounds[d + 1]
+        ntok = 0
+        i, j = _next_token(buf, bounds[d], e0, is_word)
+        while i < e0:
+            if simple:
+                found[0] = _word(buf, i, j, n_features, terms)
+                count = 1
+            else:
+                ntok, count = _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found)
+            for m in range(count):
+                t = found[m]
+                if t >= 0 and last[t] != d:
+                    last[t] = d
+                    if n == len(indices):
+                        grown = np.empty(2 * n, dtype=np.int32)
+                        grown[:n] = indices
+                        indices = grown
+                    indices[n] = t
+                    n += 1
+            i, j = _next_token(buf, j, e0, is_word)
+        indices[row:n].sort()
+        indptr[d + 1] = n
+    return indptr, indices[:n].copy()

@@ -1,0 +1,172 @@
+"""TextClassifier's estimation: statistics to parameters, over the (class, term) pairs seen
+where the model allows it, else as a dense terms x classes table."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import StatisticsError
+from ..stats import CountStats
+from ..stats.text import TextStats
+from .vocab import AnyTerms, HashedTerms, Pairs, TermTable
+
+#: parameters estimated from the statistics on demand when they are held as pairs
+_DENSE = frozenset({"inner_", "_weights", "feature_log_prob_"})
+
+
+class TextEstimation:
+    """The ``estimate_parameters`` hook of :class:`~nbayes.text.TextClassifier` (expects its
+    settings and :class:`~nbayes.text.settings.TextSettings`)."""
+
+    def estimate_parameters(self: Any, stats: TextStats, n_features: int) -> dict[str, Any]:
+        """The parameters of these statistics: as (class, term) pairs plus a weight per class
+        for the terms a class never held (multinomial and Bernoulli models over a vocabulary,
+        alpha > 0), else as a dense terms x classes table."""
+        if (self.model in ("multinomial", "bernoulli", "nblr") and not self.tfidf and self.n_features is None
+                and "_layout" not in self.__dict__ and np.ndim(self.alpha) == 0
+                and float(self.alpha) > 0):
+            out: dict[str, Any] = self._pair_parameters(stats)
+        else:
+            out = self._dense_parameters(stats)
+        return out
+
+    def _pair_parameters(self: Any, stats: TextStats) -> dict[str, Any]:
+        """Estimation over the pairs seen. Multinomial: log theta_ct = log(n_ct + alpha) -
+        log(n_c + alpha V), so a term class c never held weighs base_c = log(alpha) - log(n_c +
+        alpha V) and a pair seen adds log(n_ct + alpha) - log(alpha). Bernoulli (term presence,
+        N_c documents): the weight log p - log(1 - p) with p = (n_ct + alpha) / (N_c + 2 alpha),
+        and the constant sum_t log(1 - p_ct), the same way. The dense parameters (``inner_``,
+        ``feature_log_prob_``, ``_weights``) are estimated only if asked for."""
+        keep = self._active(stats)
+        a = float(self.alpha)
+        K = len(stats.class_count)
+        fc = stats.doc_count if self._presence else stats.term_count
+        if not keep.all():
+            fc = fc[:, keep]
+        V = int(keep.sum())
+        by_term = sp.csc_matrix(fc)  # (statistics built dense by folds or EM: the same pairs)
+        by_term.eliminate_zeros()
+        by_term.sort_indices()
+        cls = by_term.indices.astype(np.int64)
+        n = by_term.data
+        const = np.zeros(K)
+        if self.model == "bernoulli":
+            N = stats.class_count
+            den = N + 2 * a
+            log_q0 = np.log(N + a) - np.log(den)
+            base = (np.log(a) - np.log(den)) - log_q0
+            log_q = np.log(np.maximum(N[cls] - n, 0.0) + a) - np.log(den[cls])
+            delta = ((np.log(n + a) - np.log(den[cls])) - log_q) - base[cls]
+            seen = np.bincount(cls, minlength=K)
+            const = (V - seen) * log_q0 + np.bincount(cls, weights=log_q, minlength=K)
+        else:
+            # summed over the pairs, in one order whether the statistics came dense or sparse
+            total = np.bincount(cls, weights=n, minlength=K) + a * V
+            # no term at all (V = 0): no document holds a known term, base weighs nothing
+            base = np.log(a) - np.log(total) if V else np.zeros(K)
+            delta = np.log(n + a) - np.log(a)
+        priors = self._inner().prior_parameters(stats.class_count)
+        priors.update(_forget_empty(priors, stats.class_count))
+        vocab = stats.terms[keep]
+        table = stats.table if stats.table is not None and keep.all() else TermTable(vocab, self._how())
+        return {
+            "_terms": vocab,
+            "_keep": keep,
+            "_idf_weights": None,
+            "_table": table,
+            "_pairs": Pairs(by_term.indptr.astype(np.int64), cls, delta, base),
+            "_const": const,
+            "_fast": True,
+            "class_log_prior_": priors["class_log_prior_"],
+            "_intercept": priors["_intercept"],
+        }
+
+    def __getattr__(self: Any, name: str) -> Any:
+        # parameters estimated over pairs: the dense ones only when something asks for them
+        d = self.__dict__
+        if name in _DENSE and "stats_" in d:
+            if d.get("_pending"):
+                self._set_derived(self.estimate_parameters(d["stats_"], d["n_features_in_"]))
+            if name not in d and d.get("_pairs") is not None:
+                dense = self._dense_parameters(d["stats_"])
+                for key in _DENSE:
+                    d[key] = dense[key]
+                d["_derived_keys"] = d.get("_derived_keys", frozenset()) | _DENSE
+            if name in d:
+                return d[name]
+        return super().__getattr__(name)  # type: ignore[misc]  # BaseNB's, later in the classifier's MRO
+
+    def _dense_parameters(self: Any, stats: TextStats) -> dict[str, Any]:
+        if self.tfidf:
+            if stats.weighted is None:
+                raise StatisticsError(
+                    "tfidf=True: the statistics hold no tf-idf sums (stats/tfidf_keep, stats/idf, stats/tfidf_sums); "
+                    "they were counted without tf-idf"
+                )
+            keep, idf, fc = stats.weighted
+        else:
+            keep, idf = self._active(stats), None
+            uses_docs = self._presence
+            fc = stats.doc_count if uses_docs else stats.term_count
+            if not keep.all():
+                fc = fc[:, keep]
+            if sp.issparse(fc):
+                fc = fc.toarray()
+        inner = self._inner()
+        V = int(keep.sum())
+        with np.errstate(divide="ignore", invalid="ignore") if V == 0 else contextlib.nullcontext():
+            derived = inner.estimate_parameters(CountStats(stats.class_count, fc), V)  # V = 0: no term yet
+        if "component_log_weight_" not in derived:
+            derived.update(_forget_empty(derived, stats.class_count))
+        for key, value in derived.items():
+            setattr(inner, key, value)
+        inner.stats_ = CountStats(stats.class_count, fc)
+        inner.n_features_in_ = V
+        vocab = stats.terms[keep]
+        flp = derived["feature_log_prob_"]
+        const = np.zeros(len(stats.class_count))
+        table: AnyTerms
+        if self.model == "bernoulli":
+            weights = flp - derived["_log_absent"]
+            const = derived["_log_absent"].sum(axis=1)
+        else:
+            weights = flp
+        if self.n_features is not None:  # buckets: inactive ones weigh nothing
+            if not keep.all():
+                full = np.zeros((len(stats.class_count), self.n_features))
+                full[:, keep] = weights
+                weights = full
+            table = HashedTerms(self.n_features, self._how())
+        elif stats.table is not None and keep.all():
+            table = stats.table  # built while counting: no rebuild from strings
+        else:
+            table = TermTable(vocab, self._how())
+        return {
+            "inner_": inner,
+            "_terms": vocab,
+            "_keep": keep,
+            "_idf_weights": idf,  # not "_idf": that is TextSettings' method learning one
+            "_table": table,
+            "_weights": np.ascontiguousarray(weights.T),
+            "_pairs": None,
+            "_const": const,
+            "_fast": bool(np.isfinite(weights).all() and np.isfinite(const).all()) and not self.tfidf,
+            "class_log_prior_": derived["class_log_prior_"],
+            "feature_log_prob_": flp,
+            "_intercept": derived["_intercept"],
+            **{k: derived[k] for k in ("component_log_weight_",) if k in derived},
+        }
+
+
+def _forget_empty(derived: dict[str, Any], class_count: np.ndarray) -> dict[str, np.ndarray]:
+    """A class without weight (all its documents unlearned, or declared and never seen) is gone
+    (CORRECTNESS.md): log prior and intercept -inf in every model, whatever the prior settings,
+    so its probability is 0 and it is never predicted."""
+    gone = class_count <= 0
+    if not gone.any():
+        return {}
+    return {key: np.where(gone, -np.inf, derived[key]) for key in ("class_log_prior_", "_intercept")}
