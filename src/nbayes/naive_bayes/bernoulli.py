@@ -39,10 +39,11 @@ class BernoulliNB(BaseNB):
     counts only the class-c rows where feature j is observed.
 
     Rows without labels: ``fit(X, y, X_unlabeled=U)`` trains by EM (Nigam et al. 2000) with
-    :class:`nbayes.EM`'s defaults (unlabelled rows of weight 1, at most 100 steps) and leaves
+    :class:`nbayes.EM`'s defaults but ``unlabeled_weight="auto"`` (the unlabelled rows' weight
+    chosen by cross-validation on the labelled rows, 0 included; at most 100 steps) and leaves
     this model the EM-completed model (its statistics include the expected counts, and
     ``n_iter_`` / ``em_log_likelihood_`` report the run); for other EM settings
-    (``unlabeled_weight="cv"``, ``unlabeled_label``, ``n_components``) wrap it:
+    (a fixed ``unlabeled_weight``, ``unlabeled_label``, ``n_components``) wrap it:
     ``nbayes.EM(model, ...)``. See docs/semi-supervised.md.
 
     >>> import numpy as np

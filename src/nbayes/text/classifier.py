@@ -65,9 +65,10 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB
     document alone, and ``partial_fit``, ``merge`` and ``unlearn`` are exact again.
 
     Documents without labels: ``fit(X, y, X_unlabeled=U)`` trains by EM (Nigam et al. 2000;
-    multinomial and Bernoulli models) with :class:`nbayes.EM`'s defaults and leaves this model
-    the EM-completed model (``n_iter_`` / ``em_log_likelihood_`` report the run); for other EM
-    settings (``unlabeled_weight="cv"``, ``unlabeled_label``, ``n_components``) wrap it:
+    multinomial and Bernoulli models) with :class:`nbayes.EM`'s defaults but
+    ``unlabeled_weight="auto"`` (chosen by cross-validation on the labelled documents) and leaves
+    this model the EM-completed model (``n_iter_`` / ``em_log_likelihood_`` report the run); for other EM
+    settings (a fixed ``unlabeled_weight``, ``unlabeled_label``, ``n_components``) wrap it:
     ``nbayes.EM(TextClassifier(...), ...)``. See docs/semi-supervised.md.
 
     >>> clf = TextClassifier(alpha=0.5).fit(
@@ -307,8 +308,8 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB
         self, X: Any, y: Any = None, sample_weight: Any = None, *, X_unlabeled: Any = None
     ) -> Self:
         """Count (and for ``model="nblr"`` also train the logistic models); returns self.
-        ``X_unlabeled``: documents without labels, learned from by EM with :class:`nbayes.EM`'s
-        defaults (multinomial and Bernoulli models): this model becomes the EM-completed model
+        ``X_unlabeled``: documents without labels, learned from by EM with
+        ``unlabeled_weight="auto"`` (multinomial and Bernoulli models): this model becomes the EM-completed model
         (see :meth:`BaseNB.fit` and docs/semi-supervised.md)."""
         if self.model != "nblr" or X_unlabeled is not None:
             return super().fit(X, y, sample_weight=sample_weight, X_unlabeled=X_unlabeled)
