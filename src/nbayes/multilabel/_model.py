@@ -17,6 +17,7 @@ from ..model_selection import KFold, check_cv, folds_for, take
 from ..naive_bayes import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 from ..stats import TextStats
 from ..text import TextClassifier
+from . import _linear as linear
 from . import _state
 from . import _textfolds as textfolds
 from ._labels import label_lists, read_labels
@@ -198,6 +199,11 @@ class MultiLabel(Classifier):
         for _, test in splits:
             np.add.at(hits, test, 1)
         tiled = bool(np.all(hits == 1))
+        if self.__dict__.get("_shortcut", True) and linear.applies(self.estimator):
+            # text multinomial: tokenised once, all labels of a fold scored by one product
+            corpus = linear.corpus(self._clone(), Xv)
+            S = linear.label_stats(corpus, Y, w)
+            return S, linear.fold_scores(self.estimator, corpus, Y, w, splits, tiled, self._per_term())
         first = np.asarray(Y.argmax(axis=1)).ravel()  # any code per row: the engine reads rows only
         engine = folds_for(self._clone(), X, first, splits, sample_weight)
         count = engine.count if hasattr(engine, "count") else counter_of(self._clone(), Xv, w)
@@ -238,6 +244,17 @@ class MultiLabel(Classifier):
             out.append(m)
         return out
 
+    def _predictor_of(self, S: Any, labels: np.ndarray, d: int, names: list[str] | None) -> Any:
+        """What scores new rows: for text multinomial models, every label's log-odds as one
+        linear table over the vocabulary (``_linear``); else the models of ``_models``."""
+        if linear.applies(self.estimator) and isinstance(S, TextStats):
+            vocab = self._clone()  # the vocabulary of all documents, for transform
+            vocab.set_statistics(rows(S, np.array([len(labels)])), np.array([0]), d, names)
+            table = linear.LinearText.of(self.estimator, S, vocab)
+            if table is not None:
+                return table
+        return self._models(S, labels, d, names)
+
     @staticmethod
     def _log_odds(models: Any, Xv: Any) -> np.ndarray:
         with np.errstate(invalid="ignore"):
@@ -253,7 +270,7 @@ class MultiLabel(Classifier):
 
     def _commit(self, S: Any, labels: np.ndarray, d: int, names: list[str] | None, thresholds: np.ndarray,
                 empty_rows: bool) -> None:
-        models = self._models(S, labels, d, names)  # may raise: nothing assigned yet
+        models = self._predictor_of(S, labels, d, names)  # may raise: nothing assigned yet
         self.__dict__.pop("_binary", None)
         self.stats_ = S
         self.classes_ = labels
@@ -386,7 +403,15 @@ class MultiLabel(Classifier):
             W, b = self.__dict__["_nblr_weights"]
             X01 = presence(self.__dict__["_predictor"].transform(X))
             return np.asarray(X01 @ W) + b
-        return self._log_odds(self.__dict__["_predictor"], self._prepared(X))
+        return self._scores(X)[0]
+
+    def _scores(self, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """(each label's log-odds, 1 + each row's number of known terms when the linear text
+        table gives it in the same pass, else None)."""
+        p = self.__dict__["_predictor"]
+        if isinstance(p, linear.LinearText):
+            return p.scores(X)
+        return self._log_odds(p, self._prepared(X)), None
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """P(label | x) per label, shape (n, L) (labels are not exclusive: rows need not sum to 1)."""
@@ -398,7 +423,11 @@ class MultiLabel(Classifier):
 
     def predict(self, X: Any) -> np.ndarray:
         """The indicator matrix (n, L) of int 0/1 (scikit-learn's multi-label convention)."""
-        s = self.decision_function(X)
+        self.check_fitted()
+        if "_nblr_weights" in self.__dict__:
+            s, n_terms = self.decision_function(X), None
+        else:
+            s, n_terms = self._scores(X)
         if self.top_k is not None:
             k = min(int(self.top_k), s.shape[1])
             out = np.zeros(s.shape, dtype=np.int64)
@@ -406,7 +435,7 @@ class MultiLabel(Classifier):
             np.put_along_axis(out, top, 1, axis=1)
             return out
         if self._per_term() and "_nblr_weights" not in self.__dict__:
-            s = s / length(self.__dict__["_predictor"], X)
+            s = s / (length(self.__dict__["_predictor"], X) if n_terms is None else n_terms)
         margin = s - self.thresholds_
         out = (margin > 0).astype(np.int64)
         empty = self.empty if self.empty != "auto" else ("keep" if self.__dict__["_empty_rows"] else "top1")
