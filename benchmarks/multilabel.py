@@ -109,6 +109,8 @@ def main() -> None:
         "sklearn tf-idf + OvR(LogisticRegression(C=10))": lambda: run_sklearn("lr", Xtr, ytr, Xte),
     }
     if "--skip-nblr" not in sys.argv:
+        runs["nbayes NBLR, thresholds from 5-fold OOF (warm fold fits)"] = lambda: run_nbayes(
+            nbayes.TextClassifier(model="nblr"), Xtr, ytr, Xte)
         runs["nbayes NBLR, threshold 0.5"] = lambda: run_nbayes(
             nbayes.TextClassifier(model="nblr"), Xtr, ytr, Xte, threshold=0.5)
     try:

@@ -292,12 +292,13 @@ class MultiLabel(Classifier):
         X01 = presence(vocab.transform(X))
         est = self.estimator
         opts = {"alpha": float(est.alpha), "C": float(est.C), "beta": float(est.nb_interpolation)}
-        W, b = fit_labels(X01, Y, w, **opts)
+        W, b, raw = fit_labels(X01, Y, w, **opts)
         thresholds = np.full(len(labels), self._default_threshold())
-        if isinstance(self.threshold, str) and self.top_k is None:  # logistic fits are refitted per fold
+        if isinstance(self.threshold, str) and self.top_k is None:
+            # logistic fits are refitted per fold, each label's solver started from its full fit
             scores = np.zeros(Y.shape)
             for train, test in self._splits(Y.shape[0]):
-                Wf, bf = fit_labels(X01[train], Y[train], None if w is None else w[train], **opts)
+                Wf, bf, _ = fit_labels(X01[train], Y[train], None if w is None else w[train], start=raw, **opts)
                 scores[test] = np.asarray(X01[test] @ Wf) + bf
             thresholds = f1_thresholds(scores, Y, self.threshold)
         self.__dict__.pop("_binary", None)
