@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from ..stats import TextStats
 from ..text import TextClassifier
+from ._stats import rows
 
 
 def applies(est: Any) -> bool:
@@ -182,6 +183,16 @@ def fold_scores(est: TextClassifier, c: Corpus, Y: sp.csr_matrix, w: np.ndarray 
         s, known = log_odds_table(pos, tot, cc, cc_all, alive, alpha, fit_prior).scores(F[test])
         scores[test] = s / (1.0 + known) if per_term else s
     return scores
+
+
+def predictor(est: Any, vocab: TextClassifier, S: Any, d: int, names: list[str] | None) -> "LinearText | None":
+    """The linear predictor of ``est`` over the L + 1 statistics rows ``S`` when it applies
+    (``vocab``: a fresh clone of ``est``, made the vocabulary of all documents)."""
+    if not (applies(est) and isinstance(S, TextStats)):
+        return None
+    L = len(S.class_count) - 1
+    vocab.set_statistics(rows(S, np.array([L])), np.array([0]), d, names)
+    return LinearText.of(est, S, vocab)
 
 
 class LinearText:

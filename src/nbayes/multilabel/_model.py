@@ -21,7 +21,7 @@ from . import _linear as linear
 from . import _state
 from . import _textfolds as textfolds
 from ._labels import label_lists, read_labels
-from ._nblr import fit_labels, presence
+from ._nblr import fit_labels, out_of_fold, presence
 from ._stats import count_labels, counter_of, pair, rows, stacked
 from ._scores import difference, extended, length, same
 from ._thresholds import f1_thresholds
@@ -247,13 +247,8 @@ class MultiLabel(Classifier):
     def _predictor_of(self, S: Any, labels: np.ndarray, d: int, names: list[str] | None) -> Any:
         """What scores new rows: for text multinomial models, every label's log-odds as one
         linear table over the vocabulary (``_linear``); else the models of ``_models``."""
-        if linear.applies(self.estimator) and isinstance(S, TextStats):
-            vocab = self._clone()  # the vocabulary of all documents, for transform
-            vocab.set_statistics(rows(S, np.array([len(labels)])), np.array([0]), d, names)
-            table = linear.LinearText.of(self.estimator, S, vocab)
-            if table is not None:
-                return table
-        return self._models(S, labels, d, names)
+        table = linear.predictor(self.estimator, self._clone(), S, d, names)
+        return table if table is not None else self._models(S, labels, d, names)
 
     @staticmethod
     def _log_odds(models: Any, Xv: Any) -> np.ndarray:
@@ -291,15 +286,11 @@ class MultiLabel(Classifier):
         vocab.set_statistics(rows(S, np.array([len(labels)])), np.array([0]), int(Xv.shape[1]), names)
         X01 = presence(vocab.transform(X))
         est = self.estimator
-        opts = {"alpha": float(est.alpha), "C": float(est.C), "beta": float(est.nb_interpolation)}
-        W, b, raw = fit_labels(X01, Y, w, **opts)
+        opts = (float(est.alpha), float(est.C), float(est.nb_interpolation))
+        W, b, raw = fit_labels(X01, Y, w, *opts)
         thresholds = np.full(len(labels), self._default_threshold())
         if isinstance(self.threshold, str) and self.top_k is None:
-            # logistic fits are refitted per fold, each label's solver started from its full fit
-            scores = np.zeros(Y.shape)
-            for train, test in self._splits(Y.shape[0]):
-                Wf, bf, _ = fit_labels(X01[train], Y[train], None if w is None else w[train], start=raw, **opts)
-                scores[test] = np.asarray(X01[test] @ Wf) + bf
+            scores = out_of_fold(X01, Y, w, self._splits(Y.shape[0]), raw, *opts)
             thresholds = f1_thresholds(scores, Y, self.threshold)
         self.__dict__.pop("_binary", None)
         self.stats_ = S

@@ -36,7 +36,7 @@ def one_thread() -> Iterator[None]:
         numba.set_num_threads(before)
 
 
-def fit_labels(X01: sp.csr_matrix, Y: sp.csr_matrix, w: np.ndarray | None, *, alpha: float, C: float,
+def fit_labels(X01: sp.csr_matrix, Y: sp.csr_matrix, w: np.ndarray | None, alpha: float, C: float,
                beta: float, start: Raw | None = None) -> tuple[np.ndarray, np.ndarray, Raw]:
     """(weights (V, L), intercepts (L,), the raw logistic coefficients): one binary NBLR per
     label column of ``Y``; ``start``: raw coefficients to start each label's solver from."""
@@ -75,6 +75,18 @@ def fit_labels(X01: sp.csr_matrix, Y: sp.csr_matrix, w: np.ndarray | None, *, al
                 bias = refit_bias(np.asarray(Xr @ coef), y, w)
             W[:, l], b[l] = r * coef, bias
     return W, b, (raw_coef, raw_b)
+
+
+def out_of_fold(X01: sp.csr_matrix, Y: sp.csr_matrix, w: np.ndarray | None,
+                splits: list[tuple[np.ndarray, np.ndarray]], start: Raw, alpha: float, C: float,
+                beta: float) -> np.ndarray:
+    """Each row's per-label log-odds from the NBLR fits of its fold's training rows, each
+    label's solver started from ``start`` (its fit on all rows)."""
+    scores = np.zeros(Y.shape)
+    for train, test in splits:
+        W, b, _ = fit_labels(X01[train], Y[train], None if w is None else w[train], alpha, C, beta, start)
+        scores[test] = np.asarray(X01[test] @ W) + b
+    return scores
 
 
 def presence(X: sp.spmatrix) -> sp.csr_matrix:
