@@ -129,10 +129,10 @@ def main() -> None:
         "sklearn tf-idf + OvR(LogisticRegression(C=10))": lambda a, b, c: run_sklearn("lr", a, b, c),
     }
     if "--skip-nblr" not in sys.argv:
-        runs["nbayes NBLR, thresholds from 5-fold OOF (warm fold fits)"] = lambda a, b, c: run_nbayes(
-            nbayes.TextClassifier(model="nblr"), a, b, c)
+        runs["nbayes NBLR, thresholds from 3-fold OOF (warm fold fits)"] = lambda a, b, c: run_nbayes(
+            nbayes.TextClassifier(model="nblr", stop_words="english"), a, b, c, cv=3)
         runs["nbayes NBLR, threshold 0.5"] = lambda a, b, c: run_nbayes(
-            nbayes.TextClassifier(model="nblr"), a, b, c, threshold=0.5)
+            nbayes.TextClassifier(model="nblr", stop_words="english"), a, b, c, threshold=0.5)
     if fasttext_module() is not None:
         runs["fastText -loss ova (25 epochs, bigrams), threshold 0.5"] = run_fasttext
     else:

@@ -141,7 +141,7 @@ def test_nblr_fold_fits_start_warm_and_thresholds_help(texts):
     """Tuned NBLR thresholds come from fold fits started at the full fit's coefficients: the
     out-of-fold scores equal cold fold fits (to the solver's tolerance)."""
     from nbayes.multilabel import read_labels
-    from nbayes.multilabel._nblr import fit_labels, presence
+    from nbayes.multilabel._nblr import fit_labels, out_of_fold, presence
 
     docs, tags = texts
     Y, _ = read_labels(tags, len(docs))
@@ -152,5 +152,11 @@ def test_nblr_fold_fits_start_warm_and_thresholds_help(texts):
     Ww, bw, _ = fit_labels(X01[train], Y[train], None, start=raw, **opts)
     Wc, bc, _ = fit_labels(X01[train], Y[train], None, **opts)
     assert_allclose(X01 @ Ww + bw, X01 @ Wc + bc, rtol=1e-3, atol=1e-3)
+    # the fold fits (looser tolerance FOLD_TOL: they only place thresholds) near tight cold fits
+    splits = [(np.arange(4, 12), np.arange(4)), (np.r_[0:4, 8:12], np.arange(4, 8)), (np.arange(8), np.arange(8, 12))]
+    oof = out_of_fold(X01, Y, None, splits, raw, 1.0, 1.0, 0.25)
+    for train, test in splits:
+        Wt, bt, _ = fit_labels(X01[train], Y[train], None, tol=1e-8, **opts)
+        assert_allclose(oof[test], X01[test] @ Wt + bt, rtol=1e-2, atol=1e-2)
     ml = MultiLabel(nbayes.TextClassifier(model="nblr"), cv=3).fit(docs, tags)
     assert ml.thresholds_.shape == (len(ml.classes_),) and np.all(np.isfinite(ml.thresholds_))
