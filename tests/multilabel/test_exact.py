@@ -121,3 +121,42 @@ def test_explain_per_label(texts):
     tab = MultiLabel(nbayes.MultinomialNB(), threshold=0.5).fit(np.eye(4) + 1, [[0], [1], [0, 1], [1]])
     assert_allclose(tab.explain(np.eye(4), label=1).joint(), tab.estimator_for(1).predict_joint_log_proba(np.eye(4)))
     assert set(tab.top_features(2)) == {0, 1}
+
+
+def test_nblr_equals_per_label_fits_and_restores_the_threads(texts):
+    """Each label's NBLR is TextClassifier(model="nblr") fitted on that label alone (solved on
+    one thread, whatever the caller's setting, which is restored)."""
+    import numba
+
+    docs, tags = texts
+    before = numba.get_num_threads()
+    base = nbayes.TextClassifier(model="nblr", C=2.0)
+    ml = MultiLabel(base, threshold=0.5).fit(docs, tags)
+    assert numba.get_num_threads() == before
+    Y = np.array([[int(c in t) for c in ml.classes_] for t in tags])
+    assert_allclose(ml.predict_proba(docs), per_label(base, docs, Y), rtol=1e-6, atol=1e-8)
+
+
+def test_nblr_fold_fits_start_warm_and_thresholds_help(texts):
+    """Tuned NBLR thresholds come from fold fits started at the full fit's coefficients: the
+    out-of-fold scores equal cold fold fits (to the solver's tolerance)."""
+    from nbayes.multilabel import read_labels
+    from nbayes.multilabel._nblr import fit_labels, out_of_fold, presence
+
+    docs, tags = texts
+    Y, _ = read_labels(tags, len(docs))
+    X01 = presence(nbayes.TextClassifier().fit(docs, np.zeros(len(docs), int)).transform(docs))
+    opts = {"alpha": 1.0, "C": 1.0, "beta": 0.25}
+    _, _, raw = fit_labels(X01, Y, None, **opts)
+    train = np.arange(8)
+    Ww, bw, _ = fit_labels(X01[train], Y[train], None, start=raw, **opts)
+    Wc, bc, _ = fit_labels(X01[train], Y[train], None, **opts)
+    assert_allclose(X01 @ Ww + bw, X01 @ Wc + bc, rtol=1e-3, atol=1e-3)
+    # the fold fits (looser tolerance FOLD_TOL: they only place thresholds) near tight cold fits
+    splits = [(np.arange(4, 12), np.arange(4)), (np.r_[0:4, 8:12], np.arange(4, 8)), (np.arange(8), np.arange(8, 12))]
+    oof = out_of_fold(X01, Y, None, splits, raw, 1.0, 1.0, 0.25)
+    for train, test in splits:
+        Wt, bt, _ = fit_labels(X01[train], Y[train], None, tol=1e-8, **opts)
+        assert_allclose(oof[test], X01[test] @ Wt + bt, rtol=1e-2, atol=1e-2)
+    ml = MultiLabel(nbayes.TextClassifier(model="nblr"), cv=3).fit(docs, tags)
+    assert ml.thresholds_.shape == (len(ml.classes_),) and np.all(np.isfinite(ml.thresholds_))

@@ -78,3 +78,31 @@ def test_the_text_shortcut_scores_as_the_text_models_per_fold(texts, base, norma
         Y, labels = read_labels(tags, len(docs))
         out.append(ml._out_of_fold(docs, Xv, Y, None, None, labels, names)[1])
     np.testing.assert_allclose(out[0], out[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("base", [nbayes.TextClassifier(alpha=0.3), nbayes.TextClassifier(binary=True)], ids=repr)
+def test_the_linear_text_path_with_weights_and_untiled_splits(texts, base):
+    """Text multinomial models score every label of a fold by one sparse product (_linear): the
+    same statistics and out-of-fold scores as the general path, with sample weights, and with
+    splits that leave rows out (no total minus fold)."""
+    docs, tags = texts
+    w = np.linspace(0.5, 2.0, len(docs))
+    untiled = [(np.arange(0, 8), np.arange(8, 11)), (np.arange(3, 12), np.array([0, 1, 2, 9]))]
+    for cv in (4, untiled):
+        out = []
+        for shortcut in (True, False):
+            ml = MultiLabel(base, cv=cv)
+            ml.__dict__["_shortcut"] = shortcut
+            ml._check_params()
+            Xv, names = ml._clone().prepare_input(docs, fitting=True)
+            Y, labels = read_labels(tags, len(docs))
+            out.append(ml._out_of_fold(docs, Xv, Y, w, w, labels, names))
+        (S1, s1), (S2, s2) = out
+        for f in ("class_count", "term_count", "doc_count", "df", "tf"):
+            np.testing.assert_allclose(getattr(S1, f), getattr(S2, f), rtol=1e-12)
+        np.testing.assert_allclose(s1, s2, rtol=1e-10, atol=1e-12)
+    fitted = MultiLabel(base, threshold=0.5).fit(docs, tags, sample_weight=w)
+    for l, lab in enumerate(fitted.classes_):
+        one = type(base)(**base.get_params()).fit(docs, [int(lab in t) for t in tags], sample_weight=w)
+        j = one.predict_joint_log_proba(docs)
+        np.testing.assert_allclose(fitted.decision_function(docs)[:, l], j[:, 1] - j[:, 0], rtol=1e-10, atol=1e-10)

@@ -17,10 +17,11 @@ from ..model_selection import KFold, check_cv, folds_for, take
 from ..naive_bayes import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 from ..stats import TextStats
 from ..text import TextClassifier
+from . import _linear as linear
 from . import _state
 from . import _textfolds as textfolds
 from ._labels import label_lists, read_labels
-from ._nblr import fit_labels, presence
+from ._nblr import fit_labels, out_of_fold, presence
 from ._stats import count_labels, counter_of, pair, rows, stacked
 from ._scores import difference, extended, length, same
 from ._thresholds import f1_thresholds
@@ -198,6 +199,11 @@ class MultiLabel(Classifier):
         for _, test in splits:
             np.add.at(hits, test, 1)
         tiled = bool(np.all(hits == 1))
+        if self.__dict__.get("_shortcut", True) and linear.applies(self.estimator):
+            # text multinomial: tokenised once, all labels of a fold scored by one product
+            corpus = linear.corpus(self._clone(), Xv)
+            S = linear.label_stats(corpus, Y, w)
+            return S, linear.fold_scores(self.estimator, corpus, Y, w, splits, tiled, self._per_term())
         first = np.asarray(Y.argmax(axis=1)).ravel()  # any code per row: the engine reads rows only
         engine = folds_for(self._clone(), X, first, splits, sample_weight)
         count = engine.count if hasattr(engine, "count") else counter_of(self._clone(), Xv, w)
@@ -238,6 +244,12 @@ class MultiLabel(Classifier):
             out.append(m)
         return out
 
+    def _predictor_of(self, S: Any, labels: np.ndarray, d: int, names: list[str] | None) -> Any:
+        """What scores new rows: for text multinomial models, every label's log-odds as one
+        linear table over the vocabulary (``_linear``); else the models of ``_models``."""
+        table = linear.predictor(self.estimator, self._clone(), S, d, names)
+        return table if table is not None else self._models(S, labels, d, names)
+
     @staticmethod
     def _log_odds(models: Any, Xv: Any) -> np.ndarray:
         with np.errstate(invalid="ignore"):
@@ -253,7 +265,7 @@ class MultiLabel(Classifier):
 
     def _commit(self, S: Any, labels: np.ndarray, d: int, names: list[str] | None, thresholds: np.ndarray,
                 empty_rows: bool) -> None:
-        models = self._models(S, labels, d, names)  # may raise: nothing assigned yet
+        models = self._predictor_of(S, labels, d, names)  # may raise: nothing assigned yet
         self.__dict__.pop("_binary", None)
         self.stats_ = S
         self.classes_ = labels
@@ -274,14 +286,11 @@ class MultiLabel(Classifier):
         vocab.set_statistics(rows(S, np.array([len(labels)])), np.array([0]), int(Xv.shape[1]), names)
         X01 = presence(vocab.transform(X))
         est = self.estimator
-        opts = {"alpha": float(est.alpha), "C": float(est.C), "beta": float(est.nb_interpolation)}
-        W, b = fit_labels(X01, Y, w, **opts)
+        opts = (float(est.alpha), float(est.C), float(est.nb_interpolation))
+        W, b, raw = fit_labels(X01, Y, w, *opts)
         thresholds = np.full(len(labels), self._default_threshold())
-        if isinstance(self.threshold, str) and self.top_k is None:  # logistic fits are refitted per fold
-            scores = np.zeros(Y.shape)
-            for train, test in self._splits(Y.shape[0]):
-                Wf, bf = fit_labels(X01[train], Y[train], None if w is None else w[train], **opts)
-                scores[test] = np.asarray(X01[test] @ Wf) + bf
+        if isinstance(self.threshold, str) and self.top_k is None:
+            scores = out_of_fold(X01, Y, w, self._splits(Y.shape[0]), raw, *opts)
             thresholds = f1_thresholds(scores, Y, self.threshold)
         self.__dict__.pop("_binary", None)
         self.stats_ = S
@@ -386,7 +395,15 @@ class MultiLabel(Classifier):
             W, b = self.__dict__["_nblr_weights"]
             X01 = presence(self.__dict__["_predictor"].transform(X))
             return np.asarray(X01 @ W) + b
-        return self._log_odds(self.__dict__["_predictor"], self._prepared(X))
+        return self._scores(X)[0]
+
+    def _scores(self, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """(each label's log-odds, 1 + each row's number of known terms when the linear text
+        table gives it in the same pass, else None)."""
+        p = self.__dict__["_predictor"]
+        if isinstance(p, linear.LinearText):
+            return p.scores(X)
+        return self._log_odds(p, self._prepared(X)), None
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """P(label | x) per label, shape (n, L) (labels are not exclusive: rows need not sum to 1)."""
@@ -398,7 +415,11 @@ class MultiLabel(Classifier):
 
     def predict(self, X: Any) -> np.ndarray:
         """The indicator matrix (n, L) of int 0/1 (scikit-learn's multi-label convention)."""
-        s = self.decision_function(X)
+        self.check_fitted()
+        if "_nblr_weights" in self.__dict__:
+            s, n_terms = self.decision_function(X), None
+        else:
+            s, n_terms = self._scores(X)
         if self.top_k is not None:
             k = min(int(self.top_k), s.shape[1])
             out = np.zeros(s.shape, dtype=np.int64)
@@ -406,7 +427,7 @@ class MultiLabel(Classifier):
             np.put_along_axis(out, top, 1, axis=1)
             return out
         if self._per_term() and "_nblr_weights" not in self.__dict__:
-            s = s / length(self.__dict__["_predictor"], X)
+            s = s / (length(self.__dict__["_predictor"], X) if n_terms is None else n_terms)
         margin = s - self.thresholds_
         out = (margin > 0).astype(np.int64)
         empty = self.empty if self.empty != "auto" else ("keep" if self.__dict__["_empty_rows"] else "top1")

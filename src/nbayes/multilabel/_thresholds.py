@@ -7,26 +7,35 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def _cuts(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For one label: the thresholds between distinct scores (highest first; the first predicts
-    nothing) and the true / false positives each predicts (positive: score > threshold)."""
-    order = np.argsort(-s, kind="stable")
-    ss, yy = s[order], y[order]
-    last = np.r_[ss[1:] != ss[:-1], True]  # the last row of each run of equal scores
-    tp = np.r_[0.0, np.cumsum(yy)[last]]
-    k = np.r_[0.0, (np.nonzero(last)[0] + 1).astype(np.float64)]
-    top = ss[last]  # distinct scores, descending
-    below = np.r_[top[1:], -np.inf]
-    thr = np.empty(len(top) + 1)
-    thr[0] = top[0] + 1.0 if len(top) and np.isfinite(top[0]) else np.inf
+def _cuts(S: np.ndarray, Yd: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per label: the thresholds between its distinct scores (highest first; the first predicts
+    nothing) and the true / false positives each predicts (positive: score > threshold). One
+    sort of every label's scores at once."""
+    St = np.ascontiguousarray(S.T)
+    order = np.argsort(-St, axis=1, kind="stable")
+    ss = np.take_along_axis(St, order, axis=1)
+    yy = np.take_along_axis(np.ascontiguousarray(Yd.T), order, axis=1)
+    L, n = ss.shape
+    last = np.ones((L, n), dtype=bool)  # the last row of each run of equal scores
+    last[:, :-1] = ss[:, 1:] != ss[:, :-1]
+    below = np.full((L, n), -np.inf)
+    below[:, :-1] = ss[:, 1:]
     with np.errstate(invalid="ignore"):
-        mid = (top + below) / 2  # inf + -inf: NaN, replaced below
-    thr[1:] = np.select(
-        [np.isfinite(mid), np.isneginf(top), np.isposinf(top) & np.isneginf(below), np.isposinf(top)],
+        mid = (ss + below) / 2  # inf + -inf: NaN, replaced below
+    mids = np.select(
+        [np.isfinite(mid), np.isneginf(ss), np.isposinf(ss) & np.isneginf(below), np.isposinf(ss)],
         [mid, -np.inf, 0.0, below + 1.0],
-        default=top - 1.0,  # the lowest finite score: just below it
+        default=ss - 1.0,  # the lowest finite score: just below it
     )
-    return thr, tp, k - tp
+    ctp = np.cumsum(yy, axis=1)
+    out = []
+    for l in range(L):
+        idx = np.flatnonzero(last[l])
+        first = ss[l, 0] + 1.0 if n and np.isfinite(ss[l, 0]) else np.inf
+        tp = np.r_[0.0, ctp[l, idx]]
+        k = np.r_[0.0, (idx + 1).astype(np.float64)]
+        out.append((np.r_[first, mids[l, idx]], tp, k - tp))
+    return out
 
 
 def f1_thresholds(S: np.ndarray, Y: sp.csr_matrix, average: str) -> np.ndarray:
@@ -36,7 +45,7 @@ def f1_thresholds(S: np.ndarray, Y: sp.csr_matrix, average: str) -> np.ndarray:
     n, L = S.shape
     Yd = np.asarray(Y.todense(), dtype=np.float64) if sp.issparse(Y) else np.asarray(Y, dtype=np.float64)
     P = Yd.sum(axis=0)
-    cuts = [_cuts(S[:, l], Yd[:, l]) for l in range(L)]
+    cuts = _cuts(S, Yd)
     thr = np.zeros(L)
     for l, (t, tp, fp) in enumerate(cuts):
         f1 = 2 * tp / np.maximum(2 * tp + fp + (P[l] - tp), 1e-300)
