@@ -398,3 +398,25 @@ def test_every_model_that_learns_serves_its_updates_exactly(tmp_path, kind):
     Q = np.array([[g["probabilities"][str(k)] for k in ref.classes_] for g in again])
     np.testing.assert_allclose(P, mid, rtol=0, atol=1e-12)
     np.testing.assert_allclose(Q, ref.predict_proba(Xn), rtol=0, atol=1e-12)
+
+
+def test_a_replaced_version_is_freed_without_the_cycle_collector(text_file):
+    """A version no request holds any more is freed by reference counting alone: the service
+    freezes the collector (gc.freeze), so a version caught in a reference cycle would stay
+    in memory for good (a model's arrays per update)."""
+    import gc
+    import weakref
+
+    with client(text_file, freeze_gc=True) as c:
+        post(c, "/v1/learn", {"texts": ["zebra prize"], "labels": ["spam"]})
+        c.post("/v1/predict", json={"text": "zebra"})
+        old = weakref.ref(c.app.state.learner.model)
+        loaded = weakref.ref(c.app.state.learner.holder.current)
+        gc.disable()
+        try:
+            for i in range(3):
+                post(c, "/v1/learn", {"texts": [f"okapi{i}"], "labels": ["ham"]})
+            assert old() is None and loaded() is None
+        finally:
+            gc.enable()
+            gc.unfreeze()
