@@ -154,3 +154,21 @@ def test_a_group_with_a_new_class_replays():
     assert replayed.classes_.tolist() == live.classes_.tolist() == ["ham", "spam", "zoo"]
     probe = ["zebra", "okapi free", "lunch"]
     np.testing.assert_allclose(replayed.predict_proba(probe), live.predict_proba(probe), rtol=0, atol=1e-12)
+
+
+def test_the_term_lookup_kernel_equals_a_binary_search():
+    """nbayes._kernels.lookup.find_terms (its NumPy twin: searchsorted plus an equality check)
+    over tables built from strings and extended by the learning path."""
+    from nbayes.serve._delta import lookup
+
+    rng = np.random.default_rng(11)
+    letters = list("abé𝔘zq") + ["\u0130"]
+    words = sorted({"".join(rng.choice(letters, rng.integers(1, 12))) for _ in range(400)})
+    vocab = np.empty(len(words), dtype=object)
+    vocab[:] = words
+    table = TermTable(vocab[::2])
+    queries = vocab[rng.permutation(len(vocab))[:150]]
+    want = np.searchsorted(vocab[::2], queries)
+    hit = (want < len(vocab[::2])) & (vocab[::2][np.minimum(want, len(vocab[::2]) - 1)] == queries)
+    np.testing.assert_array_equal(lookup(table, queries), np.where(hit, want, -1))
+    assert lookup(table, queries[:0]).tolist() == []

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels.lookup import find_terms
 from .._kernels.text import build
 from .._validation import check_sample_weight, check_y, encode_labels, sorted_unique, union_labels
 from ..stats.text import TextStats
@@ -62,6 +63,11 @@ def total(deltas: list[Delta]) -> Delta:
     """One delta holding the sum of ``deltas``."""
     if len(deltas) == 1:
         return deltas[0]
+    if all(_plain_text(d.stats) for d in deltas):  # one vocabulary by dictionary, sorted once
+        acc = TextReplay(deltas[0].classes)
+        for d in deltas:
+            acc.add(d.classes, d.stats)
+        return Delta(acc.result(), acc.classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
     classes = deltas[0].classes
     for d in deltas[1:]:
         classes = union_labels(classes, d.classes)
@@ -74,13 +80,17 @@ def total(deltas: list[Delta]) -> Delta:
     return Delta(stats, classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
 
 
+def _plain_text(s: Any) -> bool:
+    """Text statistics over a vocabulary of words (not hashing buckets), without tf-idf sums."""
+    return isinstance(s, TextStats) and s.weighted is None and s.terms.dtype == object
+
+
 def _fast_text(model: Any) -> TermTable | None:
     """The term table of a text model over a whole, unweighted vocabulary (every term kept),
     which :func:`_add_text` extends; None for the generic path."""
     s = model.__dict__.get("stats_")
     table = model.__dict__.get("_table")
-    if (isinstance(s, TextStats) and s.weighted is None and s.terms.dtype == object and isinstance(table, TermTable)
-            and len(model.__dict__.get("_terms", ())) == len(s.terms)):
+    if _plain_text(s) and isinstance(table, TermTable) and len(model.__dict__.get("_terms", ())) == len(s.terms):
         return table
     return None
 
@@ -95,7 +105,7 @@ def added(model: Any, d: Delta) -> tuple[Any, np.ndarray]:
         base = base.embed(pos, len(allc))
     dpos, _ = encode_labels(d.classes, allc)
     table = _fast_text(model)
-    if table is not None and isinstance(d.stats, TextStats) and d.stats.weighted is None:
+    if table is not None and _plain_text(d.stats):
         return _add_text(base, d.stats, dpos, table), allc
     return base + d.stats.embed(dpos, len(allc)), allc
 
@@ -112,10 +122,11 @@ def _add_text(base: TextStats, d: TextStats, cpos: np.ndarray, table: TermTable)
     """``base`` + ``d`` (classes of ``d`` at rows ``cpos``) over the united vocabulary, with the
     term table of ``base``'s terms extended to it."""
     bt, dt = base.terms, d.terms
-    at = np.searchsorted(bt, dt)
-    known = np.zeros(len(dt), dtype=bool)
-    inside = at < len(bt)
-    known[inside] = bt[at[inside]] == dt[inside]
+    ids = lookup(table, dt)
+    known = ids >= 0
+    at = ids.astype(np.intp)
+    if not known.all():  # where the new terms go: a binary search for those only
+        at[~known] = np.searchsorted(bt, dt[~known])
     if known.all():
         terms, pos, new_table = bt, at, table
         tc, dc, df, tf = base.term_count.copy(), base.doc_count.copy(), base.df.copy(), base.tf.copy()
@@ -152,6 +163,25 @@ def _open_columns(a: np.ndarray, ins: np.ndarray) -> np.ndarray:
     return out
 
 
+def _code_points(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(code points, start, length) of ``terms`` laid end to end, as a term table holds them."""
+    items = terms.tolist()
+    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    starts = np.zeros(len(items), dtype=np.int64)
+    if len(items):
+        starts[1:] = np.cumsum(lengths)[:-1]
+    cps = np.frombuffer("".join(items).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
+    return cps, starts, lengths
+
+
+def lookup(table: TermTable, terms: np.ndarray) -> np.ndarray:
+    """The id of each of ``terms`` in ``table`` (its position in the table's sorted terms), -1
+    for a term it does not hold."""
+    qcps, qstart, qlength = _code_points(terms)
+    ids: np.ndarray = find_terms(qcps, qstart, qlength, table.slots, table.start, table.length, table.cps)
+    return ids
+
+
 def _pow2(n: int) -> int:
     return 1 << max(10, int(n - 1).bit_length())
 
@@ -160,10 +190,8 @@ def extend_table(table: TermTable, terms: np.ndarray, ins: np.ndarray, fresh: np
     """``table`` (over the terms of ``terms`` without ``fresh``) with the sorted ``fresh`` terms
     inserted before the positions ``ins`` of the old order: their code points appended, the
     hash table re-filled over the new ids (the kernel ``build``, as ``TermTable`` does)."""
-    joined = "".join(fresh.tolist())
-    cps_new = np.frombuffer(joined.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
-    lengths = np.fromiter(map(len, fresh.tolist()), dtype=np.int64, count=len(fresh))
-    starts = len(table.cps) + np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    cps_new, starts, lengths = _code_points(fresh)
+    starts = starts + len(table.cps)
     cps = np.concatenate([table.cps, cps_new])
     start = np.insert(table.start, ins, starts)
     length = np.insert(table.length, ins, lengths)
