@@ -282,15 +282,15 @@ def test_concurrent_learners_and_readers_see_whole_versions(text_file):
         assert 1 <= version <= 40  # group commit: concurrent updates may share a version
     # every answer is the answer of the version it names: replay the log version by version
     from nbayes.serve._delta import apply
-    from nbayes.serve._learn import decode_delta
     from nbayes.serve._log import read_log
+    from nbayes.serve._records import read_deltas
 
     _, records, _, _ = read_log(str(text_file) + ".log")
     assert sum(r.rows for r in records) == 40
     model, answers = text_model(), {0: None}
     answers[0] = model.predict_proba(["zebra3 prize lunch1"])[0, 1]
-    for r in records:
-        model = apply(model, decode_delta(model, r.body))
+    for r, d in zip(records, read_deltas(model, [r.body for r in records])):
+        model = apply(model, d)
         answers[r.version] = model.predict_proba(["zebra3 prize lunch1"])[0, 1]
     assert len(seen) > 10
     for v, p in seen:

@@ -63,7 +63,7 @@ def total(deltas: list[Delta]) -> Delta:
     """One delta holding the sum of ``deltas``."""
     if len(deltas) == 1:
         return deltas[0]
-    if all(_plain_text(d.stats) for d in deltas):  # one vocabulary by dictionary, sorted once
+    if all(plain_text(d.stats) for d in deltas):  # one vocabulary by dictionary, sorted once
         acc = TextReplay(deltas[0].classes)
         for d in deltas:
             acc.add(d.classes, d.stats)
@@ -80,7 +80,7 @@ def total(deltas: list[Delta]) -> Delta:
     return Delta(stats, classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
 
 
-def _plain_text(s: Any) -> bool:
+def plain_text(s: Any) -> bool:
     """Text statistics over a vocabulary of words (not hashing buckets), without tf-idf sums."""
     return isinstance(s, TextStats) and s.weighted is None and s.terms.dtype == object
 
@@ -90,7 +90,7 @@ def _fast_text(model: Any) -> TermTable | None:
     which :func:`_add_text` extends; None for the generic path."""
     s = model.__dict__.get("stats_")
     table = model.__dict__.get("_table")
-    if _plain_text(s) and isinstance(table, TermTable) and len(model.__dict__.get("_terms", ())) == len(s.terms):
+    if plain_text(s) and isinstance(table, TermTable) and len(model.__dict__.get("_terms", ())) == len(s.terms):
         return table
     return None
 
@@ -105,7 +105,7 @@ def added(model: Any, d: Delta) -> tuple[Any, np.ndarray]:
         base = base.embed(pos, len(allc))
     dpos, _ = encode_labels(d.classes, allc)
     table = _fast_text(model)
-    if table is not None and _plain_text(d.stats):
+    if table is not None and plain_text(d.stats):
         return _add_text(base, d.stats, dpos, table), allc
     return base + d.stats.embed(dpos, len(allc)), allc
 
@@ -202,9 +202,11 @@ def extend_table(table: TermTable, terms: np.ndarray, ins: np.ndarray, fresh: np
 
 
 class TextReplay:
-    """The sum of many records' text statistics (words as strings) over one growing vocabulary
-    numbered in order of first sight: per record a dictionary look-up per term, then the counts
-    added in place, so n records cost O(their size), not a merge of sorted vocabularies each."""
+    """The sum of many text updates over one growing vocabulary numbered in order of first
+    sight (as the log numbers its terms): the counts are added in place, so n updates cost
+    O(their size), not a merge of sorted vocabularies each. Updates come as statistics over
+    their own terms (:meth:`add`: a dictionary look-up per term) or, replaying a log, as counts
+    over term numbers the log defined in order (:meth:`define`, :meth:`add_counts`)."""
 
     def __init__(self, classes: np.ndarray) -> None:
         self.classes = classes
@@ -216,7 +218,30 @@ class TextReplay:
         self.cc = np.zeros(len(classes))
         self.n_docs = 0.0
 
+    def define(self, words: list[str]) -> None:
+        """Number ``words`` (new) next, in order."""
+        n = len(self.words)
+        self.ids.update(zip(words, range(n, n + len(words))))
+        self.words.extend(words)
+
+    def numbers(self, terms: list[str]) -> np.ndarray:
+        """The numbers of ``terms``, numbering the new ones next."""
+        get = self.ids.get
+        tid = np.fromiter((get(t, -1) for t in terms), dtype=np.intp, count=len(terms))
+        fresh = np.flatnonzero(tid < 0)
+        if len(fresh):
+            new = list(dict.fromkeys(terms[j] for j in fresh.tolist()))
+            self.define(new)
+            tid[fresh] = [self.ids[terms[j]] for j in fresh.tolist()]
+        return tid
+
     def add(self, classes: np.ndarray, s: TextStats) -> None:
+        self.add_counts(classes, self.numbers(s.terms.tolist()), s.class_count, s.term_count, s.doc_count,
+                        s.df, s.tf, s.n_docs)
+
+    def add_counts(self, classes: np.ndarray, tid: np.ndarray, cc: np.ndarray, tc: np.ndarray, dc: np.ndarray,
+                   df: np.ndarray, tf: np.ndarray, n_docs: float) -> None:
+        """Add counts over the (distinct) term numbers ``tid`` of the classes ``classes``."""
         allc = union_labels(self.classes, classes)
         if len(allc) != len(self.classes):
             pos, _ = encode_labels(self.classes, allc)
@@ -224,30 +249,25 @@ class TextReplay:
             self.cc = _rows(self.cc[:, None], pos, len(allc))[:, 0]
             self.classes = allc
         cpos, _ = encode_labels(classes, self.classes)
-        ids, words = self.ids, self.words
-        get = ids.get
-        tid = np.fromiter((get(t, -1) for t in s.terms.tolist()), dtype=np.intp, count=len(s.terms))
-        for j in np.flatnonzero(tid < 0).tolist():
-            t = s.terms[j]
-            tid[j] = ids[t] = len(words)
-            words.append(t)
-        if len(words) > self.tc.shape[1]:
-            cap = max(2 * self.tc.shape[1], len(words))
+        if len(self.words) > self.tc.shape[1]:
+            cap = max(2 * self.tc.shape[1], len(self.words))
             self.tc, self.dc = (_cols(a, cap) for a in (self.tc, self.dc))
             self.df, self.tf = (_cols(a[None], cap)[0] for a in (self.df, self.tf))
-        self.cc[cpos] += s.class_count
+        self.cc[cpos] += cc
         rows = np.ix_(cpos, tid)
-        self.tc[rows] += s.term_count
-        self.dc[rows] += s.doc_count
-        self.df[tid] += s.df
-        self.tf[tid] += s.tf
-        self.n_docs += s.n_docs
+        self.tc[rows] += tc
+        self.dc[rows] += dc
+        self.df[tid] += df
+        self.tf[tid] += tf
+        self.n_docs += n_docs
 
     def result(self) -> TextStats:
+        """The sum, over the terms seen (sorted; a term defined but never counted is left out)."""
         n = len(self.words)
         terms = np.empty(n, dtype=object)
         terms[:] = self.words
         order = np.array(sorted(range(n), key=self.words.__getitem__), dtype=np.intp)
+        order = order[self.tf[order] > 0] if n and not (self.tf[:n] > 0).all() else order
         return TextStats(terms[order], self.cc, self.tc[:, order], self.dc[:, order], self.df[order],
                          self.tf[order], self.n_docs)
 

@@ -36,10 +36,10 @@ from .._validation import check_sample_weight, check_y, encode_labels, show
 from ..errors import ModelFileError, NBayesError
 from ..io.info import count, json_value
 from ..io.model_file import state_to_bytes
-from ..stats.text import TextStats
-from . import _codec, _delta, _log
+from . import _delta, _log
 from ._delta import Delta
 from ._model import Loaded, ModelHolder, Problem, log
+from ._records import LogTerms, read_deltas, replay
 
 LEARN, UNLEARN = "learn", "unlearn"
 
@@ -112,22 +112,6 @@ def _unknown_label(labels: np.ndarray, classes: np.ndarray, *, learn: bool) -> s
     return f"labels[{i}] is {show(labels[i])}, a class this model never learned {known}; nothing was unlearned"
 
 
-def encode_delta(d: Delta) -> bytes:
-    """A record body: the delta's classes and statistics (:mod:`._codec`)."""
-    return _codec.encode(d.classes, d.stats.to_arrays())
-
-
-def decode_delta(model: Any, body: bytes | memoryview, rows: int = 0, weight: float = 0.0,
-                 where: str = "an update log record") -> Delta:
-    """The delta a record body holds, read with the hooks of ``model`` (its statistics type)."""
-    classes, arrays = _codec.decode(body, where)
-    try:
-        stats = type(model).statistics_from_arrays(arrays, model.n_features_in_)
-    except (KeyError, ValueError, TypeError, IndexError) as exc:
-        raise ModelFileError(f"{where}: the statistics do not fit this model ({type(exc).__name__}: {exc})") from None
-    return Delta(stats, _delta.as_labels(classes), rows, weight)
-
-
 # ---------------------------------------------------------------------------- the learner
 class Learner:
     """The one model that learns: recovers it from the file and its log at start, applies
@@ -166,10 +150,10 @@ class Learner:
         self._stopping = False
         self._thread: threading.Thread | None = None
         # a snapshot in the background: its thread, (version, sha) once its file is in place
-        # (or an exception), and the records (version, frame bytes, rows) appended meanwhile
+        # (or an exception), and the records (and their deltas) appended meanwhile
         self._snap: threading.Thread | None = None
         self._snap_done: tuple[int, str] | BaseException | None = None
-        self._since: list[tuple[int, bytes, int]] = []
+        self._since: list[tuple[_log.Record, Delta]] = []
 
     # ------------------------------------------------------------------ start
     def _recover(self, model: Any, parent: str | None) -> tuple[Any, int]:
@@ -179,6 +163,7 @@ class Learner:
                 os.unlink(stale)
             except FileNotFoundError:
                 pass
+        self._terms = LogTerms()
         if not os.path.exists(path):
             _log.write_new(path, self.sha, self.version)
             return model, 0
@@ -196,20 +181,25 @@ class Learner:
                 f"{self.path} is {self.sha[:12]}...); move it away if {self.path} was replaced on purpose"
             )
         expected = base + 1
-        kept: list[_log.Record] = []
         for r in records:
             if r.version != expected:
                 raise ModelFileError(f"{path}: record for version {r.version} where version {expected} was expected")
             expected += 1
-            if r.version > self.version:
-                kept.append(r)
+        skip = sum(1 for r in records if r.version <= self.version)  # held by the file already
+        kept = records[skip:]
+        model, words = replay(model, [r.body for r in records], skip, path)
+        self._terms = LogTerms(words)
         if kept:
-            model = model_with(model, [r.body for r in kept], path)
             self.version = kept[-1].version
             self.rows_learned = sum(r.rows for r in kept)
         self.records = len(kept)
-        if rewrite:
-            _log.write_new(path, self.sha, self.snapshot_version, [_log.encode_record(r) for r in kept])
+        if rewrite:  # the records the file does not hold, in a log after it (numbering its terms anew)
+            deltas = read_deltas(model, [r.body for r in records], path)[skip:]
+            self._terms = LogTerms()
+            frames = [_log.encode_record(_log.Record(r.version, r.op, r.rows, r.weight, self._terms.body(d)))
+                      for r, d in zip(kept, deltas)]
+            self._terms.commit()
+            _log.write_new(path, self.sha, self.snapshot_version, frames)
         elif end < size:
             log.warning("nbayes serve: %s ends with %d bytes of an update that was never acknowledged; cut", path, size - end)
             _log.truncate(path, end)
@@ -280,8 +270,10 @@ class Learner:
                 j.future.set_exception(Problem(503, f"learning is stopped: {self.broken}"))
             return
         work, version = self.model, self.version
+        self._terms.discard()
         done: list[tuple[Job, int, int]] = []  # (job, version, rows)
         records: list[_log.Record] = []
+        deltas: list[Delta] = []  # of the records
         run: list[Job] = []  # learns not yet applied
         forgot = False
         learned = unlearned = 0
@@ -290,9 +282,11 @@ class Learner:
             """Add the deltas of ``items`` to ``work`` as one record (raises, changing nothing)."""
             nonlocal work, version, learned
             delta = _delta.total([j.X for j in items])
-            new, body = _delta.apply(work, delta), encode_delta(delta)
+            new = _delta.apply(work, delta)
+            body = self._terms.body(delta)
             work, version = new, version + 1
             records.append(_log.Record(version, _log.OP_LEARN, delta.rows, delta.weight, body))
+            deltas.append(delta)
             done.extend((j, version, j.X.rows) for j in items)
             learned += delta.rows
 
@@ -345,17 +339,19 @@ class Learner:
                 try:
                     _log.append(self.fd, data)
                 except OSError:
+                    self._terms.discard()
                     try:
                         os.ftruncate(self.fd, before)
                     except OSError:
                         self.broken = f"{self.log_path} could not be written nor cut back"
                     raise
+                self._terms.commit()
                 _log.crash_point("appended")
                 self.log_bytes += len(data)
                 self.records += len(records)
                 self.rows_learned += learned
                 if self._snap is not None:  # the next log keeps what its snapshot does not hold
-                    self._since.extend((r.version, f, r.rows) for r, f in zip(records, frames))
+                    self._since.extend(zip(records, deltas))
         except (OSError, ModelFileError) as exc:
             log.error("nbayes serve: an update could not be made durable: %s", exc)
             for j, _, _ in done:
@@ -413,6 +409,7 @@ class Learner:
         a new empty log after it. A crash between the two is recognised at start (the old log
         follows the file this one follows)."""
         self._new_log(self._write_file(model, version, self.sha), version, [], 0)
+        self._terms = LogTerms()
 
     def _begin_snapshot(self, model: Any, version: int) -> None:
         """Write the file of ``model`` (an immutable version) in a background thread; the writer
@@ -446,11 +443,16 @@ class Learner:
             log.error("nbayes serve: a snapshot failed (the log keeps the updates): %s", result)
             return
         version, sha = result
-        later = [(f, n) for v, f, n in since if v > version]
+        later = [(r, d) for r, d in since if r.version > version]
+        terms = LogTerms()  # the new log numbers its terms anew
+        frames = [_log.encode_record(_log.Record(r.version, r.op, r.rows, r.weight, terms.body(d))) for r, d in later]
+        terms.commit()
         try:
-            self._new_log(sha, version, [f for f, _ in later], sum(n for _, n in later))
+            self._new_log(sha, version, frames, sum(r.rows for r, _ in later))
         except OSError as exc:  # the start recognises the old log after the new file
             log.error("nbayes serve: the log after a snapshot could not be written: %s", exc)
+            return
+        self._terms = terms
 
     # ------------------------------------------------------------------ publishing
     def _publish(self, model: Any) -> None:
@@ -489,47 +491,3 @@ def _refused(exc: Exception, op: str) -> Problem:
     if isinstance(exc, FloatingPointError):
         return Problem(422, f"the update would make the model's numbers overflow or undefined ({exc}); {nothing}")
     return Problem(422, f"{exc}; {nothing}")
-
-
-def model_with(model: Any, bodies: list[bytes | memoryview], where: str) -> Any:
-    """``model`` plus the updates of the record ``bodies``, summed first (a text vocabulary's
-    counts accumulated in place: :class:`._delta.TextReplay`; other statistics in a balanced
-    tree of sums), then added and estimated once."""
-    text: _delta.TextReplay | None = None
-    tree = _Sum()
-    rows, weight = 0, 0.0
-    plain_text = isinstance(model.stats_, TextStats) and model.stats_.weighted is None \
-        and model.stats_.terms.dtype == object
-    for body in bodies:
-        d = decode_delta(model, body, where=where)
-        if plain_text and isinstance(d.stats, TextStats) and d.stats.weighted is None:
-            if text is None:
-                text = _delta.TextReplay(d.classes)
-            text.add(d.classes, d.stats)
-        else:
-            tree.add(d)
-    if text is not None:
-        tree.add(Delta(text.result(), text.classes, rows, weight))
-    return _delta.apply(model, tree.result())
-
-
-class _Sum:
-    """The sum of many deltas in a balanced tree (a binary counter: at most log2(n) partial
-    sums alive), so n records cost O(size x log n), not n sums into the largest. Counts add
-    exactly; other statistics agree to rounding."""
-
-    def __init__(self) -> None:
-        self.stack: list[tuple[int, Delta]] = []
-
-    def add(self, d: Delta) -> None:
-        level = 0
-        while self.stack and self.stack[-1][0] == level:
-            d = _delta.total([self.stack.pop()[1], d])
-            level += 1
-        self.stack.append((level, d))
-
-    def result(self) -> Delta:
-        out = self.stack[-1][1]
-        for _, m in reversed(self.stack[:-1]):
-            out = _delta.total([m, out])
-        return out
