@@ -420,3 +420,38 @@ def test_a_replaced_version_is_freed_without_the_cycle_collector(text_file):
         finally:
             gc.enable()
             gc.unfreeze()
+
+
+def test_learning_goes_on_while_a_snapshot_is_written(text_file, monkeypatch):
+    """A snapshot is written in the background from the version it was taken at; the updates
+    acknowledged meanwhile go to the old log, then to the new log after the snapshot (their
+    words numbered anew), and a restart holds every one of them."""
+    import time
+
+    from nbayes.serve._learn import Learner
+
+    slow = threading.Event()
+    write = Learner._write_file
+
+    def slow_write(self, model, version, follows):
+        slow.set()
+        time.sleep(0.4)  # learns keep landing while the file is written
+        return write(self, model, version, follows)
+
+    monkeypatch.setattr(Learner, "_write_file", slow_write)
+    ref = text_model()
+    with client(text_file, snapshot_every=2) as c:
+        for i in range(10):
+            docs = [f"zebra{i} okapi{i % 3} prize", f"giraffe{i} lunch"]
+            post(c, "/v1/learn", {"texts": docs, "labels": ["spam", "ham"]})
+            ref.partial_fit(docs, ["spam", "ham"])
+            if i == 1:
+                assert slow.wait(5)
+        status = c.get("/v1/model").json()["learning"]
+        assert status["version"] == 10 and (status["snapshot_running"] or status["snapshots"] >= 1)
+    probe = PROBE + ["zebra9 okapi2", "giraffe3 zebra1", "okapi1"]
+    with client(text_file) as c:
+        status = c.get("/v1/model").json()["learning"]
+        assert status["version"] == 10 and status["file_version"] >= 2
+        np.testing.assert_allclose(proba(c, probe), ref.predict_proba(probe), rtol=0, atol=1e-12)
+    assert nbayes.load(text_file).predict_proba(["zebra1"]).shape == (1, 2)
