@@ -189,3 +189,31 @@ def test_the_term_lookup_kernel_equals_a_binary_search():
     hit = (want < len(vocab[::2])) & (vocab[::2][np.minimum(want, len(vocab[::2]) - 1)] == queries)
     np.testing.assert_array_equal(lookup(table, queries), np.where(hit, want, -1))
     assert lookup(table, queries[:0]).tolist() == []
+
+
+def test_a_group_applied_at_once_equals_its_sum_applied():
+    """apply_all (the group's terms found by the term table, new ones inserted once, the sum
+    added into the model's arrays) gives the statistics, bit for bit, and the summed delta of
+    total + apply; with new terms shared by several updates, repeated ones, and a new class."""
+    from nbayes.serve._delta import apply_all, total
+
+    rng = np.random.default_rng(8)
+    words = [f"w{i}" for i in range(40)] + ["free", "lunch", "prize", "okapi", "zébra"]
+    model = nbayes.TextClassifier(alpha=0.5).fit(SPAM + HAM, ["spam"] * 3 + ["ham"] * 3)
+    for _ in range(15):
+        deltas = []
+        for _ in range(rng.integers(1, 5)):
+            n = int(rng.integers(1, 4))
+            docs = [" ".join(rng.choice(words, rng.integers(1, 9))) for _ in range(n)]
+            deltas.append(count(model, docs, list(rng.choice(["spam", "ham", "zoo"], n)), rng.uniform(0.1, 2.0, n).tolist()))
+        got, summed = apply_all(model, deltas)
+        want_delta = total(deltas)
+        want = apply(model, want_delta)
+        for k, v in want.stats_.to_arrays().items():
+            _same(np.asarray(v), np.asarray(got.stats_.to_arrays()[k]))
+        for k, v in want_delta.stats.to_arrays().items():
+            _same(np.asarray(v), np.asarray(summed.stats.to_arrays()[k]))
+        assert summed.classes.tolist() == want_delta.classes.tolist()
+        probe = [" ".join(rng.choice(words, 6)) for _ in range(4)]
+        np.testing.assert_array_equal(got.predict_proba(probe), want.predict_proba(probe))
+        model = got

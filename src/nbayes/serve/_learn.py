@@ -281,8 +281,7 @@ class Learner:
         def commit(items: list[Job]) -> None:
             """Add the deltas of ``items`` to ``work`` as one record (raises, changing nothing)."""
             nonlocal work, version, learned
-            delta = _delta.total([j.X for j in items])
-            new = _delta.apply(work, delta)
+            new, delta = _delta.apply_all(work, [j.X for j in items])
             body = self._terms.body(delta)
             work, version = new, version + 1
             records.append(_log.Record(version, _log.OP_LEARN, delta.rows, delta.weight, body))
