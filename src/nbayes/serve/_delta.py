@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -297,8 +298,7 @@ class TextReplay:
 
     def numbers(self, terms: list[str]) -> np.ndarray:
         """The numbers of ``terms``, numbering the new ones next."""
-        get = self.ids.get
-        tid = np.fromiter((get(t, -1) for t in terms), dtype=np.intp, count=len(terms))
+        tid = np.fromiter(map(self.ids.get, terms, repeat(-1)), dtype=np.intp, count=len(terms))  # a C loop
         fresh = np.flatnonzero(tid < 0)
         if len(fresh):
             new = list(dict.fromkeys(terms[j] for j in fresh.tolist()))

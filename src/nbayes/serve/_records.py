@@ -13,6 +13,7 @@ it are written again with its numbering.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -39,19 +40,19 @@ class LogTerms:
         if not _delta.plain_text(s):
             return _codec.encode(d.classes, s.to_arrays())
         ids, pending = self.ids, self.pending
-        numbers: list[int] = []
+        terms = s.terms.tolist()
+        numbers = np.fromiter(map(ids.get, terms, repeat(-1)), dtype=np.int64, count=len(terms))  # a C loop
         new: list[str] = []
-        for t in s.terms.tolist():
-            k = ids.get(t)
+        for j in np.flatnonzero(numbers < 0).tolist():
+            t = terms[j]
+            k = pending.get(t)
             if k is None:
-                k = pending.get(t)
-                if k is None:
-                    k = pending[t] = len(ids) + len(pending)
-                    new.append(t)
-            numbers.append(k)
+                k = pending[t] = len(ids) + len(pending)
+                new.append(t)
+            numbers[j] = k
         fresh = np.empty(len(new), dtype=object)
         fresh[:] = new
-        arrays = {"text/new_terms": fresh, "text/term_ids": np.array(numbers, dtype=np.uint32)}
+        arrays = {"text/new_terms": fresh, "text/term_ids": numbers.astype(np.uint32)}
         arrays.update((k, np.asarray(v)) for k, v in s.to_arrays().items() if k in _TEXT)
         return _codec.encode(d.classes, arrays)
 
