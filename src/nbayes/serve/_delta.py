@@ -270,7 +270,7 @@ def extend_table(table: TermTable, terms: np.ndarray, ins: np.ndarray, fresh: np
     n = len(terms)
     slots = np.full(2 * _pow2(2 * n + 2), -1, dtype=np.int64)
     build(cps, start, length, slots, np.zeros(n, dtype=np.int64))
-    return TermTable.from_parts(terms, slots, start, length, cps, table.how)
+    return TermTable.from_parts(terms, slots, start, length, cps, table._how())
 
 
 class TextReplay:

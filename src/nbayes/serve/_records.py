@@ -93,7 +93,8 @@ def read_deltas(model: Any, bodies: list[Any], where: str = "an update log recor
             words.extend(new)
             terms = np.empty(len(tid), dtype=object)
             terms[:] = [words[i] for i in tid.tolist()]
-            stats = TextStats(terms, *(np.asarray(arrays[k]) for k in _TEXT[:5]), float(arrays["stats/n_docs"]))
+            cc, tc, dc, df, tf = (np.asarray(arrays[k]) for k in _TEXT[:5])
+            stats = TextStats(terms, cc, tc, dc, df, tf, float(arrays["stats/n_docs"]))
         else:
             stats = _stats(model, arrays, where)
         out.append(Delta(stats, labels, 0, 0.0))
