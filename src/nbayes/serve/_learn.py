@@ -1,18 +1,22 @@
 """Learning and forgetting in ``nbayes serve --learn``: one authoritative model, updated by one
 writer thread, made durable by the update log (:mod:`._log`) before any answer.
 
-- An update is turned into statistics with the model's own hooks (``prepare_input``,
-  ``count_statistics``); a learn is ``model.merge(update)`` (the statistics added, a new model:
-  the served one is never touched), an unlearn ``stats_.subtract`` then ``set_statistics`` on a
+- A learn request is turned into statistics (a :class:`~._delta.Delta`) by the request itself,
+  with the model's own hooks (``prepare_input``, ``count_statistics``): tokenising and counting
+  happen outside the writer. The writer adds a group's deltas into new arrays
+  (:func:`._delta.apply`: copy-on-write, the served version is never touched) and estimates
+  the parameters once per group. An unlearn is ``stats_.subtract`` then ``set_statistics`` on a
   copy. Readers keep the model they started with; the new version replaces it whole.
 - Group commit: the writer thread takes every update waiting, applies them in order (the
   learns of a run summed into one record), appends the records and fsyncs once, then publishes
   the new version and answers each request.
 - Forgetting: a group holding an unlearn is not logged; the model file is rewritten (a
   snapshot) and the log emptied before the answer, so no record of the forgotten rows remains.
-- Snapshots also every ``snapshot_every`` records or ``snapshot_bytes`` of log. A snapshot's
-  file records its version and the checksum of the file before it, so a crash between writing
-  the file and emptying the log is recognised at start.
+- Snapshots also every ``snapshot_every`` records or ``snapshot_bytes`` of log, written from an
+  immutable version by a background thread while learning goes on; the writer then starts a
+  new log after it holding the records made meanwhile. A snapshot's file records its version
+  and the checksum of the file before it, so a crash between writing the file and replacing
+  the log is recognised at start.
 """
 
 from __future__ import annotations
@@ -28,13 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_sample_weight, check_y, encode_labels, show, sorted_unique
+from .._validation import check_sample_weight, check_y, encode_labels, show
 from ..errors import ModelFileError, NBayesError
 from ..io.info import count, json_value
-from ..io.load import from_state
-from ..io.model_file import state_from_bytes, state_to_bytes
-from . import _log
+from ..io.model_file import state_to_bytes
+from . import _delta, _log
+from ._delta import Delta
 from ._model import Loaded, ModelHolder, Problem, log
+from ._records import LogTerms, read_deltas, replay
 
 LEARN, UNLEARN = "learn", "unlearn"
 
@@ -42,7 +47,7 @@ LEARN, UNLEARN = "learn", "unlearn"
 @dataclass
 class Job:
     op: str
-    X: Any
+    X: Any  # a learn: its Delta (counted by the request); an unlearn: the rows
     y: list[Any]
     w: list[float] | None
     future: concurrent.futures.Future[dict[str, Any]] = field(default_factory=concurrent.futures.Future)
@@ -70,25 +75,14 @@ def cannot(model: Any, op: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------- statistics
-def update_model(work: Any, X: Any, y: list[Any], w: list[float] | None, allow_new: bool) -> tuple[Any, int, float]:
-    """(a model whose statistics are those of the rows (X, y, w) with the settings of ``work``,
-    rows, weight). A label outside ``work.classes_`` is a 422 unless ``allow_new``."""
-    Xv, _ = work.prepare_input(X, fitting=False)
-    n = int(Xv.shape[0])
-    labels = check_y(_labels(y), n)
-    weights = check_sample_weight(w, n)
-    distinct = sorted_unique(labels)
-    _, unknown = encode_labels(distinct, work.classes_)
-    if unknown.any() and not allow_new:
-        raise Problem(422, _unknown_label(labels, work.classes_, learn=True))
-    # the update's own classes only (merge lays them into the model's): a record holds the
-    # counts of the classes it touches, not K rows of zeros
-    classes = distinct
-    codes, _ = encode_labels(labels, classes)
-    stats = work.count_statistics(Xv, codes, len(classes), weights)
-    d = copy.copy(work)
-    d.set_statistics(stats, classes, work.n_features_in_, work.input_feature_names())
-    return d, n, float(n if weights is None else weights.sum())
+def counted(model: Any, X: Any, y: list[Any], w: list[float] | None) -> Delta:
+    """The statistics of a learn request (run by the request, outside the writer): 422 for
+    rows the model refuses or numbers that overflow."""
+    try:
+        with np.errstate(over="raise", invalid="raise"):
+            return _delta.count(model, X, y, w)
+    except (NBayesError, FloatingPointError) as exc:
+        raise _refused(exc, LEARN) from None
 
 
 def without_rows(work: Any, X: Any, y: list[Any], w: list[float] | None) -> tuple[Any, int, float]:
@@ -96,7 +90,7 @@ def without_rows(work: Any, X: Any, y: list[Any], w: list[float] | None) -> tupl
     count would go below zero."""
     Xv, _ = work.prepare_input(X, fitting=False)
     n = int(Xv.shape[0])
-    labels = check_y(_labels(y), n)
+    labels = check_y(_delta.as_labels(y), n)
     weights = check_sample_weight(w, n)
     codes, unknown = encode_labels(labels, work.classes_)
     if unknown.any():
@@ -106,15 +100,6 @@ def without_rows(work: Any, X: Any, y: list[Any], w: list[float] | None) -> tupl
     new = copy.copy(work)
     new.set_statistics(stats, work.classes_, work.n_features_in_, work.input_feature_names())
     return new, n, float(n if weights is None else weights.sum())
-
-
-def _labels(y: list[Any]) -> np.ndarray:
-    """JSON labels as an array; labels of mixed JSON types stay Python objects."""
-    if len({type(v) for v in y}) > 1:
-        out = np.empty(len(y), dtype=object)
-        out[:] = y
-        return out
-    return np.asarray(y)
 
 
 def _unknown_label(labels: np.ndarray, classes: np.ndarray, *, learn: bool) -> str:
@@ -164,6 +149,11 @@ class Learner:
         self._queue: list[Job] = []
         self._stopping = False
         self._thread: threading.Thread | None = None
+        # a snapshot in the background: its thread, (version, sha) once its file is in place
+        # (or an exception), and the records (and their deltas) appended meanwhile
+        self._snap: threading.Thread | None = None
+        self._snap_done: tuple[int, str] | BaseException | None = None
+        self._since: list[tuple[_log.Record, Delta]] = []
 
     # ------------------------------------------------------------------ start
     def _recover(self, model: Any, parent: str | None) -> tuple[Any, int]:
@@ -173,6 +163,7 @@ class Learner:
                 os.unlink(stale)
             except FileNotFoundError:
                 pass
+        self._terms = LogTerms()
         if not os.path.exists(path):
             _log.write_new(path, self.sha, self.version)
             return model, 0
@@ -183,41 +174,47 @@ class Learner:
                 raise ModelFileError(f"{path}: the log starts at version {base}, the model file is version {self.version}")
             rewrite = False
         elif parent is not None and follows == parent:
-            rewrite = True  # the snapshot was written, the crash came before the log was emptied
+            rewrite = True  # the snapshot was written, the crash came before the log was replaced
         else:
             raise ModelFileError(
                 f"{path}: this update log belongs to another model file (it follows snapshot {str(follows)[:12]}..., "
                 f"{self.path} is {self.sha[:12]}...); move it away if {self.path} was replaced on purpose"
             )
         expected = base + 1
-        kept: list[_log.Record] = []
-        total = _Sum()
         for r in records:
             if r.version != expected:
                 raise ModelFileError(f"{path}: record for version {r.version} where version {expected} was expected")
             expected += 1
-            if r.version <= self.version:
-                continue
-            total.add(self.decode(r.image))
-            kept.append(r)
-            self.version = r.version
-            self.rows_learned += r.rows
+        skip = sum(1 for r in records if r.version <= self.version)  # held by the file already
+        kept = records[skip:]
+        model, words = replay(model, [r.body for r in records], skip, path)
+        self._terms = LogTerms(words)
         if kept:
-            model = model.merge(total.result())
+            self.version = kept[-1].version
+            self.rows_learned = sum(r.rows for r in kept)
         self.records = len(kept)
-        if rewrite:
-            _log.write_new(path, self.sha, self.snapshot_version, [_log.encode_record(r) for r in kept])
+        if rewrite:  # the records the file does not hold, in a log after it (numbering its terms anew)
+            deltas = read_deltas(model, [r.body for r in records], path)[skip:]
+            self._terms = LogTerms()
+            frames = [_log.encode_record(_log.Record(r.version, r.op, r.rows, r.weight, self._terms.body(d)))
+                      for r, d in zip(kept, deltas)]
+            self._terms.commit()
+            _log.write_new(path, self.sha, self.snapshot_version, frames)
         elif end < size:
             log.warning("nbayes serve: %s ends with %d bytes of an update that was never acknowledged; cut", path, size - end)
             _log.truncate(path, end)
         return model, len(kept)
 
-    @staticmethod
-    def decode(image: bytes) -> Any:
-        return from_state(state_from_bytes(image, "an update log record"))
-
     # ------------------------------------------------------------------ requests
+    def count(self, X: Any, y: list[Any], w: list[float] | None) -> Delta:
+        """A learn request's statistics, counted by the caller's thread with the served model's
+        settings (the same in every version)."""
+        return counted(self.holder.current.model, X, y, w)
+
     def submit(self, op: str, X: Any, y: list[Any], w: list[float] | None) -> concurrent.futures.Future[dict[str, Any]]:
+        """Queue an update (a learn: its :class:`Delta` as ``X``, or the rows, counted here)."""
+        if op == LEARN and not isinstance(X, Delta):
+            X = self.count(X, y, w)
         job = Job(op, X, y, w)
         with self._cond:
             if self._stopping:
@@ -236,6 +233,7 @@ class Learner:
             thread = self._thread
         if thread is not None:
             thread.join()
+        self._end_snapshot(wait=True)
         try:
             os.close(self.fd)
         except OSError:
@@ -244,11 +242,14 @@ class Learner:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._queue and not self._stopping:
+                while not self._queue and not self._stopping and self._snap_done is None:
                     self._cond.wait()
-                if not self._queue:
-                    return
                 jobs, self._queue = self._queue, []
+                if not jobs and self._stopping:
+                    return
+            self._end_snapshot(wait=False)
+            if not jobs:
+                continue
             try:
                 self._group(jobs)
             except BaseException as exc:  # noqa: BLE001 - every waiting request gets an answer
@@ -269,24 +270,24 @@ class Learner:
                 j.future.set_exception(Problem(503, f"learning is stopped: {self.broken}"))
             return
         work, version = self.model, self.version
+        self._terms.discard()
         done: list[tuple[Job, int, int]] = []  # (job, version, rows)
         records: list[_log.Record] = []
-        run: list[tuple[Job, Any, int, float]] = []  # learns not yet applied
+        deltas: list[Delta] = []  # of the records
+        run: list[Job] = []  # learns not yet applied
         forgot = False
         learned = unlearned = 0
 
-        def commit(items: list[tuple[Job, Any, int, float]]) -> None:
-            """Merge the updates of ``items`` into ``work`` as one record (raises, changing nothing)."""
+        def commit(items: list[Job]) -> None:
+            """Add the deltas of ``items`` to ``work`` as one record (raises, changing nothing)."""
             nonlocal work, version, learned
-            delta = items[0][1]
-            for _, d, _, _ in items[1:]:
-                delta = delta.merge(d)
-            new, image = work.merge(delta), state_to_bytes(delta.to_state())
+            new, delta = _delta.apply_all(work, [j.X for j in items])
+            body = self._terms.body(delta)
             work, version = new, version + 1
-            rows, weight = sum(r[2] for r in items), sum(r[3] for r in items)
-            records.append(_log.Record(version, _log.OP_LEARN, rows, weight, image))
-            done.extend((j, version, n) for j, _, n, _ in items)
-            learned += rows
+            records.append(_log.Record(version, _log.OP_LEARN, delta.rows, delta.weight, body))
+            deltas.append(delta)
+            done.extend((j, version, j.X.rows) for j in items)
+            learned += delta.rows
 
         def flush() -> None:
             try:
@@ -294,19 +295,24 @@ class Learner:
                     commit(run)
             except (NBayesError, FloatingPointError) as exc:
                 if len(run) == 1:
-                    run[0][0].future.set_exception(_refused(exc, LEARN))
+                    run[0].future.set_exception(_refused(exc, LEARN))
                 for item in run if len(run) > 1 else []:  # one of them is at fault: each on its own
                     try:
                         commit([item])
                     except (NBayesError, FloatingPointError) as exc_one:
-                        item[0].future.set_exception(_refused(exc_one, LEARN))
+                        item.future.set_exception(_refused(exc_one, LEARN))
             run.clear()
 
         for job in jobs:
             try:
                 if job.op == LEARN:
-                    d, n, weight = update_model(work, job.X, job.y, job.w, self.allow_new_classes)
-                    run.append((job, d, n, weight))
+                    d: Delta = job.X
+                    if not self.allow_new_classes:
+                        _, unknown = encode_labels(d.classes, work.classes_)
+                        if unknown.any():
+                            labels = d.labels if d.labels is not None else d.classes
+                            raise Problem(422, _unknown_label(labels, work.classes_, learn=True))
+                    run.append(job)
                 else:
                     flush()
                     work, n, _ = without_rows(work, job.X, job.y, job.w)
@@ -323,22 +329,28 @@ class Learner:
             return
         try:
             if forgot:
+                self._end_snapshot(wait=True)
                 self._snapshot(work, version)  # no record of the forgotten rows is left on disk
             else:
-                data = b"".join(_log.encode_record(r) for r in records)
+                frames = [_log.encode_record(r) for r in records]
+                data = b"".join(frames)
                 before = self.log_bytes
                 try:
                     _log.append(self.fd, data)
                 except OSError:
+                    self._terms.discard()
                     try:
                         os.ftruncate(self.fd, before)
                     except OSError:
                         self.broken = f"{self.log_path} could not be written nor cut back"
                     raise
+                self._terms.commit()
                 _log.crash_point("appended")
                 self.log_bytes += len(data)
                 self.records += len(records)
                 self.rows_learned += learned
+                if self._snap is not None:  # the next log keeps what its snapshot does not hold
+                    self._since.extend(zip(records, deltas))
         except (OSError, ModelFileError) as exc:
             log.error("nbayes serve: an update could not be made durable: %s", exc)
             for j, _, _ in done:
@@ -350,16 +362,13 @@ class Learner:
         self._publish(work)
         for j, v, n in done:
             j.future.set_result({"learned" if j.op == LEARN else "unlearned": n, "version": v})
-        if not forgot and (self.records >= self.snapshot_every or self.log_bytes >= self.snapshot_bytes):
-            try:
-                self._snapshot(work, version)
-            except (OSError, ModelFileError) as exc:  # the log still holds every update
-                log.error("nbayes serve: a snapshot failed (the log keeps the updates): %s", exc)
+        if (not forgot and self._snap is None
+                and (self.records >= self.snapshot_every or self.log_bytes >= self.snapshot_bytes)):
+            self._begin_snapshot(work, version)
 
-    def _snapshot(self, model: Any, version: int) -> None:
-        """Write the model file (atomically, its version and the file it follows inside), then
-        a new empty log after it. A crash between the two is recognised at start (the old log
-        follows the file this one follows)."""
+    # ------------------------------------------------------------------ snapshots
+    def _image(self, model: Any, version: int, follows: str) -> bytes:
+        """The model file image of ``model`` at ``version`` (its meta: the version and the file it follows)."""
         state = model.to_state()
         meta = dict(self.meta)
         cli = dict(meta.get("cli") or {})
@@ -367,14 +376,21 @@ class Learner:
         if cli:
             meta["cli"] = cli
         meta.update(state["meta"])
-        meta["serve"] = {"version": int(version), "follows": self.sha}
+        meta["serve"] = {"version": int(version), "follows": follows}
         state["meta"] = meta
-        image = state_to_bytes(state)  # the model file format, as model.save writes it
+        return state_to_bytes(state)  # the model file format, as model.save writes it
+
+    def _write_file(self, model: Any, version: int, follows: str) -> str:
+        """Write the model file atomically (after the file ``follows``); its SHA-256 (hex)."""
+        image = self._image(model, version, follows)
         _log.replace_file(self.path, image, "snapshot-written", _log.snapshot_tmp(self.path))
         _log.crash_point("snapshot-saved")
-        sha = image[-32:].hex()
+        return image[-32:].hex()
+
+    def _new_log(self, sha: str, version: int, frames: list[bytes], rows: int) -> None:
+        """Replace the log by one after the file ``sha`` (at ``version``) holding ``frames``."""
         try:
-            _log.write_new(self.log_path, sha, version)
+            _log.write_new(self.log_path, sha, version, frames)
             fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
         except OSError as exc:
             self.broken = f"the model file was written but its new log could not be ({exc})"
@@ -383,9 +399,59 @@ class Learner:
         self.fd = fd
         self.sha, self.snapshot_version = sha, int(version)
         self.log_bytes = os.fstat(fd).st_size
-        self.records = 0
-        self.rows_learned = self.rows_unlearned = 0
+        self.records = len(frames)
+        self.rows_learned, self.rows_unlearned = rows, 0
         self.snapshots += 1
+
+    def _snapshot(self, model: Any, version: int) -> None:
+        """Write the model file (atomically, its version and the file it follows inside), then
+        a new empty log after it. A crash between the two is recognised at start (the old log
+        follows the file this one follows)."""
+        self._new_log(self._write_file(model, version, self.sha), version, [], 0)
+        self._terms = LogTerms()
+
+    def _begin_snapshot(self, model: Any, version: int) -> None:
+        """Write the file of ``model`` (an immutable version) in a background thread; the writer
+        replaces the log once it is in place (:meth:`_end_snapshot`)."""
+        self._since = []
+        follows = self.sha
+
+        def write() -> None:
+            try:
+                result: tuple[int, str] | BaseException = (version, self._write_file(model, version, follows))
+            except BaseException as exc:  # noqa: BLE001 - reported to the writer
+                result = exc
+            with self._cond:
+                self._snap_done = result
+                self._cond.notify()
+
+        self._snap = threading.Thread(target=write, name="nbayes-snapshot", daemon=True)
+        self._snap.start()
+
+    def _end_snapshot(self, wait: bool) -> None:
+        """In the writer: once the background snapshot's file is in place, the new log after it
+        (holding the records appended meanwhile). ``wait``: wait for the file first."""
+        snap = self._snap
+        if snap is None or (not wait and self._snap_done is None):
+            return
+        snap.join()
+        with self._cond:
+            result, self._snap_done, self._snap = self._snap_done, None, None
+        since, self._since = self._since, []
+        if isinstance(result, BaseException) or result is None:
+            log.error("nbayes serve: a snapshot failed (the log keeps the updates): %s", result)
+            return
+        version, sha = result
+        later = [(r, d) for r, d in since if r.version > version]
+        terms = LogTerms()  # the new log numbers its terms anew
+        frames = [_log.encode_record(_log.Record(r.version, r.op, r.rows, r.weight, terms.body(d))) for r, d in later]
+        terms.commit()
+        try:
+            self._new_log(sha, version, frames, sum(r.rows for r, _ in later))
+        except OSError as exc:  # the start recognises the old log after the new file
+            log.error("nbayes serve: the log after a snapshot could not be written: %s", exc)
+            return
+        self._terms = terms
 
     # ------------------------------------------------------------------ publishing
     def _publish(self, model: Any) -> None:
@@ -410,6 +476,7 @@ class Learner:
             "log": os.path.basename(self.log_path),
             "log_bytes": self.log_bytes,
             "snapshots": self.snapshots,
+            "snapshot_running": self._snap is not None,
             "allow_new_classes": self.allow_new_classes,
             "learn": cannot(self.model, LEARN) is None,
             "unlearn": cannot(self.model, UNLEARN) is None,
@@ -423,27 +490,3 @@ def _refused(exc: Exception, op: str) -> Problem:
     if isinstance(exc, FloatingPointError):
         return Problem(422, f"the update would make the model's numbers overflow or undefined ({exc}); {nothing}")
     return Problem(422, f"{exc}; {nothing}")
-
-
-class _Sum:
-    """The sum (``merge``) of many update models in a balanced tree (a binary counter: at most
-    log2(n) partial sums alive), so replaying n records costs O(size x log n), not n merges
-    into the whole model. Counts add exactly; other statistics agree to rounding."""
-
-    def __init__(self) -> None:
-        self.stack: list[tuple[int, Any]] = []
-
-    def add(self, model: Any) -> None:
-        level = 0
-        while self.stack and self.stack[-1][0] == level:
-            model = self.stack.pop()[1].merge(model)
-            level += 1
-        self.stack.append((level, model))
-
-    def result(self) -> Any:
-        out = self.stack[-1][1]
-        for _, m in reversed(self.stack[:-1]):
-            out = m.merge(out)
-        return out
-
-

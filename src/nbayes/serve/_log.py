@@ -6,15 +6,17 @@ Layout (docs/serve.md)::
              {"snapshot": SHA-256 (hex) of the model file it follows, "version": that file's version}
     record:  length (uint32 LE) | CRC-32 of the payload (uint32 LE) | payload
     payload: version (uint64 LE) | op (uint8, 1 = learn) | rows (uint32 LE) | weight (float64 LE)
-             | the statistics of the update as a model file image (nbayes.io.model_file)
+             | the statistics of the update (:mod:`._codec`: named arrays, sparse and narrowed)
 
-A record holds counts, never the rows: the model file image of a model whose statistics are
-the update's (a text's terms and their counts, a row's per-class sums). Records are numbered by
-the model version they make, one after the other from the header's version + 1.
+A record holds counts, never the rows: the statistics of the update over its own classes and
+terms (a text's terms and their counts, a row's per-class sums). Records are numbered by the
+model version they make, one after the other from the header's version + 1.
 
 Reading stops at the first record that is incomplete or fails its CRC (a crash mid-append: the
 record was never acknowledged) and the file is cut there. A new log (after a snapshot) is
 written aside, fsync'd and renamed over the old one, so a crash leaves one or the other.
+The first format (magic ``NBLOG\\0\\0\\1``, each record a model file image) was never
+released and is not read.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from typing import Any
 
 from ..errors import ModelFileError
 
-MAGIC = b"NBLOG\x00\x00\x01"
+MAGIC = b"NBLOG\x00\x00\x02"
+#: the first format's magic (each record a model file image): never released, refused by name
+MAGIC_V1 = b"NBLOG\x00\x00\x01"
 _HEAD = struct.Struct("<8sII")
 _FRAME = struct.Struct("<II")
 _RECORD = struct.Struct("<QBId")
@@ -45,7 +49,7 @@ class Record:
     op: int
     rows: int
     weight: float
-    image: bytes  # the model file image of the update's statistics
+    body: bytes | memoryview  # the update's statistics (:mod:`._codec`)
 
 
 def log_path(model_path: str) -> str:
@@ -60,7 +64,7 @@ def file_checksum(path: str) -> str:
 
 
 def encode_record(r: Record) -> bytes:
-    payload = _RECORD.pack(r.version, r.op, r.rows, r.weight) + r.image
+    payload = _RECORD.pack(r.version, r.op, r.rows, r.weight) + bytes(r.body)
     return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
 
 
@@ -74,6 +78,9 @@ def read_log(path: str) -> tuple[dict[str, Any], list[Record], int, int]:
     header is a ModelFileError: the log is written whole by a rename, so it is damage."""
     with open(path, "rb") as f:
         raw = f.read()
+    if raw[:8] == MAGIC_V1:
+        raise ModelFileError(f"{path}: an update log of an earlier, unreleased format (records as model file "
+                             "images); this nbayes does not read it: move it away to start from the model file")
     if len(raw) < _HEAD.size or raw[:8] != MAGIC:
         raise ModelFileError(f"{path}: not an nbayes update log (bad magic bytes)")
     _, n, crc = _HEAD.unpack_from(raw)
@@ -88,11 +95,12 @@ def read_log(path: str) -> tuple[dict[str, Any], list[Record], int, int]:
         raise ModelFileError(f"{path}: the update log's header is damaged (not the expected JSON)")
     records, end = list(_records(raw, _HEAD.size + n)), _HEAD.size + n
     for r in records:
-        end += _FRAME.size + _RECORD.size + len(r.image)
+        end += _FRAME.size + _RECORD.size + len(r.body)
     return header, records, end, len(raw)
 
 
-def _records(raw: bytes, at: int) -> Iterator[Record]:
+def _records(data: bytes, at: int) -> Iterator[Record]:
+    raw = memoryview(data)  # records are views into the file's bytes, not copies
     while at + _FRAME.size <= len(raw):
         n, crc = _FRAME.unpack_from(raw, at)
         if n < _RECORD.size or n > MAX_RECORD or at + _FRAME.size + n > len(raw):
@@ -101,7 +109,7 @@ def _records(raw: bytes, at: int) -> Iterator[Record]:
         if zlib.crc32(payload) != crc:
             return
         version, op, rows, weight = _RECORD.unpack_from(payload)
-        yield Record(version, op, rows, weight, bytes(payload[_RECORD.size:]))
+        yield Record(version, op, rows, weight, payload[_RECORD.size:])
         at += _FRAME.size + n
 
 

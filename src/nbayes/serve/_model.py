@@ -99,7 +99,8 @@ class Loaded:
             from .._kernels import run
             from .._kernels.normalize import log_normalize
 
-            self._normalize = lambda jll: run(log_normalize, jll, self.prior_fallback)  # predict_log_proba's
+            fallback = self.prior_fallback  # not ``self``: a version in a reference cycle outlives its use
+            self._normalize = lambda jll: run(log_normalize, jll, fallback)  # predict_log_proba's
 
     # ------------------------------------------------------------------ metadata
     def info(self) -> dict[str, Any]:

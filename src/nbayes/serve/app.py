@@ -316,10 +316,12 @@ def create_app(
         if reason is not None:
             raise Problem(409, reason)
         fields = {k: v for k, v in body.items() if k not in ("label", "labels", "weight", "weights")}
-        X, single, _, items = _input(loaded, fields, limits, batch=True)
+        X, single, size, items = _input(loaded, fields, limits, batch=True)
         y, w = _labels(body, len(items), single)
         if not items:
             return JSONResponse({"learned" if op == LEARN else "unlearned": 0, "version": learner.version})
+        if op == LEARN:  # tokenise and count here, outside the writer (a worker thread when large)
+            X = await _run(size, learner.count, X, y, w)
         return JSONResponse(await asyncio.wrap_future(learner.submit(op, X, y, w)))
 
     async def learn_endpoint(request: Request) -> Response:

@@ -1,0 +1,355 @@
+"""An update's statistics (a *delta*) and their arithmetic on the learning path.
+
+- :func:`count` turns a request into a :class:`Delta` with the model's own hooks
+  (``prepare_input``, ``count_statistics``) over the update's own classes: O(update), run by
+  the request (outside the writer), since counting depends on the model's settings only.
+- :func:`total` sums the deltas of a group (small statistics: the updates' terms only).
+- :func:`apply` makes the next version: the model's statistics plus the delta, in new arrays
+  (copy-on-write: the served version is never written), then one estimation. For a text model
+  over a vocabulary the delta's counts are added column by column into a copy that gains only
+  the new terms, and the term table is extended (its hash table re-filled from the existing
+  code points, no string is rebuilt); the generic path is the statistics' own ``embed`` + ``+``.
+- :class:`TextReplay` sums many records' text statistics at start (vectorised).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from itertools import repeat
+from typing import Any
+
+import numpy as np
+
+from .._kernels.lookup import find_terms
+from .._kernels.text import build
+from .._validation import check_sample_weight, check_y, encode_labels, sorted_unique, union_labels
+from ..stats.text import TextStats
+from ..text.vocab import TermTable
+
+
+@dataclass
+class Delta:
+    """The statistics of an update over its own ``classes``; ``labels`` (for messages)."""
+
+    stats: Any
+    classes: np.ndarray
+    rows: int
+    weight: float
+    labels: np.ndarray | None = None
+
+
+def as_labels(y: list[Any]) -> np.ndarray:
+    """JSON labels as an array; labels of mixed JSON types stay Python objects."""
+    if len({type(v) for v in y}) > 1:
+        out = np.empty(len(y), dtype=object)
+        out[:] = y
+        return out
+    return np.asarray(y)
+
+
+def count(model: Any, X: Any, y: list[Any], w: list[float] | None) -> Delta:
+    """The statistics of the rows (X, y, w) with the settings of ``model``."""
+    Xv, _ = model.prepare_input(X, fitting=False)
+    n = int(Xv.shape[0])
+    labels = check_y(as_labels(y), n)
+    weights = check_sample_weight(w, n)
+    classes = sorted_unique(labels)  # a record holds the classes it touches, not K rows of zeros
+    codes, _ = encode_labels(labels, classes)
+    stats = model.count_statistics(Xv, codes, len(classes), weights)
+    return Delta(stats, classes, n, float(n if weights is None else weights.sum()), labels)
+
+
+def total(deltas: list[Delta]) -> Delta:
+    """One delta holding the sum of ``deltas``."""
+    if len(deltas) == 1:
+        return deltas[0]
+    if all(plain_text(d.stats) for d in deltas):  # one vocabulary by dictionary, sorted once
+        acc = TextReplay(deltas[0].classes)
+        for d in deltas:
+            acc.add(d.classes, d.stats)
+        return Delta(acc.result(), acc.classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
+    classes = deltas[0].classes
+    for d in deltas[1:]:
+        classes = union_labels(classes, d.classes)
+    K = len(classes)
+    stats = None
+    for d in deltas:
+        pos, _ = encode_labels(d.classes, classes)
+        s = d.stats.embed(pos, K)
+        stats = s if stats is None else stats + s
+    return Delta(stats, classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
+
+
+def plain_text(s: Any) -> bool:
+    """Text statistics over a vocabulary of words (not hashing buckets), without tf-idf sums."""
+    return isinstance(s, TextStats) and s.weighted is None and s.terms.dtype == object
+
+
+def _fast_text(model: Any) -> TermTable | None:
+    """The term table of a text model over a whole, unweighted vocabulary (every term kept),
+    which :func:`_add_text` extends; None for the generic path."""
+    s = model.__dict__.get("stats_")
+    table = model.__dict__.get("_table")
+    if plain_text(s) and isinstance(table, TermTable) and len(model.__dict__.get("_terms", ())) == len(s.terms):
+        return table
+    return None
+
+
+def added(model: Any, d: Delta) -> tuple[Any, np.ndarray]:
+    """(the statistics of ``model`` plus ``d``, their classes): new arrays, ``model`` untouched."""
+    classes = model.classes_
+    allc = union_labels(classes, d.classes) if len(d.classes) else classes
+    base = model.stats_
+    if len(allc) != len(classes):
+        pos, _ = encode_labels(classes, allc)
+        base = base.embed(pos, len(allc))
+    dpos, _ = encode_labels(d.classes, allc)
+    table = _fast_text(model)
+    if table is not None and plain_text(d.stats):
+        return _add_text(base, d.stats, dpos, table), allc
+    return base + d.stats.embed(dpos, len(allc)), allc
+
+
+def apply(model: Any, d: Delta) -> Any:
+    """The next version: a copy of ``model`` whose statistics are its own plus ``d``'s."""
+    stats, classes = added(model, d)
+    new = copy.copy(model)
+    new.set_statistics(stats, classes, model.n_features_in_, model.input_feature_names())
+    return new
+
+
+def apply_all(model: Any, deltas: list[Delta]) -> tuple[Any, Delta]:
+    """(the next version: ``model`` plus every one of ``deltas``, their sum as one delta). A
+    text model with a term table finds each delta's terms with it (compiled, no string work per
+    term), inserts the group's new terms once, sums the deltas over the positions they touch
+    and adds the sum into copies of the model's arrays: what :func:`total` then :func:`apply`
+    give, in the same order of additions."""
+    table = _fast_text(model)
+    if table is None or not all(plain_text(d.stats) for d in deltas):
+        d = total(deltas)
+        return apply(model, d), d
+    base: TextStats = model.stats_
+    classes = model.classes_
+    group = deltas[0].classes
+    for d in deltas[1:]:
+        group = union_labels(group, d.classes)
+    allc = union_labels(classes, group)
+    if len(allc) != len(classes):
+        pos, _ = encode_labels(classes, allc)
+        base = base.embed(pos, len(allc))
+    ids = [lookup(table, d.stats.terms) for d in deltas]
+    news = [d.stats.terms[i < 0] for d, i in zip(deltas, ids)]
+    bt = base.terms
+    if any(len(n) for n in news):
+        fresh = np.unique(np.concatenate(news))
+        ins = np.searchsorted(bt, fresh)
+        terms = np.insert(bt, ins, fresh)
+        fresh_pos = ins + np.arange(len(fresh))
+        new_table = extend_table(table, terms, ins, fresh)
+        tc, dc, df, tf = (_open_columns(a, ins) for a in (base.term_count, base.doc_count, base.df, base.tf))
+    else:
+        fresh = fresh_pos = ins = np.zeros(0, dtype=np.intp)
+        terms, new_table = bt, table
+        tc, dc, df, tf = base.term_count.copy(), base.doc_count.copy(), base.df.copy(), base.tf.copy()
+    places = []
+    for d, i in zip(deltas, ids):
+        p = i.astype(np.intp)
+        known = p >= 0
+        p[known] += np.searchsorted(ins, p[known], side="right")
+        if not known.all():
+            p[~known] = fresh_pos[np.searchsorted(fresh, d.stats.terms[~known])]
+        places.append(p)
+    U = np.unique(np.concatenate(places))
+    K, n = len(group), len(U)
+    s_cc, s_tc, s_dc, s_df, s_tf = np.zeros(K), np.zeros((K, n)), np.zeros((K, n)), np.zeros(n), np.zeros(n)
+    n_docs = 0.0
+    for d, p in zip(deltas, places):  # the sum, in order (as TextReplay adds)
+        s, loc = d.stats, np.searchsorted(U, p)
+        cp, _ = encode_labels(d.classes, group)
+        s_cc[cp] += s.class_count
+        rows = np.ix_(cp, loc)
+        s_tc[rows] += s.term_count
+        s_dc[rows] += s.doc_count
+        s_df[loc] += s.df
+        s_tf[loc] += s.tf
+        n_docs += s.n_docs
+    summed = Delta(TextStats(terms[U], s_cc, s_tc, s_dc, s_df, s_tf, n_docs), group,
+                   sum(d.rows for d in deltas), sum(d.weight for d in deltas))
+    cpos, _ = encode_labels(group, allc)
+    cc = base.class_count.copy()
+    cc[cpos] += s_cc
+    rows = np.ix_(cpos, U)
+    tc[rows] += s_tc
+    dc[rows] += s_dc
+    df[U] += s_df
+    tf[U] += s_tf
+    stats = TextStats(terms, cc, tc, dc, df, tf, base.n_docs + n_docs, new_table)
+    new = copy.copy(model)
+    new.set_statistics(stats, allc, model.n_features_in_, model.input_feature_names())
+    return new, summed
+
+
+def _add_text(base: TextStats, d: TextStats, cpos: np.ndarray, table: TermTable) -> TextStats:
+    """``base`` + ``d`` (classes of ``d`` at rows ``cpos``) over the united vocabulary, with the
+    term table of ``base``'s terms extended to it."""
+    bt, dt = base.terms, d.terms
+    ids = lookup(table, dt)
+    known = ids >= 0
+    at = ids.astype(np.intp)
+    if not known.all():  # where the new terms go: a binary search for those only
+        at[~known] = np.searchsorted(bt, dt[~known])
+    if known.all():
+        terms, pos, new_table = bt, at, table
+        tc, dc, df, tf = base.term_count.copy(), base.doc_count.copy(), base.df.copy(), base.tf.copy()
+    else:
+        ins = at[~known]  # ascending: dt is sorted
+        fresh = dt[~known]
+        terms = np.insert(bt, ins, fresh)
+        pos = np.empty(len(dt), dtype=np.intp)
+        pos[known] = at[known] + np.searchsorted(ins, at[known], side="right")
+        pos[~known] = ins + np.arange(len(ins))
+        tc, dc, df, tf = (_open_columns(a, ins) for a in (base.term_count, base.doc_count, base.df, base.tf))
+        new_table = extend_table(table, terms, ins, fresh)
+    cc = base.class_count.copy()
+    cc[cpos] += d.class_count
+    rows = np.ix_(cpos, pos)
+    tc[rows] += d.term_count
+    dc[rows] += d.doc_count
+    df[pos] += d.df
+    tf[pos] += d.tf
+    return TextStats(terms, cc, tc, dc, df, tf, base.n_docs + d.n_docs, new_table)
+
+
+def _open_columns(a: np.ndarray, ins: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` with a zero column inserted before each of the (ascending) positions
+    ``ins`` of its last axis (``np.insert``, by runs of contiguous slices)."""
+    n = a.shape[-1]
+    out = np.empty(a.shape[:-1] + (n + len(ins),), dtype=a.dtype)
+    src = 0
+    for i, at in enumerate(ins.tolist()):
+        out[..., src + i:at + i] = a[..., src:at]
+        out[..., at + i] = 0.0
+        src = at
+    out[..., src + len(ins):] = a[..., src:]
+    return out
+
+
+def _code_points(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(code points, start, length) of ``terms`` laid end to end, as a term table holds them."""
+    items = terms.tolist()
+    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    starts = np.zeros(len(items), dtype=np.int64)
+    if len(items):
+        starts[1:] = np.cumsum(lengths)[:-1]
+    cps = np.frombuffer("".join(items).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
+    return cps, starts, lengths
+
+
+def lookup(table: TermTable, terms: np.ndarray) -> np.ndarray:
+    """The id of each of ``terms`` in ``table`` (its position in the table's sorted terms), -1
+    for a term it does not hold."""
+    qcps, qstart, qlength = _code_points(terms)
+    ids: np.ndarray = find_terms(qcps, qstart, qlength, table.slots, table.start, table.length, table.cps)
+    return ids
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(10, int(n - 1).bit_length())
+
+
+def extend_table(table: TermTable, terms: np.ndarray, ins: np.ndarray, fresh: np.ndarray) -> TermTable:
+    """``table`` (over the terms of ``terms`` without ``fresh``) with the sorted ``fresh`` terms
+    inserted before the positions ``ins`` of the old order: their code points appended, the
+    hash table re-filled over the new ids (the kernel ``build``, as ``TermTable`` does)."""
+    cps_new, starts, lengths = _code_points(fresh)
+    starts = starts + len(table.cps)
+    cps = np.concatenate([table.cps, cps_new])
+    start = np.insert(table.start, ins, starts)
+    length = np.insert(table.length, ins, lengths)
+    n = len(terms)
+    slots = np.full(2 * _pow2(2 * n + 2), -1, dtype=np.int64)
+    build(cps, start, length, slots, np.zeros(n, dtype=np.int64))
+    return TermTable.from_parts(terms, slots, start, length, cps, table._how())
+
+
+class TextReplay:
+    """The sum of many text updates over one growing vocabulary numbered in order of first
+    sight (as the log numbers its terms): the counts are added in place, so n updates cost
+    O(their size), not a merge of sorted vocabularies each. Updates come as statistics over
+    their own terms (:meth:`add`: a dictionary look-up per term) or, replaying a log, as counts
+    over term numbers the log defined in order (:meth:`define`, :meth:`add_counts`)."""
+
+    def __init__(self, classes: np.ndarray) -> None:
+        self.classes = classes
+        self.ids: dict[str, int] = {}
+        self.words: list[str] = []
+        cap = 1024
+        self.tc, self.dc = np.zeros((len(classes), cap)), np.zeros((len(classes), cap))
+        self.df, self.tf = np.zeros(cap), np.zeros(cap)
+        self.cc = np.zeros(len(classes))
+        self.n_docs = 0.0
+
+    def define(self, words: list[str]) -> None:
+        """Number ``words`` (new) next, in order."""
+        n = len(self.words)
+        self.ids.update(zip(words, range(n, n + len(words))))
+        self.words.extend(words)
+
+    def numbers(self, terms: list[str]) -> np.ndarray:
+        """The numbers of ``terms``, numbering the new ones next."""
+        tid = np.fromiter(map(self.ids.get, terms, repeat(-1)), dtype=np.intp, count=len(terms))  # a C loop
+        fresh = np.flatnonzero(tid < 0)
+        if len(fresh):
+            new = list(dict.fromkeys(terms[j] for j in fresh.tolist()))
+            self.define(new)
+            tid[fresh] = [self.ids[terms[j]] for j in fresh.tolist()]
+        return tid
+
+    def add(self, classes: np.ndarray, s: TextStats) -> None:
+        self.add_counts(classes, self.numbers(s.terms.tolist()), s.class_count, s.term_count, s.doc_count,
+                        s.df, s.tf, s.n_docs)
+
+    def add_counts(self, classes: np.ndarray, tid: np.ndarray, cc: np.ndarray, tc: np.ndarray, dc: np.ndarray,
+                   df: np.ndarray, tf: np.ndarray, n_docs: float) -> None:
+        """Add counts over the (distinct) term numbers ``tid`` of the classes ``classes``."""
+        allc = union_labels(self.classes, classes)
+        if len(allc) != len(self.classes):
+            pos, _ = encode_labels(self.classes, allc)
+            self.tc, self.dc = (_rows(a, pos, len(allc)) for a in (self.tc, self.dc))
+            self.cc = _rows(self.cc[:, None], pos, len(allc))[:, 0]
+            self.classes = allc
+        cpos, _ = encode_labels(classes, self.classes)
+        if len(self.words) > self.tc.shape[1]:
+            cap = max(2 * self.tc.shape[1], len(self.words))
+            self.tc, self.dc = (_cols(a, cap) for a in (self.tc, self.dc))
+            self.df, self.tf = (_cols(a[None], cap)[0] for a in (self.df, self.tf))
+        self.cc[cpos] += cc
+        rows = np.ix_(cpos, tid)
+        self.tc[rows] += tc
+        self.dc[rows] += dc
+        self.df[tid] += df
+        self.tf[tid] += tf
+        self.n_docs += n_docs
+
+    def result(self) -> TextStats:
+        """The sum, over the terms seen (sorted; a term defined but never counted is left out)."""
+        n = len(self.words)
+        terms = np.empty(n, dtype=object)
+        terms[:] = self.words
+        order = np.array(sorted(range(n), key=self.words.__getitem__), dtype=np.intp)
+        order = order[self.tf[order] > 0] if n and not (self.tf[:n] > 0).all() else order
+        return TextStats(terms[order], self.cc, self.tc[:, order], self.dc[:, order], self.df[order],
+                         self.tf[order], self.n_docs)
+
+
+def _rows(a: np.ndarray, pos: np.ndarray, n: int) -> np.ndarray:
+    out = np.zeros((n, a.shape[1]))
+    out[pos] = a
+    return out
+
+
+def _cols(a: np.ndarray, cap: int) -> np.ndarray:
+    out = np.zeros((a.shape[0], cap))
+    out[:, : a.shape[1]] = a
+    return out
