@@ -77,7 +77,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB
     ['spam', 'ham']
     """
 
-    statistics_params = ("lowercase", "n_features", "ngram_range", "stop_words")
+    statistics_params = ("lowercase", "analyzer", "n_features", "ngram_range", "stop_words")
 
     _capabilities = (BaseNB._capabilities | {"text", "unlabeled", "mixture"}) - {"to_logistic"}
 
@@ -123,6 +123,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB
         max_df: float = 1.0,
         max_features: int | None = None,
         n_features: int | None = None,
+        analyzer: str = "word",
         ngram_range: tuple[int, int] = (1, 1),
         stop_words: Any = None,
         tfidf: bool = False,
@@ -143,6 +144,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB
         self.max_df = max_df
         self.max_features = max_features
         self.n_features = n_features
+        self.analyzer = analyzer
         self.ngram_range = ngram_range
         self.stop_words = stop_words
         self.tfidf = tfidf

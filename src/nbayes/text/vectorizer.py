@@ -32,6 +32,7 @@ class Vectorizer(TextSettings, BaseEstimator):
         self,
         *,
         lowercase: bool = True,
+        analyzer: str = "word",
         ngram_range: tuple[int, int] = (1, 1),
         stop_words: Any = None,
         min_df: float = 1,
@@ -44,6 +45,7 @@ class Vectorizer(TextSettings, BaseEstimator):
         smooth_idf: bool = True,
     ) -> None:
         self.lowercase = lowercase
+        self.analyzer = analyzer
         self.ngram_range = ngram_range
         self.stop_words = stop_words
         self.min_df = min_df
