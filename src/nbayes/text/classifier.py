@@ -43,7 +43,8 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB
     """A Naive Bayes text classifier: vectoriser and model behind one object and one file.
 
     Tokens follow scikit-learn's ``CountVectorizer`` defaults: lower-cased (``lowercase``),
-    ``(?u)\\b\\w\\w+\\b``. Training counts terms per class in a compiled kernel without building
+    ``(?u)\\b\\w\\w+\\b``; ``analyzer="char"`` / ``"char_wb"`` takes scikit-learn's
+    character n-grams instead (see docs/text.md). Training counts terms per class in a compiled kernel without building
     a document-term matrix, and prediction adds per-term weights the same way. ``model`` is
     ``"multinomial"``, ``"complement"`` or ``"bernoulli"`` (term presence); ``binary=True``
     counts each term once per document for the multinomial and complement models.

@@ -18,7 +18,8 @@ class Vectorizer(TextSettings, BaseEstimator):
     """The matrix scikit-learn's ``CountVectorizer`` (default), ``TfidfVectorizer``
     (``tfidf=True``: sublinear tf, smooth idf, unit L2 rows) or ``HashingVectorizer``
     (``n_features``, as ``alternate_sign=False, norm=None``) would give for the same settings:
-    same vocabulary, same columns, same values. Tokenising, n-grams, stop words and counting run
+    same vocabulary, same columns, same values, for word or (``analyzer="char"`` /
+    ``"char_wb"``) character n-grams. Tokenising, n-grams, stop words and counting run
     in the compiled kernels of :class:`nbayes.TextClassifier`, which needs no matrix at all.
 
     >>> v = Vectorizer(ngram_range=(1, 2)).fit(["the cat sat", "the cat ran"])
