@@ -207,3 +207,24 @@ def test_parameters_checked():
         Vectorizer(analyzer="char", stop_words=["ab"]).fit(docs)
     with pytest.raises(InvalidParameterError, match="ngram_range"):
         Vectorizer(analyzer="char", ngram_range=(3, 2)).fit(docs)
+
+
+@pytest.mark.parametrize("analyzer", ANALYZERS)
+def test_tables_grow_mid_batch(analyzer):
+    """Long documents of many distinct grams: the learner stops before the one that could
+    overflow its tables, grows them and resumes (unlike a short batch, which fits at once)."""
+    rng = np.random.default_rng(3)
+    alphabet = np.array(list("abcdefghijklmnopqrstuvwxyzéü日 \t\n"))
+    docs = ["short one", *("".join(rng.choice(alphabet, size=n)) for n in (30_000, 5, 60_000)), ""]
+    ref = CountVectorizer(analyzer=analyzer, ngram_range=(1, 4))
+    ours = Vectorizer(analyzer=analyzer, ngram_range=(1, 4))
+    assert (ours.fit_transform(docs) != ref.fit_transform(docs)).nnz == 0
+    assert_array_equal(ours.get_feature_names_out(), ref.get_feature_names_out())
+
+
+def test_em_with_unlabelled_documents(sms):
+    docs, y = sms
+    clf = nbayes.TextClassifier(analyzer="char_wb", ngram_range=(2, 4), alpha=0.1)
+    clf.fit(docs[:60], y[:60], X_unlabeled=docs[60:600])
+    assert clf.n_iter_ >= 1
+    assert (clf.predict(docs[600:]) == y[600:]).mean() > 0.85

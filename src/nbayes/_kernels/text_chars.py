@@ -151,11 +151,19 @@ def _lookup(norm, s, e, n_features, terms):  # pragma: no cover - compiled
     return slots[2 * _find(norm, s, e, key, exact, slots, start, length, cps) + 1]
 
 
-def room(chars: int, lo: int, hi: int) -> tuple[int, int]:
-    """(terms, code points) a document of ``chars`` code points can add at most: the learner
-    reserves this much before :func:`learn_counts` resumes on it."""
-    grams = (2 * chars + 2) * (hi - lo + 1)
-    return grams, grams * hi
+@njit(cache=True, nogil=True)
+def room(chars, lo, hi, wb):  # pragma: no cover - compiled
+    """(terms, code points) a document of ``chars`` code points can add at most: per n, one
+    gram per position of the text (``char``) or of its padded words (``char_wb``: a word and
+    its two spaces, at most 2 chars + 2 in all). The learner reserves this much before
+    :func:`learn_counts` resumes on a document."""
+    width = 2 * chars + 2 if wb else chars
+    grams = 0
+    cps = 0
+    for n in range(lo, hi + 1):
+        grams += width
+        cps += width * n
+    return grams, cps
 
 
 @njit(cache=True, nogil=True)
@@ -169,12 +177,11 @@ def learn_counts(buf, bounds, doc0, codes, w, has_w, is_space, lo_n, hi_n, wb, t
     n_docs = len(bounds) - 1
     half = len(slots) // 4
     norm, ps, pe, seg = _scratch(bounds, doc0, n_docs)
-    G = hi_n - lo_n + 1
     for d in range(doc0, n_docs):
         s0 = bounds[d]
         e0 = bounds[d + 1]
-        grams = (2 * (e0 - s0) + 2) * G
-        if (n_terms + grams > half or n_terms + grams > len(keys) or n_cps + grams * hi_n > len(cps)
+        grams, chars = room(e0 - s0, lo_n, hi_n, wb)
+        if (n_terms + grams > half or n_terms + grams > len(keys) or n_cps + chars > len(cps)
                 or n_pairs + grams > len(pairs[0]) // 4 or n_pairs + grams > len(pairs[1])):
             return d, n_terms, n_cps, n_pairs
         c = codes[d]

@@ -68,7 +68,8 @@ class Tokens:
     def room(self, chars: int) -> tuple[int, int]:
         """(terms, code points) a document of ``chars`` code points may add to a learner."""
         if self.analyzer != "word":
-            return text_chars.room(chars, self.lo, self.hi)
+            grams, cps = text_chars.room(chars, self.lo, self.hi, self.analyzer == "char_wb")
+            return int(grams), int(cps)
         grams = self.hi - self.lo + 1
         return (chars // 2 + 1) * grams, chars * (self.hi + self.lo) * grams
 
