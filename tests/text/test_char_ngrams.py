@@ -228,3 +228,28 @@ def test_em_with_unlabelled_documents(sms):
     clf.fit(docs[:60], y[:60], X_unlabeled=docs[60:600])
     assert clf.n_iter_ >= 1
     assert (clf.predict(docs[600:]) == y[600:]).mean() > 0.85
+
+
+def test_search_over_analyzers_equals_grid_search(sms):
+    """The analyzer shapes the statistics: a search counts once per analyzer, and its scores
+    are scikit-learn's GridSearchCV scores over the same pipelines (accuracy: scikit-learn's
+    log-loss clips probabilities at machine epsilon, nbayes' uses the exact log-probability,
+    and char n-grams on long messages go below it)."""
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from nbayes.model_selection import SearchCV
+
+    docs, y = sms
+    docs, y = docs[:500], y[:500]
+    cv = StratifiedKFold(3, shuffle=True, random_state=2)
+    grid = {"analyzer": ["word", "char", "char_wb"], "alpha": [0.01, 1.0]}
+    ours = SearchCV(nbayes.TextClassifier(ngram_range=(1, 3)), grid, cv=cv, scoring="accuracy").fit(docs, y)
+    ref = GridSearchCV(make_pipeline(CountVectorizer(ngram_range=(1, 3)), MultinomialNB()),
+                       {"countvectorizer__analyzer": grid["analyzer"], "multinomialnb__alpha": grid["alpha"]},
+                       cv=cv, scoring="accuracy").fit(docs, y)
+    order = [(p["analyzer"], p["alpha"]) for p in ours.cv_results_["params"]]
+    theirs = {(p["countvectorizer__analyzer"], p["multinomialnb__alpha"]): s
+              for p, s in zip(ref.cv_results_["params"], ref.cv_results_["mean_test_score"])}
+    assert_allclose(ours.cv_results_["mean_test_score"], [theirs[k] for k in order], rtol=1e-12)
+    assert ours.best_score_ == pytest.approx(ref.best_score_, abs=1e-12)
+    assert ours.best_estimator_.analyzer == ours.best_params_["analyzer"]
