@@ -44,15 +44,7 @@ def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, 
 
     Latin-1 text becomes a uint8 buffer (one byte per character), anything else uint32.
     """
-    if isinstance(docs, str | bytes):
-        raise DataError("documents: expected an iterable of documents, got a single string")
-    if type(docs).__module__.split(".")[0] == "pyarrow" and hasattr(docs, "to_pylist"):
-        docs = docs.to_pylist()  # an Array / ChunkedArray of strings iterates as pyarrow scalars
-    texts = [as_text(d, i) for i, d in enumerate(docs)]
-    if not texts:
-        raise DataError("documents: no documents given; at least one is required")
-    if lowercase:  # per document: str.lower is fastest on the (usually ASCII) pieces
-        texts = [t.lower() for t in texts]
+    texts = _texts(docs, lowercase)
     joined = SEP.join(texts)
     if joined.count(SEP) != len(texts) - 1:  # a document holds NUL itself: bound each one
         lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
@@ -67,6 +59,49 @@ def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, 
     # document d spans bounds[d] .. bounds[d+1]: it starts at its first character, and ends
     # with the separator after it (not a word character, so no token changes)
     return buf, bounds, table
+
+
+def _texts(docs: Iterable[Any], lowercase: bool) -> list[str]:
+    """The documents as str (lower-cased when ``lowercase``), checked."""
+    if isinstance(docs, str | bytes):
+        raise DataError("documents: expected an iterable of documents, got a single string")
+    if type(docs).__module__.split(".")[0] == "pyarrow" and hasattr(docs, "to_pylist"):
+        docs = docs.to_pylist()  # an Array / ChunkedArray of strings iterates as pyarrow scalars
+    texts = [as_text(d, i) for i, d in enumerate(docs)]
+    if not texts:
+        raise DataError("documents: no documents given; at least one is required")
+    if lowercase:  # per document: str.lower is fastest on the (usually ASCII) pieces
+        texts = [t.lower() for t in texts]
+    return texts
+
+
+@lru_cache(maxsize=2)
+def space_table(wide: bool) -> np.ndarray:
+    """1 for the code points Python's ``re`` matches with ``\\s`` (what ``str.split()`` splits
+    on), else 0: the character kernels' whitespace."""
+    n = 0x110000 if wide else 0x100
+    points = np.arange(n, dtype=np.uint32)
+    points = points[(points < 0xD800) | (points >= 0xE000)]
+    text = points.tobytes().decode("utf-32-le")
+    table = np.zeros(n, dtype=np.uint8)
+    table[points[[m.start() for m in re.finditer(r"\s", text)]]] = 1
+    return table
+
+
+def to_char_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(code points, document bounds, whitespace table) for the character kernels: as
+    :func:`to_buffer`, but the documents are joined without a separator, so every code point
+    of ``bounds[d]:bounds[d + 1]`` is document d's own (a character n-gram sees them all)."""
+    texts = _texts(docs, lowercase)
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    bounds = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=bounds[1:])
+    joined = "".join(texts)
+    try:
+        return np.frombuffer(joined.encode("latin-1"), dtype=np.uint8), bounds, space_table(False)
+    except UnicodeEncodeError:
+        raw = joined.encode("utf-32-le", errors="surrogatepass")
+        return np.frombuffer(raw, dtype=np.uint32), bounds, space_table(True)
 
 
 def _with_bounds(joined: str, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

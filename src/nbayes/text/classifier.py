@@ -43,7 +43,8 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB
     """A Naive Bayes text classifier: vectoriser and model behind one object and one file.
 
     Tokens follow scikit-learn's ``CountVectorizer`` defaults: lower-cased (``lowercase``),
-    ``(?u)\\b\\w\\w+\\b``. Training counts terms per class in a compiled kernel without building
+    ``(?u)\\b\\w\\w+\\b``; ``analyzer="char"`` / ``"char_wb"`` takes scikit-learn's
+    character n-grams instead (see docs/text.md). Training counts terms per class in a compiled kernel without building
     a document-term matrix, and prediction adds per-term weights the same way. ``model`` is
     ``"multinomial"``, ``"complement"`` or ``"bernoulli"`` (term presence); ``binary=True``
     counts each term once per document for the multinomial and complement models.
@@ -78,7 +79,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB
     ['spam', 'ham']
     """
 
-    statistics_params = ("lowercase", "n_features", "ngram_range", "stop_words")
+    statistics_params = ("lowercase", "analyzer", "n_features", "ngram_range", "stop_words")
 
     _capabilities = (BaseNB._capabilities | {"text", "unlabeled", "mixture"}) - {"to_logistic"}
 
@@ -124,6 +125,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB
         max_df: float = 1.0,
         max_features: int | None = None,
         n_features: int | None = None,
+        analyzer: str = "word",
         ngram_range: tuple[int, int] = (1, 1),
         stop_words: Any = None,
         tfidf: bool = False,
@@ -144,6 +146,7 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB
         self.max_df = max_df
         self.max_features = max_features
         self.n_features = n_features
+        self.analyzer = analyzer
         self.ngram_range = ngram_range
         self.stop_words = stop_words
         self.tfidf = tfidf

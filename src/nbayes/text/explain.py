@@ -13,6 +13,8 @@ if TYPE_CHECKING:  # the classifier imports this module
 
 #: scikit-learn's default token pattern; the kernels' word table is built from ``re`` itself
 _WORDS = re.compile(r"(?u)\b\w\w+\b")
+#: scikit-learn's whitespace normalisation before character n-grams
+_SPACES = re.compile(r"\s\s+")
 
 
 @dataclass
@@ -25,7 +27,11 @@ class TokenExplanation:
     A term is a word or, with ``ngram_range``, a word n-gram: an n-gram is its own entry,
     shown as the term it is counted as (its words, stop words dropped, joined by one space,
     as in ``vocabulary_``), with the span from its first word's start to its last word's end.
-    Entries are ordered by the last word of each term, shorter n-grams first. ``tokens`` are
+    Entries are ordered by the last word of each term, shorter n-grams first. With
+    ``analyzer="char"`` / ``"char_wb"`` an entry is a character n-gram, shown as counted (runs of
+    whitespace as one space, ``char_wb``'s padding spaces included), in scikit-learn's order
+    (``char``: by length, then position; ``char_wb``: by word, length, position), its span the
+    stretch of the text it covers (a padding space covers nothing). ``tokens`` are
     lower-cased (as counted) when ``lowercase``; ``spans`` index the text as given, also where
     lower-casing changes its length.
 
@@ -66,14 +72,36 @@ def explain_tokens(model: TextClassifier, text: Any) -> TokenExplanation:
         contrib[live] = share[live] * diff
     lowered = docs.buf[docs.bounds[0] : docs.bounds[1]]
     raw = lowered.astype(np.uint32).tobytes().decode("utf-32-le", errors="surrogatepass")
-    stop = set(model._how().stop_words or ())
+    how = model._how()
     spans = [(int(s), int(e)) for s, e in tok[:, 2:4].tolist()]
-    tokens = [" ".join(w for w in _WORDS.findall(raw[s:e]) if w not in stop) for s, e in spans]
+    if how.analyzer != "word":  # the kernel lists the grams in scikit-learn's order, as this does
+        tokens = char_grams(raw, how.analyzer, how.lo, how.hi)
+    else:
+        stop = set(how.stop_words or ())
+        tokens = [" ".join(w for w in _WORDS.findall(raw[s:e]) if w not in stop) for s, e in spans]
     baseline = float(model._intercept[a] - model._intercept[b] + model._const[a] - model._const[b])
     if model.lowercase:  # spans into the text as given, not its lower-cased form
         original = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else str(text)
         spans = _original_spans(original, spans)
     return TokenExplanation(model.classes_[a], model.classes_[b], tokens, spans, contrib, baseline)
+
+
+def char_grams(text: str, analyzer: str, lo: int, hi: int) -> list[str]:
+    """The character n-grams of ``text`` (already lower-cased if so set) in scikit-learn's order:
+    its ``_char_ngrams`` (``analyzer="char"``) or ``_char_wb_ngrams`` (``"char_wb"``). The
+    Python twin of :mod:`nbayes._kernels.text_chars`, for one document's explanation."""
+    text = _SPACES.sub(" ", text)
+    if analyzer == "char":
+        return [text[i : i + n] for n in range(lo, min(hi, len(text)) + 1) for i in range(len(text) - n + 1)]
+    out: list[str] = []
+    for word in text.split():
+        w = f" {word} "
+        for n in range(lo, hi + 1):
+            if n >= len(w):  # the padded word itself, once; longer n add nothing
+                out.append(w)
+                break
+            out.extend(w[i : i + n] for i in range(len(w) - n + 1))
+    return out
 
 
 def _weighted_counts(model: TextClassifier, docs: Any, ids: np.ndarray) -> np.ndarray:

@@ -10,12 +10,17 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_number
+from .._validation import check_choice, check_number
 from ..errors import InvalidParameterError
 from ..stats.text import TextStats
-from ._buffer import to_buffer
+from ._buffer import to_buffer, to_char_buffer
 from .vocab import Tokens, _objects
 from .stop_words import ENGLISH_STOP_WORDS
+
+
+#: what a document's terms are made of: word n-grams, character n-grams, character n-grams
+#: within words (scikit-learn's analyzers of those names)
+ANALYZERS = ("word", "char", "char_wb")
 
 
 @dataclass
@@ -32,7 +37,7 @@ class Docs:
 
 
 class TextSettings:
-    """Tokens (lowercase, n-grams, stop words), term selection (min_df, max_df, max_features,
+    """Tokens (lowercase, analyzer, n-grams, stop words), term selection (min_df, max_df, max_features,
     hashing) and tf-idf weights, learned or frozen (``idf``, a mapping term -> weight), as
     scikit-learn's vectorisers define them. Expects the attributes of those names on the
     instance (``idf`` optional)."""
@@ -46,6 +51,7 @@ class TextSettings:
     n_features: int | None
     ngram_range: tuple[int, int]
     stop_words: Any
+    analyzer: str
     tfidf: bool
     sublinear_tf: bool
     smooth_idf: bool
@@ -77,7 +83,9 @@ class TextSettings:
                 )
 
     def _how(self) -> Tokens:
-        """The tokens-to-terms settings, checked: n-gram range and stop words."""
+        """The tokens-to-terms settings, checked: analyzer, n-gram range and stop words."""
+        analyzer = getattr(self, "analyzer", "word")
+        check_choice("analyzer", analyzer, ANALYZERS)
         rng = self.ngram_range
         if isinstance(rng, np.ndarray):  # as a model file gives it back
             rng = tuple(rng.tolist())
@@ -88,6 +96,12 @@ class TextSettings:
                 f"parameter 'ngram_range' must be (min_n, max_n) with 1 <= min_n <= max_n <= 8, got {rng!r}"
             )
         stop = self.stop_words
+        if analyzer != "word" and stop is not None:
+            # scikit-learn warns and ignores them; a setting that silently does nothing is refused
+            raise InvalidParameterError(
+                f"parameter 'stop_words' applies to words: analyzer={analyzer!r} forms character "
+                f"n-grams and would ignore it; leave stop_words=None (got {stop!r})"
+            )
         words: Collection[str] | None
         if stop == "english":
             words = ENGLISH_STOP_WORDS
@@ -99,10 +113,14 @@ class TextSettings:
             )
         else:
             words = [w.lower() if self.lowercase else w for w in list(stop)]
-        return Tokens((int(rng[0]), int(rng[1])), words)
+        return Tokens((int(rng[0]), int(rng[1])), words, analyzer)
 
     def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
-        """``(docs, None)``: the texts tokenised into one buffer (lower-cased when ``lowercase``)."""
+        """``(docs, None)``: the texts tokenised into one buffer (lower-cased when ``lowercase``);
+        for a character analyzer joined without separators, with the whitespace table."""
+        if getattr(self, "analyzer", "word") != "word":
+            buf, bounds, table = to_char_buffer(X, lowercase=self.lowercase)
+            return Docs(buf, bounds, table), None
         buf, bounds, table = to_buffer(X, lowercase=self.lowercase)
         return Docs(buf, bounds, table), None
 

@@ -18,7 +18,8 @@ class Vectorizer(TextSettings, BaseEstimator):
     """The matrix scikit-learn's ``CountVectorizer`` (default), ``TfidfVectorizer``
     (``tfidf=True``: sublinear tf, smooth idf, unit L2 rows) or ``HashingVectorizer``
     (``n_features``, as ``alternate_sign=False, norm=None``) would give for the same settings:
-    same vocabulary, same columns, same values. Tokenising, n-grams, stop words and counting run
+    same vocabulary, same columns, same values, for word or (``analyzer="char"`` /
+    ``"char_wb"``) character n-grams. Tokenising, n-grams, stop words and counting run
     in the compiled kernels of :class:`nbayes.TextClassifier`, which needs no matrix at all.
 
     >>> v = Vectorizer(ngram_range=(1, 2)).fit(["the cat sat", "the cat ran"])
@@ -32,6 +33,7 @@ class Vectorizer(TextSettings, BaseEstimator):
         self,
         *,
         lowercase: bool = True,
+        analyzer: str = "word",
         ngram_range: tuple[int, int] = (1, 1),
         stop_words: Any = None,
         min_df: float = 1,
@@ -44,6 +46,7 @@ class Vectorizer(TextSettings, BaseEstimator):
         smooth_idf: bool = True,
     ) -> None:
         self.lowercase = lowercase
+        self.analyzer = analyzer
         self.ngram_range = ngram_range
         self.stop_words = stop_words
         self.min_df = min_df

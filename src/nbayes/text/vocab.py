@@ -7,8 +7,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels import run, threads
-from .._kernels.text import build, hash_counts, learn_counts, rehash, score, term_ids
+from .._kernels import run, text_chars, threads
+from .._kernels import text as word_kernels
+from .._kernels.text import build, rehash
 from .._kernels.text_pairs import presence_rows, score_pairs
 
 _NONE_I = np.zeros(0, dtype=np.int64)
@@ -24,23 +25,53 @@ def _pow2(n: int) -> int:
     return 1 << max(10, int(n - 1).bit_length())
 
 
+class Kernels(NamedTuple):
+    """The kernels of one analyzer (same signatures for words and characters)."""
+
+    learn_counts: Any
+    hash_counts: Any
+    score: Any
+    score_pairs: Any
+    presence_rows: Any
+    term_ids: Any
+
+
+WORD_KERNELS = Kernels(word_kernels.learn_counts, word_kernels.hash_counts, word_kernels.score, score_pairs,
+                       presence_rows, word_kernels.term_ids)
+CHAR_KERNELS = Kernels(text_chars.learn_counts, text_chars.hash_counts, text_chars.score, text_chars.score_pairs,
+                       text_chars.presence_rows, text_chars.term_ids)
+
+
 class Tokens:
     """How a document becomes terms: word n-grams ``lo..hi`` of its tokens once the stop words
-    are dropped (scikit-learn's order of operations)."""
+    are dropped (scikit-learn's order of operations), or with ``analyzer="char"`` /
+    ``"char_wb"`` its character n-grams (:mod:`nbayes._kernels.text_chars`)."""
 
-    def __init__(self, ngram_range: tuple[int, int] = (1, 1), stop_words: Any = None) -> None:
+    def __init__(self, ngram_range: tuple[int, int] = (1, 1), stop_words: Any = None, analyzer: str = "word") -> None:
         self.lo, self.hi = int(ngram_range[0]), int(ngram_range[1])
+        self.analyzer = analyzer
+        self.kernels = WORD_KERNELS if analyzer == "word" else CHAR_KERNELS
         self.stop_words: tuple[str, ...] = tuple(stop_words) if stop_words else ()
-        self.key = (self.lo, self.hi, tuple(sorted(stop_words)) if stop_words else None)
+        self.key = (self.lo, self.hi, tuple(sorted(stop_words)) if stop_words else None, analyzer)
         stop = TermTable(sorted(stop_words)) if stop_words else None
         #: the stop-word table as the kernels take it: (slots, start, length, cps), empty for none
         self.stop: StopTable = (
             (stop.slots, stop.start, stop.length, stop.cps) if stop else (np.full(2, -1, dtype=np.int64), _NONE_I, _NONE_I, _NONE_U)
         )
 
-    def args(self) -> tuple[int, int, StopTable]:
-        """The kernels' arguments lo_n, hi_n, stop."""
+    def args(self) -> tuple[int, int, StopTable | bool]:
+        """The kernels' arguments lo_n, hi_n, stop (character kernels: whether char_wb)."""
+        if self.analyzer != "word":
+            return (self.lo, self.hi, self.analyzer == "char_wb")
         return (self.lo, self.hi, self.stop)
+
+    def room(self, chars: int) -> tuple[int, int]:
+        """(terms, code points) a document of ``chars`` code points may add to a learner."""
+        if self.analyzer != "word":
+            grams, cps = text_chars.room(chars, self.lo, self.hi, self.analyzer == "char_wb")
+            return int(grams), int(cps)
+        grams = self.hi - self.lo + 1
+        return (chars // 2 + 1) * grams, chars * (self.hi + self.lo) * grams
 
 
 class Pairs(NamedTuple):
@@ -110,7 +141,7 @@ class TermTable:
               binary: bool) -> np.ndarray:
         """Per document and class: the sum of ``weights[t]`` over its known terms."""
         w = np.ascontiguousarray(weights, dtype=np.float64)
-        scores: np.ndarray = run(score, buf, bounds, table, *self._how().args(), 0, self._terms(), w, binary,
+        scores: np.ndarray = run(self._how().kernels.score, buf, bounds, table, *self._how().args(), 0, self._terms(), w, binary,
                                  threads())
         return scores
 
@@ -118,19 +149,19 @@ class TermTable:
                     binary: bool) -> np.ndarray:
         """Per document and class: the sum over its known terms of ``pairs.base`` plus the
         pairs' corrections (:func:`nbayes._kernels.text_pairs.score_pairs`)."""
-        scores: np.ndarray = run(score_pairs, buf, bounds, table, *self._how().args(), 0, self._terms(),
+        scores: np.ndarray = run(self._how().kernels.score_pairs, buf, bounds, table, *self._how().args(), 0, self._terms(),
                                  pairs.indptr, pairs.cls, pairs.delta, pairs.base, binary, threads())
         return scores
 
     def presence(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """CSR (indptr, indices) of the documents' known terms, each once, sorted."""
-        rows: tuple[np.ndarray, np.ndarray] = presence_rows(buf, bounds, table, *self._how().args(), 0,
+        rows: tuple[np.ndarray, np.ndarray] = self._how().kernels.presence_rows(buf, bounds, table, *self._how().args(), 0,
                                                             self._terms(), len(self))
         return rows
 
     def tokens(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray) -> np.ndarray:
         """(document, term id or -1, start, end within the document) of every term occurrence."""
-        found: np.ndarray = term_ids(buf, bounds, table, *self._how().args(), 0, self._terms())
+        found: np.ndarray = self._how().kernels.term_ids(buf, bounds, table, *self._how().args(), 0, self._terms())
         return found
 
 
@@ -181,15 +212,13 @@ class _Learner:
         while True:
             terms = (self.slots, self.keys, self.start, self.length, self.cps, self.last)
             pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf)
-            doc, self.n_terms, self.n_cps, self.n_pairs = learn_counts(
+            doc, self.n_terms, self.n_cps, self.n_pairs = how.kernels.learn_counts(
                 buf, bounds, doc, codes, wv, has_w, table, *how.args(), terms, self.n_terms, self.n_cps,
                 self.n_classes, pairs, self.n_pairs, self.df, self.tf,
             )
             if doc >= n_docs:
                 return self
-            need = int(bounds[doc + 1] - bounds[doc])
-            grams = how.hi - how.lo + 1
-            self.reserve((need // 2 + 1) * grams, need * (how.hi + how.lo) * grams)
+            self.reserve(*how.room(int(bounds[doc + 1] - bounds[doc])))
 
 
 def learn_terms(
@@ -271,17 +300,17 @@ class HashedTerms:
     def score(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, weights: np.ndarray,
               binary: bool) -> np.ndarray:
         w = np.ascontiguousarray(weights, dtype=np.float64)
-        scores: np.ndarray = run(score, buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I), w,
+        scores: np.ndarray = run(self.how.kernels.score, buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I), w,
                                  binary, threads())
         return scores
 
     def presence(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        rows: tuple[np.ndarray, np.ndarray] = presence_rows(buf, bounds, table, *self.how.args(), self.n_features,
+        rows: tuple[np.ndarray, np.ndarray] = self.how.kernels.presence_rows(buf, bounds, table, *self.how.args(), self.n_features,
                                                             _no_table(_NONE_I), self.n_features)
         return rows
 
     def tokens(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray) -> np.ndarray:
-        found: np.ndarray = term_ids(buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I))
+        found: np.ndarray = self.how.kernels.term_ids(buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I))
         return found
 
 
@@ -314,5 +343,5 @@ def count_hashed_into(buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, co
     """Add a batch's hashed counts to class-major tables (K x n_features) in place."""
     n_features = counts.shape[1]
     has_w = w is not None
-    hash_counts(buf, bounds, np.ascontiguousarray(codes, dtype=np.int64), w if has_w else np.empty(0), has_w,
+    how.kernels.hash_counts(buf, bounds, np.ascontiguousarray(codes, dtype=np.int64), w if has_w else np.empty(0), has_w,
                 table, *how.args(), n_features, counts, cdf, df, tf, np.full(n_features, -1, dtype=np.int64))
