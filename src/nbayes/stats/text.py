@@ -216,6 +216,19 @@ class TextStats:
             "stats/n_docs": np.array(self.n_docs),
         }
 
+    def numeric_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of numbers, named as in :meth:`to_arrays` (per-class counts held as pairs
+        give their stored values), without encoding the vocabulary or aligning the two counts'
+        pairs: what the finiteness check before estimation reads."""
+        def values(name: str, a: Counts) -> tuple[str, np.ndarray]:
+            return (f"stats/pairs/{name}", a.data) if sp.issparse(a) else (f"stats/{name}", np.asarray(a))
+
+        return dict([values("term_count", self.term_count), values("doc_count", self.doc_count)]) | {
+            "stats/class_count": self.class_count,
+            "stats/df": np.asarray(self.df, dtype=float),
+            "stats/tf": np.asarray(self.tf, dtype=float),
+        }
+
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "TextStats":
         """Statistics from a file's arrays: format 2 (pairs) or format 1 (dense classes x terms)."""

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels import run, threads
-from .._kernels.text import build, hash_counts, learn_counts, rehash, score, term_ids
+from .._kernels.text import build, hash_counts, join_terms, pair_order, sort_keys, learn_counts, rehash, score, term_ids
 from .._kernels.text_pairs import presence_rows, score_pairs
 
 _NONE_I = np.zeros(0, dtype=np.int64)
@@ -135,22 +135,40 @@ class TermTable:
 
 
 class _Learner:
-    """A growing term table with per-term counts, filled by the counting kernel."""
+    """A growing term table with per-term counts, filled by the counting kernel.
 
-    def __init__(self, n_classes: int, chars: int) -> None:
-        cap = _pow2(max(1 << 12, chars // 256))  # grows by doubling
+    What the kernel reads or writes for one occurrence of a term sits together, so that a term
+    costs few cache misses in tables of millions: per term (start, length, last document, last
+    pair) in one row of ``meta``, (df, tf) in one row of ``freq``; per pair (count, document
+    count) in one row of ``pvals``. The kernels take the columns (views)."""
+
+    def __init__(self, n_classes: int, chars: int, grams: int = 1) -> None:
+        # sized from the input so that the kernel rarely stops to grow the tables (each growth
+        # writes a new table and rehashes): on 20 Newsgroups a new word per 170 code points, a
+        # new unigram or bigram per 19, about 2 (unigrams) / 1.5 (n-grams) pairs per term;
+        # growth beyond is by doubling
+        est = chars * grams**3 // 128
+        cap = _pow2(max(1 << 12, min(est, 1 << 21)))
+        pcap = _pow2(max(1 << 12, min(2 * est if grams == 1 else est, 1 << 21)))
         self.n_classes = max(n_classes, 1)
         self.slots = np.full(4 * cap, -1, dtype=np.int64)
-        self.keys, self.start, self.length = (np.zeros(cap, dtype=np.int64) for _ in range(3))
-        self.last = np.full(cap, -1, dtype=np.int64)
-        self.df, self.tf = np.zeros(cap), np.zeros(cap)
-        self.cps = np.zeros(max(1024, chars // 8), dtype=np.uint32)
+        self.keys = np.zeros(cap, dtype=np.int64)
+        self.meta = np.zeros((cap, 4), dtype=np.int64)
+        self.meta[:, 2:] = -1
+        self.freq = np.zeros((cap, 2))
+        self.cps = np.zeros(max(1024, min(chars * grams**3 // 12, 1 << 28)), dtype=np.uint32)
         # the (term, class) pairs seen, in their own table: memory grows with the pairs, never
         # with classes x terms (1,000 classes and a million terms fit)
-        self.pslots = np.full(4 * cap, -1, dtype=np.int64)
-        self.pkeys = np.zeros(cap, dtype=np.int64)
-        self.pcount, self.pcdf = np.zeros(cap), np.zeros(cap)
+        self.pslots = np.full(4 * pcap, -1, dtype=np.int64)
+        self.pkeys = np.zeros(pcap, dtype=np.int64)
+        self.pvals = np.zeros((pcap, 2))
         self.n_terms = self.n_cps = self.n_pairs = 0
+        self._views()
+
+    def _views(self) -> None:
+        self.start, self.length, self.last, self.pcache = (self.meta[:, k] for k in range(4))
+        self.df, self.tf = self.freq[:, 0], self.freq[:, 1]
+        self.pcount, self.pcdf = self.pvals[:, 0], self.pvals[:, 1]
 
     def reserve(self, terms: int, chars: int) -> None:
         """Room for ``terms`` more terms of ``chars`` more code points."""
@@ -159,18 +177,20 @@ class _Learner:
         need = self.n_terms + terms
         if need > len(self.keys) or need > len(self.slots) // 4:
             cap = max(2 * len(self.keys), _pow2(need + 1))
-            self.keys, self.start, self.length, self.df, self.tf = (
-                _grow(a, cap) for a in (self.keys, self.start, self.length, self.df, self.tf)
-            )
-            self.last = _grow(self.last, cap, -1)
+            self.keys, self.freq = _grow(self.keys, cap), _grow(self.freq, cap)
+            meta = np.zeros((cap, 4), dtype=np.int64)
+            meta[:, 2:] = -1
+            meta[: len(self.meta)] = self.meta
+            self.meta = meta
             self.slots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.slots, self.keys, self.n_terms)
         need = self.n_pairs + terms
         if need > len(self.pkeys) or need > len(self.pslots) // 4:
             cap = max(2 * len(self.pkeys), _pow2(need + 1))
-            self.pkeys, self.pcount, self.pcdf = (_grow(a, cap) for a in (self.pkeys, self.pcount, self.pcdf))
+            self.pkeys, self.pvals = _grow(self.pkeys, cap), _grow(self.pvals, cap)
             self.pslots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.pslots, self.pkeys, self.n_pairs)
+        self._views()
 
     def learn(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray,
               w: np.ndarray | None, how: Tokens) -> "_Learner":
@@ -180,7 +200,7 @@ class _Learner:
         doc = 0
         while True:
             terms = (self.slots, self.keys, self.start, self.length, self.cps, self.last)
-            pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf)
+            pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf, self.pcache, codes)
             doc, self.n_terms, self.n_cps, self.n_pairs = learn_counts(
                 buf, bounds, doc, codes, wv, has_w, table, *how.args(), terms, self.n_terms, self.n_cps,
                 self.n_classes, pairs, self.n_pairs, self.df, self.tf,
@@ -204,38 +224,105 @@ def learn_terms(
     containing it and unweighted occurrences over the batch.
     """
     codes = np.ascontiguousarray(codes, dtype=np.int64)
-    main = _Learner(n_classes, len(buf)).learn(buf, bounds, table, codes, w, how)
+    main = _Learner(n_classes, len(buf), how.hi - how.lo + 1).learn(buf, bounds, table, codes, w, how)
     n_terms = main.n_terms
-    text = main.cps[: main.n_cps].tobytes().decode("utf-32-le", errors="surrogatepass")
-    words = [text[s : s + n] for s, n in zip(main.start[:n_terms].tolist(), main.length[:n_terms].tolist())]
-    # Python's sort on str (code point order, as scikit-learn's vocabulary): 3x numpy's on objects
-    order = np.array(sorted(range(n_terms), key=words.__getitem__), dtype=np.intp)
-    terms = _objects(words)[order]
+    cps, start, length = main.cps[: main.n_cps].copy(), main.start[:n_terms], main.length[:n_terms]
+    order = sort_order(cps, start, length)  # code point order, as scikit-learn's vocabulary
+    terms = _objects(term_strings(cps, start[order], length[order]))
     # the learner's table, renumbered to sorted ids, serves predictions when every term is kept
     rank = np.empty(n_terms, dtype=np.int64)
     rank[order] = np.arange(n_terms)
     ids = main.slots[1::2]
     used = ids >= 0
     ids[used] = rank[ids[used]]
-    learned = TermTable.from_parts(terms, main.slots, main.start[order], main.length[order], main.cps[: main.n_cps], how)
+    learned = TermTable.from_parts(terms, main.slots, start[order], length[order], cps, how)
     K, n = max(n_classes, 1), main.n_pairs
     pkeys = main.pkeys[:n]
     term_of, cls = rank[pkeys // K], pkeys % K
+    # CSR over classes straight from the distinct pairs: no COO conversion, sort or summing
+    at, indptr = pair_order(term_of, cls, n_terms, K)
+    small = max(n_terms, n) < 2**31 - 1
+    indices = term_of[at].astype(np.int32 if small else np.int64)
+    indptr = indptr[: n_classes + 1].astype(np.int32 if small else np.int64)
+    shape = (n_classes, n_terms)
+    # each matrix its own index arrays: dropping zeros rewrites them in place
+    tc = sp.csr_matrix((main.pcount[:n][at], indices.copy(), indptr.copy()), shape=shape)
+    dc = sp.csr_matrix((main.pcdf[:n][at], indices, indptr), shape=shape)
     return (
         terms,
-        _pairs(main.pcount[:n], cls, term_of, (n_classes, n_terms)),
-        _pairs(main.pcdf[:n], cls, term_of, (n_classes, n_terms)),
+        _drop_zeros(tc),
+        _drop_zeros(dc),
         main.df[order],
         main.tf[order],
         learned,
     )
 
 
-def _pairs(values: np.ndarray, cls: np.ndarray, term: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
-    """The counts of the pairs seen as CSR classes x terms (canonical: sorted, zeros dropped)."""
-    m = sp.csr_matrix((values, (cls, term)), shape=shape)
-    m.sum_duplicates()
+def sort_order(cps: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """The order of the terms ``cps[start[t]:start[t] + length[t]]`` by code points, a prefix
+    first (Python's order on str, so scikit-learn's vocabulary order), without a Python string.
+
+    Each term's next few code points (plus one, so 0 marks the end) are packed into a uint64
+    key; numpy sorts by the first keys, then only the terms still tied are sorted again by
+    their next keys, within their groups, until no two are tied."""
+    n = len(start)
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    bits = (int(cps.max()) + 1).bit_length() if len(cps) else 1
+    per = max(1, 64 // bits)
+
+    start, length = np.ascontiguousarray(start), np.ascontiguousarray(length)
+
+    def keys(idx: np.ndarray, off: int) -> np.ndarray:
+        out = np.empty(len(idx), dtype=np.uint64)
+        sort_keys(cps, start, length, idx, off, bits, per, out)
+        return out
+
+    k = keys(np.arange(n), 0)
+    order = np.argsort(k, kind="stable")
+    k = k[order]
+    group = np.concatenate([[0], np.cumsum(k[1:] != k[:-1])])
+    pos = np.arange(n)
+    longest, off = int(length.max()), 0
+    while True:
+        tied = np.zeros(len(pos), dtype=bool)
+        same = group[1:] == group[:-1]
+        tied[1:] |= same
+        tied[:-1] |= same
+        if not tied.any():
+            return order
+        off += per
+        if off >= longest:  # equal terms: not a vocabulary (kept in their order)
+            return order
+        pos, group = pos[tied], group[tied]
+        k = keys(order[pos], off)
+        sub = np.lexsort((k, group))
+        order[pos] = order[pos][sub]
+        group, k = group[sub], k[sub]
+        group = np.concatenate([[0], np.cumsum((group[1:] != group[:-1]) | (k[1:] != k[:-1]))])
+
+
+def term_strings(cps: np.ndarray, start: np.ndarray, length: np.ndarray) -> list[str]:
+    """The terms ``cps[start[t]:start[t] + length[t]]`` as Python strings: one buffer of the
+    terms joined by NUL, decoded and split in C (not a slice per term)."""
+    n = len(start)
+    if n == 0:
+        return []
+    total = int(length.sum())
+    if len(cps) and int(cps.min()) == 0:  # a term holds NUL itself: slice each one
+        text = cps.astype(np.uint32).tobytes().decode("utf-32-le", errors="surrogatepass")
+        return [text[s : s + m] for s, m in zip(start.tolist(), length.tolist())]
+    wide = len(cps) > 0 and int(cps.max()) > 255
+    out = np.empty(total + n - 1, dtype=np.uint32 if wide else np.uint8)
+    join_terms(cps, start, length, out)
+    text = out.tobytes().decode("utf-32-le", errors="surrogatepass") if wide else out.tobytes().decode("latin-1")
+    return text.split("\x00")
+
+
+def _drop_zeros(m: sp.csr_matrix) -> sp.csr_matrix:
+    """m without stored zeros (pairs whose documents all weighed 0), canonical."""
     m.eliminate_zeros()
+    m.has_sorted_indices = True  # built in (class, term) order, each pair once
     return m
 
 
