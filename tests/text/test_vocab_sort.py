@@ -6,7 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbayes.text.vocab import sort_order, term_strings
+from nbayes._kernels.text_sort import sort_order, term_strings
+from nbayes.stats.text import union_terms
 
 
 def _laid_out(words: list[str], dtype: type = np.uint32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -44,3 +45,25 @@ def test_prefix_sorts_first_and_wide_points() -> None:
     assert [words[i] for i in order] == sorted(words)
     assert term_strings(cps, start[order], length[order]) == sorted(words)
     assert term_strings(cps[:0], start[:0], length[:0]) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab \xe9\u4e00\U0001f600\x00", min_size=1, max_size=12), unique=True, max_size=60),
+       st.lists(st.text(alphabet="ab \xe9\u4e00\U0001f600", min_size=1, max_size=12), unique=True, max_size=60))
+def test_union_terms_is_the_sorted_set_union(a: list[str], b: list[str]) -> None:
+    """The merge path's union (code point sort, then each term once), NUL in terms included."""
+    def arr(x: list[str]) -> np.ndarray:
+        out = np.empty(len(x), dtype=object)
+        out[:] = sorted(x)
+        return out
+
+    both = b + a[::2]  # terms shared by both sides
+    want = sorted(set(a) | set(both))
+    assert union_terms(arr(a), arr(list(set(both)))).tolist() == want
+    assert union_terms(arr(list(set(both))), arr(a)).tolist() == want
+
+
+def test_sort_order_keeps_equal_terms_adjacent() -> None:
+    words = ["ab" * 50, "a", "ab" * 50, "b", "a"]
+    cps, start, length = _laid_out(words)
+    assert [words[i] for i in sort_order(cps, start, length)] == sorted(words)

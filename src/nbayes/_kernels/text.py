@@ -24,7 +24,7 @@ from numba import njit
 
 from .murmur import bucket, feed, finish, murmur3, to_bucket
 
-__all__ = ["build", "join_terms", "hash_counts", "pair_order", "sort_keys", "learn_counts", "murmur3", "rehash", "score", "term_ids"]
+__all__ = ["build", "hash_counts", "learn_counts", "murmur3", "rehash", "score", "term_ids"]
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -260,66 +260,6 @@ def build(cps, start, length, slots, keys):  # pragma: no cover - compiled
         key, exact = _key(cps, start[t], start[t] + length[t])
         keys[t] = np.int64(key)
     rehash(slots, keys, len(start))
-
-
-@njit(cache=True, nogil=True)
-def join_terms(cps, start, length, out):  # pragma: no cover - compiled
-    """out = the terms cps[start[i]:start[i] + length[i]] in turn, a 0 between two."""
-    n = 0
-    for i in range(len(start)):
-        if i > 0:
-            out[n] = 0
-            n += 1
-        s = start[i]
-        for k in range(length[i]):
-            out[n + k] = cps[s + k]
-        n += length[i]
-
-
-@njit(cache=True, nogil=True)
-def sort_keys(cps, start, length, idx, off, bits, per, out):  # pragma: no cover - compiled
-    """out[i] = code points off..off + per - 1 of term idx[i], each plus one (0: past the
-    end), packed ``bits`` apiece into a uint64, the first in the highest bits: comparing keys
-    compares those code points as Python compares str."""
-    for i in range(len(idx)):
-        t = idx[i]
-        s = start[t]
-        n = length[t]
-        k = np.uint64(0)
-        for j in range(per):
-            c = np.uint64(0)
-            if off + j < n:
-                c = np.uint64(cps[s + off + j]) + np.uint64(1)
-            k = (k << np.uint64(bits)) | c
-        out[i] = k
-
-
-@njit(cache=True, nogil=True)
-def pair_order(term, cls, n_terms, K):  # pragma: no cover - compiled
-    """The pairs (term[p], cls[p]), distinct, in CSR order over classes: (order, indptr) with
-    order sorted by class then term (two counting sorts, no comparison sort)."""
-    P = len(term)
-    at = np.zeros(n_terms + 1, dtype=np.int64)
-    for p in range(P):
-        at[term[p] + 1] += 1
-    for t in range(n_terms):
-        at[t + 1] += at[t]
-    by_term = np.empty(P, dtype=np.int64)
-    for p in range(P):
-        by_term[at[term[p]]] = p
-        at[term[p]] += 1
-    indptr = np.zeros(K + 1, dtype=np.int64)
-    for p in range(P):
-        indptr[cls[p] + 1] += 1
-    for c in range(K):
-        indptr[c + 1] += indptr[c]
-    pos = indptr[:K].copy()
-    order = np.empty(P, dtype=np.int64)
-    for q in range(P):
-        p = by_term[q]
-        order[pos[cls[p]]] = p
-        pos[cls[p]] += 1
-    return order, indptr
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernels.text_sort import sort_order
 from ..errors import StatisticsError, UnlearnError
 from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
 
@@ -473,7 +474,19 @@ def union_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         inside = at < len(big)
         known[inside] = big[at[inside]] == small[inside]
         return big if known.all() else np.insert(big, at[~known], small[~known])
-    merged = sorted(set(a.tolist()) | set(b.tolist()))
-    out = np.empty(len(merged), dtype=object)
-    out[:] = merged
-    return out
+    if big.dtype != object or small.dtype != object:
+        return np.union1d(a, b)  # hashing mode: bucket numbers
+    words = big.tolist() + small.tolist()
+    # sorted by code points in a kernel, not by comparing Python strings; then each term once
+    cps = np.frombuffer("\x00".join(words).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
+    ends = np.flatnonzero(cps == 0)
+    if len(ends) == len(words) - 1:
+        starts = np.concatenate([[0], ends + 1]).astype(np.int64)
+        lengths = np.concatenate([ends, [len(cps)]]) - starts
+    else:  # a term holds NUL itself
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        starts = np.concatenate([[0], np.cumsum(lengths[:-1] + 1)]).astype(np.int64)
+    out = np.empty(len(words), dtype=object)
+    out[:] = words
+    out = out[sort_order(cps, starts, lengths)]
+    return out[np.concatenate([[True], out[1:] != out[:-1]])]

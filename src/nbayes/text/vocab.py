@@ -8,8 +8,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels import run, threads
-from .._kernels.text import build, hash_counts, join_terms, pair_order, sort_keys, learn_counts, rehash, score, term_ids
+from .._kernels.text import build, hash_counts, learn_counts, rehash, score, term_ids
 from .._kernels.text_pairs import presence_rows, score_pairs
+from .._kernels.text_sort import pair_order, sort_order, term_strings
 
 _NONE_I = np.zeros(0, dtype=np.int64)
 _NONE_U = np.zeros(0, dtype=np.uint32)
@@ -256,67 +257,6 @@ def learn_terms(
         main.tf[order],
         learned,
     )
-
-
-def sort_order(cps: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """The order of the terms ``cps[start[t]:start[t] + length[t]]`` by code points, a prefix
-    first (Python's order on str, so scikit-learn's vocabulary order), without a Python string.
-
-    Each term's next few code points (plus one, so 0 marks the end) are packed into a uint64
-    key; numpy sorts by the first keys, then only the terms still tied are sorted again by
-    their next keys, within their groups, until no two are tied."""
-    n = len(start)
-    if n < 2:
-        return np.arange(n, dtype=np.int64)
-    bits = (int(cps.max()) + 1).bit_length() if len(cps) else 1
-    per = max(1, 64 // bits)
-
-    start, length = np.ascontiguousarray(start), np.ascontiguousarray(length)
-
-    def keys(idx: np.ndarray, off: int) -> np.ndarray:
-        out = np.empty(len(idx), dtype=np.uint64)
-        sort_keys(cps, start, length, idx, off, bits, per, out)
-        return out
-
-    k = keys(np.arange(n), 0)
-    order = np.argsort(k, kind="stable")
-    k = k[order]
-    group = np.concatenate([[0], np.cumsum(k[1:] != k[:-1])])
-    pos = np.arange(n)
-    longest, off = int(length.max()), 0
-    while True:
-        tied = np.zeros(len(pos), dtype=bool)
-        same = group[1:] == group[:-1]
-        tied[1:] |= same
-        tied[:-1] |= same
-        if not tied.any():
-            return order
-        off += per
-        if off >= longest:  # equal terms: not a vocabulary (kept in their order)
-            return order
-        pos, group = pos[tied], group[tied]
-        k = keys(order[pos], off)
-        sub = np.lexsort((k, group))
-        order[pos] = order[pos][sub]
-        group, k = group[sub], k[sub]
-        group = np.concatenate([[0], np.cumsum((group[1:] != group[:-1]) | (k[1:] != k[:-1]))])
-
-
-def term_strings(cps: np.ndarray, start: np.ndarray, length: np.ndarray) -> list[str]:
-    """The terms ``cps[start[t]:start[t] + length[t]]`` as Python strings: one buffer of the
-    terms joined by NUL, decoded and split in C (not a slice per term)."""
-    n = len(start)
-    if n == 0:
-        return []
-    total = int(length.sum())
-    if len(cps) and int(cps.min()) == 0:  # a term holds NUL itself: slice each one
-        text = cps.astype(np.uint32).tobytes().decode("utf-32-le", errors="surrogatepass")
-        return [text[s : s + m] for s, m in zip(start.tolist(), length.tolist())]
-    wide = len(cps) > 0 and int(cps.max()) > 255
-    out = np.empty(total + n - 1, dtype=np.uint32 if wide else np.uint8)
-    join_terms(cps, start, length, out)
-    text = out.tobytes().decode("utf-32-le", errors="surrogatepass") if wide else out.tobytes().decode("latin-1")
-    return text.split("\x00")
 
 
 def _drop_zeros(m: sp.csr_matrix) -> sp.csr_matrix:
