@@ -475,7 +475,8 @@ def union_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         known[inside] = big[at[inside]] == small[inside]
         return big if known.all() else np.insert(big, at[~known], small[~known])
     if big.dtype != object or small.dtype != object:
-        return np.union1d(a, b)  # hashing mode: bucket numbers
+        buckets: np.ndarray = np.union1d(a, b)  # hashing mode: bucket numbers
+        return buckets
     words = big.tolist() + small.tolist()
     # sorted by code points in a kernel, not by comparing Python strings; then each term once
     cps = np.frombuffer("\x00".join(words).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
@@ -489,4 +490,5 @@ def union_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.empty(len(words), dtype=object)
     out[:] = words
     out = out[sort_order(cps, starts, lengths)]
-    return out[np.concatenate([[True], out[1:] != out[:-1]])]
+    union: np.ndarray = out[np.concatenate([[True], out[1:] != out[:-1]])]
+    return union

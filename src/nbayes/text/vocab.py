@@ -227,7 +227,9 @@ def learn_terms(
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     main = _Learner(n_classes, len(buf), how.hi - how.lo + 1).learn(buf, bounds, table, codes, w, how)
     n_terms = main.n_terms
-    cps, start, length = main.cps[: main.n_cps].copy(), main.start[:n_terms], main.length[:n_terms]
+    cps, start, length = main.cps[: main.n_cps], main.start[:n_terms], main.length[:n_terms]
+    if 2 * main.n_cps < len(main.cps):  # the model keeps the code points: not a mostly empty buffer
+        cps = cps.copy()
     order = sort_order(cps, start, length)  # code point order, as scikit-learn's vocabulary
     terms = _objects(term_strings(cps, start[order], length[order]))
     # the learner's table, renumbered to sorted ids, serves predictions when every term is kept
