@@ -202,42 +202,30 @@ def _insert(buf, ring, hi, ntok, n, slot, key, slots, keys, start, length, cps, 
 @njit(cache=True, nogil=True, inline="always")
 def _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last):  # pragma: no cover - compiled
     """Count an occurrence of term t in document d of class c on the pair (t, c), found or
-    added in the pair table ``pairs = (slots, keys, count, doc count, last pair, class of each
-    document)`` (key t * K + c; the counts grow with the pairs seen, not classes x terms).
-    Returns the number of pairs.
-
-    ``last pair[t]`` is the pair term t was last counted on, in document ``last[t]``: when that
-    document is d, or of class c, it is the pair; the table is searched only when the term
-    changes class (most terms hold one class, and repeat within a document)."""
-    pslots, pkeys, pcount, pcdf, pcache, codes = pairs
-    ld = last[t]
-    tf[t] += 1.0
-    if ld == d:  # again in this document
-        pcount[pcache[t]] += wd
-        return n_pairs
-    if ld >= 0 and codes[ld] == c:
-        p = pcache[t]
-    else:
-        key = t * K + c
-        mask = len(pslots) // 2 - 1
-        i = _home(np.uint64(key), mask)
-        while True:
-            p = pslots[2 * i + 1]
-            if p < 0:
-                p = n_pairs
-                pslots[2 * i] = key
-                pslots[2 * i + 1] = p
-                pkeys[p] = key
-                n_pairs += 1
-                break
-            if pslots[2 * i] == key:
-                break
-            i = (i + 1) & mask
-        pcache[t] = p
-    last[t] = d
+    added in the pair table ``pairs = (slots, keys, count, doc count)`` (key t * K + c; the
+    counts grow with the pairs seen, not classes x terms). Returns the number of pairs."""
+    pslots, pkeys, pcount, pcdf = pairs
+    key = t * K + c
+    mask = len(pslots) // 2 - 1
+    i = _home(np.uint64(key), mask)
+    while True:
+        p = pslots[2 * i + 1]
+        if p < 0:
+            p = n_pairs
+            pslots[2 * i] = key
+            pslots[2 * i + 1] = p
+            pkeys[p] = key
+            n_pairs += 1
+            break
+        if pslots[2 * i] == key:
+            break
+        i = (i + 1) & mask
     pcount[p] += wd
-    pcdf[p] += wd
-    df[t] += 1.0
+    tf[t] += 1.0
+    if last[t] != d:
+        last[t] = d
+        pcdf[p] += wd
+        df[t] += 1.0
     return n_pairs
 
 

@@ -29,7 +29,7 @@ def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indpt
     per = (n_docs + T - 1) // T
     simple = hi_n == 1 and len(stop[1]) == 0
     for th in prange(T):
-        last = np.full(len(indptr) - 1 if binary else 0, -1, dtype=np.int64)
+        last = np.full(len(indptr) - 1, -1, dtype=np.int64)
         ring = np.zeros((hi_n, 2), dtype=np.int64)
         states = np.zeros((hi_n, 4), dtype=np.uint64)
         found = np.empty(hi_n, dtype=np.int64)
@@ -46,15 +46,11 @@ def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indpt
                     ntok, count = _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found)
                 for m in range(count):
                     t = found[m]
-                    if t < 0:
-                        continue
-                    if binary:  # each distinct term once: ``last`` is read and written only then
-                        if last[t] == d:
-                            continue
+                    if t >= 0 and (not binary or last[t] != d):
                         last[t] = d
-                    known += 1
-                    for p in range(indptr[t], indptr[t + 1]):
-                        out[d, cls[p]] += delta[p]
+                        known += 1
+                        for p in range(indptr[t], indptr[t + 1]):
+                            out[d, cls[p]] += delta[p]
                 i, j = _next_token(buf, j, e0, is_word)
             for c in range(K):
                 out[d, c] += known * base[c]

@@ -136,12 +136,7 @@ class TermTable:
 
 
 class _Learner:
-    """A growing term table with per-term counts, filled by the counting kernel.
-
-    What the kernel reads or writes for one occurrence of a term sits together, so that a term
-    costs few cache misses in tables of millions: per term (start, length, last document, last
-    pair) in one row of ``meta``, (df, tf) in one row of ``freq``; per pair (count, document
-    count) in one row of ``pvals``. The kernels take the columns (views)."""
+    """A growing term table with per-term counts, filled by the counting kernel."""
 
     def __init__(self, n_classes: int, chars: int, grams: int = 1) -> None:
         # sized from the input so that the kernel rarely stops to grow the tables (each growth
@@ -153,23 +148,16 @@ class _Learner:
         pcap = _pow2(max(1 << 12, min(2 * est if grams == 1 else est, 1 << 21)))
         self.n_classes = max(n_classes, 1)
         self.slots = np.full(4 * cap, -1, dtype=np.int64)
-        self.keys = np.zeros(cap, dtype=np.int64)
-        self.meta = np.zeros((cap, 4), dtype=np.int64)
-        self.meta[:, 2:] = -1
-        self.freq = np.zeros((cap, 2))
+        self.keys, self.start, self.length = (np.zeros(cap, dtype=np.int64) for _ in range(3))
+        self.last = np.full(cap, -1, dtype=np.int64)
+        self.df, self.tf = np.zeros(cap), np.zeros(cap)
         self.cps = np.zeros(max(1024, min(chars * grams**3 // 12, 1 << 28)), dtype=np.uint32)
         # the (term, class) pairs seen, in their own table: memory grows with the pairs, never
         # with classes x terms (1,000 classes and a million terms fit)
         self.pslots = np.full(4 * pcap, -1, dtype=np.int64)
         self.pkeys = np.zeros(pcap, dtype=np.int64)
-        self.pvals = np.zeros((pcap, 2))
+        self.pcount, self.pcdf = np.zeros(pcap), np.zeros(pcap)
         self.n_terms = self.n_cps = self.n_pairs = 0
-        self._views()
-
-    def _views(self) -> None:
-        self.start, self.length, self.last, self.pcache = (self.meta[:, k] for k in range(4))
-        self.df, self.tf = self.freq[:, 0], self.freq[:, 1]
-        self.pcount, self.pcdf = self.pvals[:, 0], self.pvals[:, 1]
 
     def reserve(self, terms: int, chars: int) -> None:
         """Room for ``terms`` more terms of ``chars`` more code points."""
@@ -178,20 +166,18 @@ class _Learner:
         need = self.n_terms + terms
         if need > len(self.keys) or need > len(self.slots) // 4:
             cap = max(2 * len(self.keys), _pow2(need + 1))
-            self.keys, self.freq = _grow(self.keys, cap), _grow(self.freq, cap)
-            meta = np.zeros((cap, 4), dtype=np.int64)
-            meta[:, 2:] = -1
-            meta[: len(self.meta)] = self.meta
-            self.meta = meta
+            self.keys, self.start, self.length, self.df, self.tf = (
+                _grow(a, cap) for a in (self.keys, self.start, self.length, self.df, self.tf)
+            )
+            self.last = _grow(self.last, cap, -1)
             self.slots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.slots, self.keys, self.n_terms)
         need = self.n_pairs + terms
         if need > len(self.pkeys) or need > len(self.pslots) // 4:
             cap = max(2 * len(self.pkeys), _pow2(need + 1))
-            self.pkeys, self.pvals = _grow(self.pkeys, cap), _grow(self.pvals, cap)
+            self.pkeys, self.pcount, self.pcdf = (_grow(a, cap) for a in (self.pkeys, self.pcount, self.pcdf))
             self.pslots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.pslots, self.pkeys, self.n_pairs)
-        self._views()
 
     def learn(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray,
               w: np.ndarray | None, how: Tokens) -> "_Learner":
@@ -201,7 +187,7 @@ class _Learner:
         doc = 0
         while True:
             terms = (self.slots, self.keys, self.start, self.length, self.cps, self.last)
-            pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf, self.pcache, codes)
+            pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf)
             doc, self.n_terms, self.n_cps, self.n_pairs = learn_counts(
                 buf, bounds, doc, codes, wv, has_w, table, *how.args(), terms, self.n_terms, self.n_cps,
                 self.n_classes, pairs, self.n_pairs, self.df, self.tf,
