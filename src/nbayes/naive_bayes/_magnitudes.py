@@ -48,7 +48,10 @@ def estimate_checked(
 
 
 def _check_finite_stats(model: Any, stats: Any, n_features: int, names: Any) -> None:
-    arrays = stats.to_arrays() if hasattr(stats, "to_arrays") else {}
+    if hasattr(stats, "numeric_arrays"):  # the numbers alone: no vocabulary encoded (TextStats)
+        arrays = stats.numeric_arrays()
+    else:
+        arrays = stats.to_arrays() if hasattr(stats, "to_arrays") else {}
     for key, arr in arrays.items():
         a = np.asarray(arr)
         if a.dtype.kind != "f" or a.size == 0:

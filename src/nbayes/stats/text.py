@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernels.text_sort import sort_order
 from ..errors import StatisticsError, UnlearnError
 from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
 
@@ -214,6 +215,19 @@ class TextStats:
             "stats/df": compact(np.asarray(self.df, dtype=float)),
             "stats/tf": compact(np.asarray(self.tf, dtype=float)),
             "stats/n_docs": np.array(self.n_docs),
+        }
+
+    def numeric_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of numbers, named as in :meth:`to_arrays` (per-class counts held as pairs
+        give their stored values), without encoding the vocabulary or aligning the two counts'
+        pairs: what the finiteness check before estimation reads."""
+        def values(name: str, a: Counts) -> tuple[str, np.ndarray]:
+            return (f"stats/pairs/{name}", a.data) if sp.issparse(a) else (f"stats/{name}", np.asarray(a))
+
+        return dict([values("term_count", self.term_count), values("doc_count", self.doc_count)]) | {
+            "stats/class_count": self.class_count,
+            "stats/df": np.asarray(self.df, dtype=float),
+            "stats/tf": np.asarray(self.tf, dtype=float),
         }
 
     @classmethod
@@ -460,7 +474,21 @@ def union_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         inside = at < len(big)
         known[inside] = big[at[inside]] == small[inside]
         return big if known.all() else np.insert(big, at[~known], small[~known])
-    merged = sorted(set(a.tolist()) | set(b.tolist()))
-    out = np.empty(len(merged), dtype=object)
-    out[:] = merged
-    return out
+    if big.dtype != object or small.dtype != object:
+        buckets: np.ndarray = np.union1d(a, b)  # hashing mode: bucket numbers
+        return buckets
+    words = big.tolist() + small.tolist()
+    # sorted by code points in a kernel, not by comparing Python strings; then each term once
+    cps = np.frombuffer("\x00".join(words).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
+    ends = np.flatnonzero(cps == 0)
+    if len(ends) == len(words) - 1:
+        starts = np.concatenate([[0], ends + 1]).astype(np.int64)
+        lengths = np.concatenate([ends, [len(cps)]]) - starts
+    else:  # a term holds NUL itself
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        starts = np.concatenate([[0], np.cumsum(lengths[:-1] + 1)]).astype(np.int64)
+    out = np.empty(len(words), dtype=object)
+    out[:] = words
+    out = out[sort_order(cps, starts, lengths)]
+    union: np.ndarray = out[np.concatenate([[True], out[1:] != out[:-1]])]
+    return union

@@ -11,6 +11,7 @@ from .._kernels import run, text_chars, threads
 from .._kernels import text as word_kernels
 from .._kernels.text import build, rehash
 from .._kernels.text_pairs import presence_rows, score_pairs
+from .._kernels.text_sort import pair_order, sort_order, term_strings
 
 _NONE_I = np.zeros(0, dtype=np.int64)
 _NONE_U = np.zeros(0, dtype=np.uint32)
@@ -168,19 +169,25 @@ class TermTable:
 class _Learner:
     """A growing term table with per-term counts, filled by the counting kernel."""
 
-    def __init__(self, n_classes: int, chars: int) -> None:
-        cap = _pow2(max(1 << 12, chars // 256))  # grows by doubling
+    def __init__(self, n_classes: int, chars: int, grams: int = 1) -> None:
+        # sized from the input so that the kernel rarely stops to grow the tables (each growth
+        # writes a new table and rehashes): on 20 Newsgroups a new word per 170 code points, a
+        # new unigram or bigram per 19, about 2 (unigrams) / 1.5 (n-grams) pairs per term;
+        # growth beyond is by doubling
+        est = chars * grams**3 // 128
+        cap = _pow2(max(1 << 12, min(est, 1 << 21)))
+        pcap = _pow2(max(1 << 12, min(2 * est if grams == 1 else est, 1 << 21)))
         self.n_classes = max(n_classes, 1)
         self.slots = np.full(4 * cap, -1, dtype=np.int64)
         self.keys, self.start, self.length = (np.zeros(cap, dtype=np.int64) for _ in range(3))
         self.last = np.full(cap, -1, dtype=np.int64)
         self.df, self.tf = np.zeros(cap), np.zeros(cap)
-        self.cps = np.zeros(max(1024, chars // 8), dtype=np.uint32)
+        self.cps = np.zeros(max(1024, min(chars * grams**3 // 12, 1 << 28)), dtype=np.uint32)
         # the (term, class) pairs seen, in their own table: memory grows with the pairs, never
         # with classes x terms (1,000 classes and a million terms fit)
-        self.pslots = np.full(4 * cap, -1, dtype=np.int64)
-        self.pkeys = np.zeros(cap, dtype=np.int64)
-        self.pcount, self.pcdf = np.zeros(cap), np.zeros(cap)
+        self.pslots = np.full(4 * pcap, -1, dtype=np.int64)
+        self.pkeys = np.zeros(pcap, dtype=np.int64)
+        self.pcount, self.pcdf = np.zeros(pcap), np.zeros(pcap)
         self.n_terms = self.n_cps = self.n_pairs = 0
 
     def reserve(self, terms: int, chars: int) -> None:
@@ -233,38 +240,46 @@ def learn_terms(
     containing it and unweighted occurrences over the batch.
     """
     codes = np.ascontiguousarray(codes, dtype=np.int64)
-    main = _Learner(n_classes, len(buf)).learn(buf, bounds, table, codes, w, how)
+    main = _Learner(n_classes, len(buf), how.hi - how.lo + 1).learn(buf, bounds, table, codes, w, how)
     n_terms = main.n_terms
-    text = main.cps[: main.n_cps].tobytes().decode("utf-32-le", errors="surrogatepass")
-    words = [text[s : s + n] for s, n in zip(main.start[:n_terms].tolist(), main.length[:n_terms].tolist())]
-    # Python's sort on str (code point order, as scikit-learn's vocabulary): 3x numpy's on objects
-    order = np.array(sorted(range(n_terms), key=words.__getitem__), dtype=np.intp)
-    terms = _objects(words)[order]
+    cps, start, length = main.cps[: main.n_cps], main.start[:n_terms], main.length[:n_terms]
+    if 2 * main.n_cps < len(main.cps):  # the model keeps the code points: not a mostly empty buffer
+        cps = cps.copy()
+    order = sort_order(cps, start, length)  # code point order, as scikit-learn's vocabulary
+    terms = _objects(term_strings(cps, start[order], length[order]))
     # the learner's table, renumbered to sorted ids, serves predictions when every term is kept
     rank = np.empty(n_terms, dtype=np.int64)
     rank[order] = np.arange(n_terms)
     ids = main.slots[1::2]
     used = ids >= 0
     ids[used] = rank[ids[used]]
-    learned = TermTable.from_parts(terms, main.slots, main.start[order], main.length[order], main.cps[: main.n_cps], how)
+    learned = TermTable.from_parts(terms, main.slots, start[order], length[order], cps, how)
     K, n = max(n_classes, 1), main.n_pairs
     pkeys = main.pkeys[:n]
     term_of, cls = rank[pkeys // K], pkeys % K
+    # CSR over classes straight from the distinct pairs: no COO conversion, sort or summing
+    at, indptr = pair_order(term_of, cls, n_terms, K)
+    small = max(n_terms, n) < 2**31 - 1
+    indices = term_of[at].astype(np.int32 if small else np.int64)
+    indptr = indptr[: n_classes + 1].astype(np.int32 if small else np.int64)
+    shape = (n_classes, n_terms)
+    # each matrix its own index arrays: dropping zeros rewrites them in place
+    tc = sp.csr_matrix((main.pcount[:n][at], indices.copy(), indptr.copy()), shape=shape)
+    dc = sp.csr_matrix((main.pcdf[:n][at], indices, indptr), shape=shape)
     return (
         terms,
-        _pairs(main.pcount[:n], cls, term_of, (n_classes, n_terms)),
-        _pairs(main.pcdf[:n], cls, term_of, (n_classes, n_terms)),
+        _drop_zeros(tc),
+        _drop_zeros(dc),
         main.df[order],
         main.tf[order],
         learned,
     )
 
 
-def _pairs(values: np.ndarray, cls: np.ndarray, term: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
-    """The counts of the pairs seen as CSR classes x terms (canonical: sorted, zeros dropped)."""
-    m = sp.csr_matrix((values, (cls, term)), shape=shape)
-    m.sum_duplicates()
+def _drop_zeros(m: sp.csr_matrix) -> sp.csr_matrix:
+    """m without stored zeros (pairs whose documents all weighed 0), canonical."""
     m.eliminate_zeros()
+    m.has_sorted_indices = True  # built in (class, term) order, each pair once
     return m
 
 

@@ -1,0 +1,69 @@
+"""The vocabulary's order and strings from code points (no Python str sorted on the hot path)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nbayes._kernels.text_sort import sort_order, term_strings
+from nbayes.stats.text import union_terms
+
+
+def _laid_out(words: list[str], dtype: type = np.uint32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    cps = np.frombuffer("".join(words).encode("utf-32-le"), dtype=np.uint32).astype(dtype)
+    length = np.array([len(w) for w in words], dtype=np.int64)
+    start = np.zeros(len(words), dtype=np.int64)
+    if len(words):
+        start[1:] = np.cumsum(length)[:-1]
+    return cps, start, length
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=30), unique=True, max_size=80))
+def test_code_point_sort_is_pythons_sorted(words: list[str]) -> None:
+    cps, start, length = _laid_out(words)
+    order = sort_order(cps, start, length)
+    assert [words[i] for i in order] == sorted(words)
+    assert term_strings(cps, start[order], length[order]) == sorted(words)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab \xe9\xff", min_size=1, max_size=40), unique=True, max_size=200))
+def test_long_shared_prefixes_latin1(words: list[str]) -> None:
+    """Few letters: many terms tied over several keys (the refinement rounds); uint8 buffers."""
+    cps, start, length = _laid_out(words, np.uint8)
+    order = sort_order(cps, start, length)
+    assert [words[i] for i in order] == sorted(words)
+    assert term_strings(cps, start[order], length[order]) == sorted(words)
+
+
+def test_prefix_sorts_first_and_wide_points() -> None:
+    words = ["ab", "a", "abc", "a\U0001f600", "a\x00", "\U0010fffd", "b" * 100 + "a", "b" * 100]
+    cps, start, length = _laid_out(words)
+    order = sort_order(cps, start, length)
+    assert [words[i] for i in order] == sorted(words)
+    assert term_strings(cps, start[order], length[order]) == sorted(words)
+    assert term_strings(cps[:0], start[:0], length[:0]) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab \xe9\u4e00\U0001f600\x00", min_size=1, max_size=12), unique=True, max_size=60),
+       st.lists(st.text(alphabet="ab \xe9\u4e00\U0001f600", min_size=1, max_size=12), unique=True, max_size=60))
+def test_union_terms_is_the_sorted_set_union(a: list[str], b: list[str]) -> None:
+    """The merge path's union (code point sort, then each term once), NUL in terms included."""
+    def arr(x: list[str]) -> np.ndarray:
+        out = np.empty(len(x), dtype=object)
+        out[:] = sorted(x)
+        return out
+
+    both = b + a[::2]  # terms shared by both sides
+    want = sorted(set(a) | set(both))
+    assert union_terms(arr(a), arr(list(set(both)))).tolist() == want
+    assert union_terms(arr(list(set(both))), arr(a)).tolist() == want
+
+
+def test_sort_order_keeps_equal_terms_adjacent() -> None:
+    words = ["ab" * 50, "a", "ab" * 50, "b", "a"]
+    cps, start, length = _laid_out(words)
+    assert [words[i] for i in sort_order(cps, start, length)] == sorted(words)
