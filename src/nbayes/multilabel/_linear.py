@@ -213,7 +213,8 @@ class LinearText:
         if not alive.any() or cc[L] <= 0:
             return None
         fc = S.doc_count if est.binary else S.term_count
-        table = log_odds_table(sp.csr_matrix(fc[:L]), np.asarray(fc[L], dtype=np.float64), cc[:L], float(cc[L]),
+        last = fc[L].toarray().ravel() if sp.issparse(fc) else fc[L]  # the all-documents row
+        table = log_odds_table(sp.csr_matrix(fc[:L]), np.asarray(last, dtype=np.float64), cc[:L], float(cc[L]),
                                alive, float(est.alpha), bool(est.fit_prior))
         return cls(vocab, np.ascontiguousarray(table.dense()[alive]), table.b)
 

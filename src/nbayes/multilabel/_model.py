@@ -410,6 +410,8 @@ class MultiLabel(Classifier):
         return np.asarray(expit(self.decision_function(X)))
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
+        """log P(label | x) for each row and label, shape (n, n_labels): each label's own
+        binary model (the labels are not exclusive, so rows need not sum to one)."""
         s = self.decision_function(X)
         return np.asarray(-np.logaddexp(0.0, -s))
 
@@ -506,6 +508,8 @@ class MultiLabel(Classifier):
 
     @classmethod
     def from_state(cls, state: dict[str, Any], build: Callable[[dict[str, Any]], Any] | None = None) -> "MultiLabel":
+        """The model a file's state describes; ``build`` reads the nested base model's state
+        (:func:`nbayes.io.load.from_state` passes itself)."""
         if build is None:
             raise ModelFileError("a multi-label model's file nests its base model's state: read it with nbayes.load")
         return _state.from_state(cls, state, build)

@@ -69,11 +69,25 @@ def collapse(stats: Any) -> Any:
         for k in range(1, len(stats.class_count)):
             out = out + rows(stats, np.array([k]))
         return with_corpus(out, stats)
-    change: dict[str, Any] = {f: getattr(stats, f).sum(axis=0, keepdims=True) for f in fields if getattr(stats, f) is not None}
+    change: dict[str, Any] = {f: _sum_rows(getattr(stats, f)) for f in fields if getattr(stats, f) is not None}
     if isinstance(stats, TextStats) and stats.weighted is not None:
         keep, idf, sums = stats.weighted
         change["weighted"] = (keep, idf, sums.sum(axis=0, keepdims=True))
     return dataclasses.replace(stats, **change)
+
+
+def _stack(a: Any, b: Any) -> Any:
+    """a's rows then b's: CSR pairs when either is (text statistics in vocabulary mode)."""
+    if sp.issparse(a) or sp.issparse(b):
+        return sp.vstack([sp.csr_matrix(a), sp.csr_matrix(b)], format="csr")
+    return np.concatenate([a, b])
+
+
+def _sum_rows(a: Any) -> Any:
+    """The column sums as one row, in the array's own form (CSR pairs stay CSR)."""
+    if sp.issparse(a):
+        return sp.csr_matrix(a.sum(axis=0))
+    return a.sum(axis=0, keepdims=True)
 
 
 Count = Callable[[np.ndarray, np.ndarray, int], Any]
@@ -122,7 +136,7 @@ def concat(a: Any, b: Any) -> Any:
         return MixedStats(np.concatenate([a.class_count, b.class_count]),
                           {k: concat(s, b.parts[k]) for k, s in a.parts.items()})
     fields = _CLASS_FIELDS[type(a)]
-    change: dict[str, Any] = {f: np.concatenate([getattr(a, f), getattr(b, f)]) for f in fields if getattr(a, f) is not None}
+    change: dict[str, Any] = {f: _stack(getattr(a, f), getattr(b, f)) for f in fields if getattr(a, f) is not None}
     if isinstance(a, TextStats) and a.weighted is not None and b.weighted is not None:
         keep, idf, sums = a.weighted
         change["weighted"] = (keep, idf, np.concatenate([sums, b.weighted[2]]))
