@@ -41,7 +41,7 @@ _NUMERIC = {
 
 
 # ----------------------------------------------------------------------------- encoding
-def _scalar(v: Any, where: str) -> Any:
+def encode_scalar(v: Any, where: str) -> Any:
     """A label element as a tagged JSON value that keeps its Python type."""
     if v is None:
         return ["none", None]
@@ -57,7 +57,8 @@ def _scalar(v: Any, where: str) -> Any:
     raise DataError(f"{where}: cannot store a value of type {type(v).__name__} ({v!r}) in a model file")
 
 
-def _unscalar(tagged: Any) -> Any:
+def decode_scalar(tagged: Any) -> Any:
+    """The value :func:`encode_scalar` tagged, with its Python type."""
     tag, value = tagged
     if tag == "none":
         return None
@@ -77,7 +78,7 @@ def _json_value(v: Any, where: str) -> Any:
     if isinstance(v, np.ndarray):
         if v.dtype.kind in "biuf":
             return {"__ndarray__": v.dtype.str, "shape": list(v.shape), "data": [_json_value(x, where) for x in v.ravel().tolist()]}
-        return {"__labels__": [_scalar(x, where) for x in v.ravel().tolist()]}
+        return {"__labels__": [encode_scalar(x, where) for x in v.ravel().tolist()]}
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, float) and not math.isfinite(v):
@@ -101,7 +102,7 @@ def _from_json(v: Any) -> Any:
                 raise ValueError(f"dtype {dt!r} is not allowed")
             return np.array([_from_json(x) for x in v["data"]], dtype=np.dtype(dt)).reshape(v["shape"])
         if "__labels__" in v:
-            return _label_array([_unscalar(x) for x in v["__labels__"]], "object")
+            return _label_array([decode_scalar(x) for x in v["__labels__"]], "object")
         if "__float__" in v:
             return float(v["__float__"])
         if "__dict__" in v:
@@ -145,7 +146,7 @@ def _serialise(state: dict[str, Any]) -> list[Any]:
             offset += data.nbytes + pad
         elif arr.dtype.kind in "UO" and arr.ndim == 1:
             kind = "str" if arr.dtype.kind == "U" else "object"
-            table[name] = {"labels": kind, "values": [_scalar(v, f"array {name!r}") for v in arr.tolist()]}
+            table[name] = {"labels": kind, "values": [encode_scalar(v, f"array {name!r}") for v in arr.tolist()]}
         else:
             raise DataError(f"array {name!r}: dtype {arr.dtype} with shape {arr.shape} cannot be stored")
     try:
@@ -298,7 +299,7 @@ def _state_of(header: dict[str, Any], payload: memoryview, name: str) -> dict[st
                 kind = entry["labels"]
                 if kind not in ("str", "object"):
                     raise ValueError(f"array {key!r}: unknown label kind {kind!r}")
-                arrays[key] = _label_array([_unscalar(v) for v in entry["values"]], kind)
+                arrays[key] = _label_array([decode_scalar(v) for v in entry["values"]], kind)
                 continue
             dt = entry["dtype"]
             if dt not in _NUMERIC:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelFileError
-from ..io.model_file import _scalar, _unscalar
+from ..io.model_file import decode_scalar, encode_scalar
 
 _LEN = struct.Struct("<I")
 _NARROW = (np.uint8, np.uint16, np.uint32)
@@ -40,7 +40,7 @@ def encode(classes: np.ndarray, arrays: dict[str, np.ndarray]) -> bytes:
         spec, data = _encode_array(a)
         specs.append([name, list(a.shape), *spec])
         parts.extend(data)
-    head = json.dumps({"classes": [_scalar(c, "labels") for c in np.asarray(classes).tolist()], "arrays": specs},
+    head = json.dumps({"classes": [encode_scalar(c, "labels") for c in np.asarray(classes).tolist()], "arrays": specs},
                       separators=(",", ":")).encode()
     return _LEN.pack(len(head)) + head + b"".join(parts)
 
@@ -50,7 +50,7 @@ def decode(body: bytes | memoryview, where: str) -> tuple[list[Any], dict[str, n
     try:
         (n,) = _LEN.unpack_from(body)
         head = json.loads(bytes(body[_LEN.size:_LEN.size + n]))
-        classes = [_unscalar(c) for c in head["classes"]]
+        classes = [decode_scalar(c) for c in head["classes"]]
         at = _LEN.size + n
         arrays: dict[str, np.ndarray] = {}
         for name, shape, how, *rest in head["arrays"]:
@@ -84,7 +84,7 @@ def _encode_array(a: np.ndarray) -> tuple[list[Any], list[bytes]]:
         if all(type(s) is str for s in items):
             raw = [s.encode("utf-8", "surrogatepass") for s in items]
             return ["str"], [np.array([len(r) for r in raw], dtype="<u4").tobytes(), b"".join(raw)]
-        data = json.dumps([_scalar(v, "statistics") for v in items], separators=(",", ":")).encode()
+        data = json.dumps([encode_scalar(v, "statistics") for v in items], separators=(",", ":")).encode()
         return ["json", len(data)], [data]
     if a.dtype.kind == "U":
         return _encode_array(a.astype(object))
@@ -126,7 +126,7 @@ def _decode_array(body: bytes | memoryview, at: int, shape: tuple[int, ...], how
         n = int(rest[0])
         items = json.loads(bytes(body[at:at + n]))
         out = np.empty(size, dtype=object)
-        out[:] = [_unscalar(v) for v in items]
+        out[:] = [decode_scalar(v) for v in items]
         return out.reshape(shape), at + n
     if how == "sparse":
         nnz, idx_type, val_type = int(rest[0]), rest[1], rest[2]

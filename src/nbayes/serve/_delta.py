@@ -20,6 +20,7 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._kernels.lookup import find_terms
 from .._kernels.text import build
@@ -147,11 +148,11 @@ def apply_all(model: Any, deltas: list[Delta]) -> tuple[Any, Delta]:
         terms = np.insert(bt, ins, fresh)
         fresh_pos = ins + np.arange(len(fresh))
         new_table = extend_table(table, terms, ins, fresh)
-        tc, dc, df, tf = (_open_columns(a, ins) for a in (base.term_count, base.doc_count, base.df, base.tf))
+        tc, dc, df, tf = (_open_columns(a, ins) for a in (dense(base.term_count), dense(base.doc_count), base.df, base.tf))
     else:
         fresh = fresh_pos = ins = np.zeros(0, dtype=np.intp)
         terms, new_table = bt, table
-        tc, dc, df, tf = base.term_count.copy(), base.doc_count.copy(), base.df.copy(), base.tf.copy()
+        tc, dc, df, tf = dense(base.term_count, copy=True), dense(base.doc_count, copy=True), base.df.copy(), base.tf.copy()
     places = []
     for d, i in zip(deltas, ids):
         p = i.astype(np.intp)
@@ -169,8 +170,8 @@ def apply_all(model: Any, deltas: list[Delta]) -> tuple[Any, Delta]:
         cp, _ = encode_labels(d.classes, group)
         s_cc[cp] += s.class_count
         rows = np.ix_(cp, loc)
-        s_tc[rows] += s.term_count
-        s_dc[rows] += s.doc_count
+        s_tc[rows] += dense(s.term_count)
+        s_dc[rows] += dense(s.doc_count)
         s_df[loc] += s.df
         s_tf[loc] += s.tf
         n_docs += s.n_docs
@@ -201,7 +202,7 @@ def _add_text(base: TextStats, d: TextStats, cpos: np.ndarray, table: TermTable)
         at[~known] = np.searchsorted(bt, dt[~known])
     if known.all():
         terms, pos, new_table = bt, at, table
-        tc, dc, df, tf = base.term_count.copy(), base.doc_count.copy(), base.df.copy(), base.tf.copy()
+        tc, dc, df, tf = dense(base.term_count, copy=True), dense(base.doc_count, copy=True), base.df.copy(), base.tf.copy()
     else:
         ins = at[~known]  # ascending: dt is sorted
         fresh = dt[~known]
@@ -209,16 +210,24 @@ def _add_text(base: TextStats, d: TextStats, cpos: np.ndarray, table: TermTable)
         pos = np.empty(len(dt), dtype=np.intp)
         pos[known] = at[known] + np.searchsorted(ins, at[known], side="right")
         pos[~known] = ins + np.arange(len(ins))
-        tc, dc, df, tf = (_open_columns(a, ins) for a in (base.term_count, base.doc_count, base.df, base.tf))
+        tc, dc, df, tf = (_open_columns(a, ins) for a in (dense(base.term_count), dense(base.doc_count), base.df, base.tf))
         new_table = extend_table(table, terms, ins, fresh)
     cc = base.class_count.copy()
     cc[cpos] += d.class_count
     rows = np.ix_(cpos, pos)
-    tc[rows] += d.term_count
-    dc[rows] += d.doc_count
+    tc[rows] += dense(d.term_count)
+    dc[rows] += dense(d.doc_count)
     df[pos] += d.df
     tf[pos] += d.tf
     return TextStats(terms, cc, tc, dc, df, tf, base.n_docs + d.n_docs, new_table)
+
+
+def dense(a: Any, copy: bool = False) -> np.ndarray:
+    """Per-class counts as a dense array (the service adds updates in place into its copy; the
+    model's statistics may hold them as CSR pairs)."""
+    if sp.issparse(a):
+        return np.asarray(a.toarray(), dtype=np.float64)
+    return np.array(a, dtype=np.float64) if copy else a
 
 
 def _open_columns(a: np.ndarray, ins: np.ndarray) -> np.ndarray:
@@ -307,7 +316,7 @@ class TextReplay:
         return tid
 
     def add(self, classes: np.ndarray, s: TextStats) -> None:
-        self.add_counts(classes, self.numbers(s.terms.tolist()), s.class_count, s.term_count, s.doc_count,
+        self.add_counts(classes, self.numbers(s.terms.tolist()), s.class_count, dense(s.term_count), dense(s.doc_count),
                         s.df, s.tf, s.n_docs)
 
     def add_counts(self, classes: np.ndarray, tid: np.ndarray, cc: np.ndarray, tc: np.ndarray, dc: np.ndarray,

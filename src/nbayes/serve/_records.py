@@ -53,7 +53,10 @@ class LogTerms:
         fresh = np.empty(len(new), dtype=object)
         fresh[:] = new
         arrays = {"text/new_terms": fresh, "text/term_ids": numbers.astype(np.uint32)}
-        arrays.update((k, np.asarray(v)) for k, v in s.to_arrays().items() if k in _TEXT)
+        arrays.update({"stats/class_count": np.asarray(s.class_count, dtype=np.float64),
+                       "stats/term_count": _delta.dense(s.term_count), "stats/doc_count": _delta.dense(s.doc_count),
+                       "stats/df": np.asarray(s.df, dtype=np.float64), "stats/tf": np.asarray(s.tf, dtype=np.float64),
+                       "stats/n_docs": np.asarray(float(s.n_docs))})
         return _codec.encode(d.classes, arrays)
 
     def commit(self) -> None:
