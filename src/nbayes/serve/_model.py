@@ -13,6 +13,7 @@ import logging
 import math
 import os
 import sys
+from decimal import Decimal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -418,20 +419,31 @@ def _text(where: str, t: Any, limits: Limits) -> str:
 
 #: the largest JSON number a value may be (the schema's maximum; an integer literal beyond it is refused)
 FLOAT_MAX = sys.float_info.max
+#: the schema's bound as JSON writes it (repr: 1.7976931348623157e+308), exactly: an integer
+#: beyond this decimal breaks the declared minimum / maximum even where it rounds to FLOAT_MAX
+INT_MAX = int(Decimal(repr(FLOAT_MAX)))
+
+
+def _below(v: int | float, bound: float) -> bool:
+    """``v < bound`` as the schema states it: a bound is written as its repr, so an integer is
+    compared exactly with that decimal (it may round to the bound as a float)."""
+    if isinstance(v, int):
+        return Decimal(v) < Decimal(repr(float(bound)))
+    return v < bound
 
 
 def _check_value(where: str, f: dict[str, Any], v: Any, limits: Limits) -> None:
     if v is None:
         return
     kind = f["kind"]
-    if isinstance(v, int) and not isinstance(v, bool) and not -FLOAT_MAX <= v <= FLOAT_MAX:  # exact comparison
+    if isinstance(v, int) and not isinstance(v, bool) and not -INT_MAX <= v <= INT_MAX:  # exact comparison
         raise Problem(422, f"{where}: {str(v)[:24]}... is beyond the largest float")
     if kind == "number":
         if isinstance(v, bool) or not isinstance(v, int | float):
             raise Problem(422, f"{where} must be a number (or null), got {_what(v)}")
-        if "minimum" in f and v < f["minimum"]:
+        if "minimum" in f and _below(v, f["minimum"]):
             raise Problem(422, f"{where} is {v:.4g}; this model counts, and takes values >= {f['minimum']}")
-        if "max_abs" in f and not -f["max_abs"] <= v <= f["max_abs"]:
+        if "max_abs" in f and (_below(v, -f["max_abs"]) or _below(-v, -f["max_abs"])):
             raise Problem(422, f"{where} is {v:.4g}; this model takes values up to {f['max_abs']:g} in size "
                                "(beyond, its scores overflow)")
     elif kind == "boolean":
