@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -49,3 +55,62 @@ def shared_data() -> Path:
             pytest.fail(msg)
         pytest.skip(msg)
     return d
+
+
+# ---------------------------------------------------------------------------- live servers, a browser
+CHROMIUM = "/usr/bin/chromium"
+
+
+@contextlib.contextmanager
+def _serving(app: Any) -> Iterator[str]:
+    """``app`` on a real uvicorn server in a thread, on a free port: its base URL."""
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                           timeout_graceful_shutdown=2))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    end = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < end and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Callable[[Any], contextlib.AbstractContextManager[str]]:
+    """``with live_server(app) as url:`` serves an ASGI app over real HTTP for the block."""
+    return _serving
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Debian Chromium for the page tests (absent: a skip, or a failure with CI=true)."""
+    msg = f"{CHROMIUM} is absent: install Debian's browser with `apt-get install chromium` to run the page tests"
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            raise
+        pytest.skip("playwright is not installed: pip install playwright")
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+        )
+        try:
+            yield b
+        finally:
+            b.close()

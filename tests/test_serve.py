@@ -12,9 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -497,51 +495,13 @@ def test_cli_serve_with_a_bad_file_is_one_line(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def thread_server(files):
+def thread_server(files, live_server):
     """The table model's app on a real uvicorn server in a thread."""
-    import uvicorn
-
-    port = free_port()
-    config = uvicorn.Config(create_app(str(files / "table.nbm")), host="127.0.0.1", port=port, log_level="warning",
-                            timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
-    t = threading.Thread(target=server.run, daemon=True)
-    t.start()
-    wait_for(lambda: server.started, timeout=20)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    t.join(timeout=10)
+    with live_server(create_app(str(files / "table.nbm"))) as url:
+        yield url
 
 
 # ---------------------------------------------------------------------------- the page in Chromium
-CHROMIUM = "/usr/bin/chromium"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    msg = f"{CHROMIUM} is absent: install Debian's browser with `apt-get install chromium` to run the page test"
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("playwright is not installed: pip install playwright")
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
-        )
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 def open_page(browser, url):
     page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()  # closed with its context
     seen: list[str] = []

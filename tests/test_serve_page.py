@@ -5,11 +5,6 @@ calibrated model's probabilities are said to be calibrated."""
 from __future__ import annotations
 
 import math
-import os
-import socket
-import threading
-import time
-from pathlib import Path
 
 import pytest
 
@@ -19,7 +14,6 @@ pytest.importorskip("uvicorn", reason="nbayes serve needs the extra: pip install
 import nbayes  # noqa: E402
 from nbayes.serve import create_app  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
 WORDS = "apple river stone cloud maple tiger piano ocean candle forest violet silver engine garden mirror falcon " \
         "harbor lemon rocket saddle".split()
 LABELS = [("c" if i % 3 else "a class with a very long name indeed, number ") + str(i) for i in range(20)]
@@ -37,48 +31,11 @@ def model_files(tmp_path_factory):
     return d
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def servers(model_files):
-    import uvicorn
-
-    running, urls = [], {}
-    for name in ("many", "calibrated"):
-        port = _free_port()
-        server = uvicorn.Server(uvicorn.Config(create_app(str(model_files / f"{name}.nbm")), host="127.0.0.1", port=port,
-                                               log_level="warning", timeout_graceful_shutdown=2))
-        t = threading.Thread(target=server.run, daemon=True)
-        t.start()
-        running.append((server, t))
-        urls[name] = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while not all(s.started for s, _ in running) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield urls
-    for s, t in running:
-        s.should_exit = True
-        t.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{CHROMIUM} is absent")
-        pytest.skip(f"{CHROMIUM} is absent: apt-get install chromium to run the page test")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                              args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"])
-        try:
-            yield b
-        finally:
-            b.close()
+def servers(model_files, live_server):
+    with live_server(create_app(str(model_files / "many.nbm"))) as many, \
+            live_server(create_app(str(model_files / "calibrated.nbm"))) as calibrated:
+        yield {"many": many, "calibrated": calibrated}
 
 
 def _classify(browser, url, text):

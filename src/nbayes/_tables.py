@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import encode_values as encode
-from ._validation import check_flat, feature_count_message, frame_names, missing_mask, sorted_unique
+from ._validation import check_flat, check_shape, frame_names, missing_mask, sorted_unique
 from .errors import DataError, FeatureMismatchError
 
 
@@ -68,13 +68,7 @@ def read_table(
             table = Table(np.ascontiguousarray(A, dtype=np.int64), None, A.shape)
         else:
             table = Table(None, [A[:, j] for j in range(A.shape[1])], A.shape)
-    n, d = table.shape
-    if n == 0:
-        raise DataError(f"{who}: 0 sample(s) (shape={table.shape}) while a minimum of 1 is required.")
-    if d == 0:
-        raise DataError(f"{who}: 0 feature(s) (shape={table.shape}) while a minimum of 1 is required.")
-    if n_features is not None and d != n_features:
-        raise FeatureMismatchError(feature_count_message(who, d, n_features, model))
+    check_shape(who, table.shape, n_features, model)
     if feature_names is not None and names is not None and names != list(feature_names):
         raise FeatureMismatchError(
             f"{who}: columns {names} differ from those seen at fit {list(feature_names)}"

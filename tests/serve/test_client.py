@@ -3,10 +3,6 @@ HTTP server (uvicorn in a thread), and the start-up refusals of ``nbayes serve -
 
 from __future__ import annotations
 
-import contextlib
-import socket
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -29,31 +25,15 @@ def base():
     return nbayes.TextClassifier(alpha=0.5).fit(SPAM + HAM, ["spam"] * 3 + ["ham"] * 3)
 
 
-@contextlib.contextmanager
-def serving(path):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = create_app(str(path), learn=True, token=TOKEN, max_batch=10)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    end = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < end and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+def serving(live_server, path):
+    return live_server(create_app(str(path), learn=True, token=TOKEN, max_batch=10))
 
 
 @pytest.fixture
-def service(tmp_path):
+def service(tmp_path, live_server):
     path = tmp_path / "spam.nbm"
     base().save(path)
-    with serving(path) as url:
+    with serving(live_server, path) as url:
         yield url, path
 
 
@@ -121,7 +101,7 @@ def test_serve_learn_refuses_to_start_without_a_token_or_with_workers(tmp_path, 
     assert r.exit_code == 2 and "empty" in r.output
 
 
-def test_cli_learn_sends_table_rows_by_feature_name(tmp_path, monkeypatch):
+def test_cli_learn_sends_table_rows_by_feature_name(tmp_path, monkeypatch, live_server):
     pl = pytest.importorskip("polars")
     frame = pl.DataFrame({"age": [23.0, 35.0, 47.0, 52.0], "colour": ["red", "blue", "red", "green"],
                           "smoker": [True, False, True, False]})
@@ -131,7 +111,7 @@ def test_cli_learn_sends_table_rows_by_feature_name(tmp_path, monkeypatch):
     data = tmp_path / "more.csv"
     data.write_text("colour,outcome,age,smoker,note\nred,yes,30,true,x\nblue,no,,false,y\ngreen,no,61,,z\n")
     monkeypatch.setenv("NBAYES_TOKEN", TOKEN)
-    with serving(path) as url:
+    with serving(live_server, path) as url:
         r = CliRunner().invoke(main, ["learn", url, str(data), "--target", "outcome"])
         assert r.exit_code == 0, r.output
         from nbayes.serve.client import request

@@ -3,11 +3,7 @@ prediction" learns the document shown under the chosen class and shows the new v
 
 from __future__ import annotations
 
-import os
-import socket
-import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +14,6 @@ uvicorn = pytest.importorskip("uvicorn", reason="nbayes serve needs the extra: p
 import nbayes  # noqa: E402
 from nbayes.serve import create_app  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
 TOKEN = "page-token"
 SPAM = ["win a free prize now", "free cash claim now", "claim your free prize"]
 HAM = ["lunch at noon tomorrow", "see you at home tonight", "meeting moved to thursday"]
@@ -29,39 +24,11 @@ def base():
 
 
 @pytest.fixture
-def service(tmp_path):
+def service(tmp_path, live_server):
     path = tmp_path / "spam.nbm"
     base().save(path)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(str(path), learn=True, token=TOKEN), host="127.0.0.1",
-                                           port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    end = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < end and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", server
-    server.should_exit = True
-    thread.join(timeout=30)
-
-
-@pytest.fixture
-def browser():
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{CHROMIUM} is absent")
-        pytest.skip(f"{CHROMIUM} is absent: apt-get install chromium")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                              args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"])
-        try:
-            yield b
-        finally:
-            b.close()
+    with live_server(create_app(str(path), learn=True, token=TOKEN)) as url:
+        yield url
 
 
 def until(page, selector, ok, timeout=10.0):
@@ -77,7 +44,7 @@ def until(page, selector, ok, timeout=10.0):
 
 
 def test_correct_this_prediction_learns_the_document_shown(browser, service):
-    url, server = service
+    url = service
     page = browser.new_context().new_page()
     problems: list[str] = []
     page.on("pageerror", lambda e: problems.append(str(e)))

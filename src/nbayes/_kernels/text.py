@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -345,6 +347,27 @@ def _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, f
     return ntok, count
 
 
+@njit(cache=True, nogil=True, inline="always")
+def append_index(indices, m, t):  # pragma: no cover - compiled
+    """``indices`` with ``t`` written at position ``m``, doubled first when full."""
+    if m == len(indices):
+        grown = np.empty(2 * m, dtype=indices.dtype)
+        grown[:m] = indices
+        indices = grown
+    indices[m] = t
+    return indices
+
+
+@njit(cache=True, nogil=True, inline="always")
+def found_terms(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found, simple):  # pragma: no cover
+    """The terms the token buf[i:j] completes, into ``found``: (ntok, how many). ``simple``
+    (single words, no stop list) looks the word up alone; else the n-grams it ends."""
+    if simple:
+        found[0] = _word(buf, i, j, n_features, terms)
+        return ntok, 1
+    return _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found)
+
+
 @njit(cache=True, nogil=True)
 def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps,
                  K, pairs, n_pairs, df, tf):  # pragma: no cover - compiled
@@ -454,17 +477,23 @@ def score(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, bi
     (the kernel releases the GIL): the same parallelism as a ``parallel=True`` kernel, whose
     compilation took 3-4 times as long (the first ``nbayes demo`` compiles it twice, for
     Latin-1 and for wider text)."""
-    n_docs = len(bounds) - 1
-    out = np.zeros((n_docs, weights.shape[1]))
+    out = np.zeros((len(bounds) - 1, weights.shape[1]))
+    return rows_on_threads(_score_rows, (buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights,
+                                         binary, out), len(bounds) - 1, T)
+
+
+def rows_on_threads(kernel: Any, args: tuple, n_docs: int, T: int) -> Any:
+    """Run ``kernel(d0, d1, *args)`` over ``T`` ranges of the ``n_docs`` documents on Python
+    threads (the kernel releases the GIL; too few documents a thread: one call); returns the
+    last of ``args``, the output the kernel fills."""
     T = max(1, min(int(T), n_docs // _MIN_THREAD_DOCS))
-    args = (buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, out)
     if T == 1:
-        _score_rows(0, n_docs, *args)
-        return out
+        kernel(0, n_docs, *args)
+        return args[-1]
     per = (n_docs + T - 1) // T
     with ThreadPoolExecutor(T) as pool:
-        list(pool.map(lambda th: _score_rows(th * per, min(n_docs, (th + 1) * per), *args), range(T)))
-    return out
+        list(pool.map(lambda th: kernel(th * per, min(n_docs, (th + 1) * per), *args), range(T)))
+    return args[-1]
 
 
 #: documents per thread below which scoring stays on the calling thread
@@ -484,11 +513,7 @@ def _score_rows(d0, d1, buf, bounds, is_word, lo_n, hi_n, stop, n_features, term
         ntok = 0
         i, j = _next_token(buf, bounds[d], e0, is_word)
         while i < e0:
-            if simple:
-                found[0] = _word(buf, i, j, n_features, terms)
-                count = 1
-            else:
-                ntok, count = _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found)
+            ntok, count = found_terms(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found, simple)
             for m in range(count):
                 if found[m] >= 0:
                     _accumulate(out, d, found[m], weights, last, binary)

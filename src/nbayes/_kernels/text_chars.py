@@ -24,13 +24,12 @@ the analyzer is ``char_wb``. Hashing mode buckets a gram as scikit-learn's Hashi
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit, prange
 
 from .murmur import bucket
-from .text import _MIN_THREAD_DOCS, _add, _find, _key
+from .text import _add, _find, _key, append_index, rows_on_threads
 
 __all__ = ["hash_counts", "learn_counts", "presence_rows", "score", "score_pairs", "term_ids"]
 
@@ -142,6 +141,14 @@ def _insert(norm, s, e, slot, key, slots, keys, start, length, cps, n_terms, n_c
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _span(seg, g, n, i):  # pragma: no cover - compiled
+    """(start, end) in the normalised buffer of the gram of length ``n`` at offset ``i`` of
+    segment ``g`` (a segment shorter than ``n``, char_wb's padded short word, whole)."""
+    s = seg[g] + i
+    return s, s + min(n, seg[g + 1] - seg[g])
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _lookup(norm, s, e, n_features, terms):  # pragma: no cover - compiled
     """The term of the gram norm[s:e]: its bucket, or its id (-1 when unknown)."""
     if n_features > 0:
@@ -189,8 +196,7 @@ def learn_counts(buf, bounds, doc0, codes, w, has_w, is_space, lo_n, hi_n, wb, t
         n_seg = _normalise(buf, s0, e0, is_space, wb, norm, ps, pe, seg)
         g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, 0, lo_n, 0)
         while g < n_seg:
-            s = seg[g] + i
-            e = s + min(n, seg[g + 1] - seg[g])
+            s, e = _span(seg, g, n, i)
             key, exact = _key(norm, s, e)
             slot = _find(norm, s, e, key, exact, slots, start, length, cps)
             t = slots[2 * slot + 1]
@@ -213,8 +219,8 @@ def hash_counts(buf, bounds, codes, w, has_w, is_space, lo_n, hi_n, wb, n_featur
         n_seg = _normalise(buf, bounds[d], bounds[d + 1], is_space, wb, norm, ps, pe, seg)
         g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, 0, lo_n, 0)
         while g < n_seg:
-            s = seg[g] + i
-            t = bucket(norm, s, s + min(n, seg[g + 1] - seg[g]), n_features)
+            s, e = _span(seg, g, n, i)
+            t = bucket(norm, s, e, n_features)
             counts[c, t] += wd
             tf[t] += 1.0
             if last[t] != d:
@@ -228,17 +234,9 @@ def score(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, weights, bin
     """:func:`nbayes._kernels.text.score` for character n-grams: out[d, c] = the sum of
     weights[t, c] over the known grams t of document d (each distinct one once when ``binary``),
     on ``T`` Python threads (the kernel releases the GIL)."""
-    n_docs = len(bounds) - 1
-    out = np.zeros((n_docs, weights.shape[1]))
-    T = max(1, min(int(T), n_docs // _MIN_THREAD_DOCS))
-    args = (buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, weights, binary, out)
-    if T == 1:
-        _score_rows(0, n_docs, *args)
-        return out
-    per = (n_docs + T - 1) // T
-    with ThreadPoolExecutor(T) as pool:
-        list(pool.map(lambda th: _score_rows(th * per, min(n_docs, (th + 1) * per), *args), range(T)))
-    return out
+    out = np.zeros((len(bounds) - 1, weights.shape[1]))
+    return rows_on_threads(_score_rows, (buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, weights,
+                                         binary, out), len(bounds) - 1, T)
 
 
 @njit(cache=True, nogil=True)
@@ -251,8 +249,8 @@ def _score_rows(d0, d1, buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms
         n_seg = _normalise(buf, bounds[d], bounds[d + 1], is_space, wb, norm, ps, pe, seg)
         g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, 0, lo_n, 0)
         while g < n_seg:
-            s = seg[g] + i
-            t = _lookup(norm, s, s + min(n, seg[g + 1] - seg[g]), n_features, terms)
+            s, e = _span(seg, g, n, i)
+            t = _lookup(norm, s, e, n_features, terms)
             if t >= 0 and (not binary or last[t] != d):
                 last[t] = d
                 for c in range(weights.shape[1]):
@@ -279,8 +277,8 @@ def score_pairs(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, indptr
             n_seg = _normalise(buf, bounds[d], bounds[d + 1], is_space, wb, norm, ps, pe, seg)
             g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, 0, lo_n, 0)
             while g < n_seg:
-                s = seg[g] + i
-                t = _lookup(norm, s, s + min(n, seg[g + 1] - seg[g]), n_features, terms)
+                s, e = _span(seg, g, n, i)
+                t = _lookup(norm, s, e, n_features, terms)
                 if t >= 0 and (not binary or last[t] != d):
                     last[t] = d
                     known += 1
@@ -307,15 +305,11 @@ def presence_rows(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, n_te
         n_seg = _normalise(buf, bounds[d], bounds[d + 1], is_space, wb, norm, ps, pe, seg)
         g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, 0, lo_n, 0)
         while g < n_seg:
-            s = seg[g] + i
-            t = _lookup(norm, s, s + min(n, seg[g + 1] - seg[g]), n_features, terms)
+            s, e = _span(seg, g, n, i)
+            t = _lookup(norm, s, e, n_features, terms)
             if t >= 0 and last[t] != d:
                 last[t] = d
-                if m == len(indices):
-                    grown = np.empty(2 * m, dtype=np.int32)
-                    grown[:m] = indices
-                    indices = grown
-                indices[m] = t
+                indices = append_index(indices, m, t)
                 m += 1
             g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, g, n, i + 1)
         indices[row:m].sort()
@@ -335,8 +329,7 @@ def term_ids(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms):  # pragm
         n_seg = _normalise(buf, bounds[d], bounds[d + 1], is_space, wb, norm, ps, pe, seg)
         g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, 0, lo_n, 0)
         while g < n_seg:
-            s = seg[g] + i
-            e = s + min(n, seg[g + 1] - seg[g])
+            s, e = _span(seg, g, n, i)
             if m == out.shape[0]:
                 grown = np.empty((2 * m, 4), dtype=np.int64)
                 grown[:m] = out[:m]

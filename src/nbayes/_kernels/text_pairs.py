@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .text import _grams, _next_token, _word
+from .text import _next_token, append_index, found_terms
 
 __all__ = ["presence_rows", "score_pairs"]
 
@@ -39,11 +39,7 @@ def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indpt
             known = 0
             i, j = _next_token(buf, bounds[d], e0, is_word)
             while i < e0:
-                if simple:
-                    found[0] = _word(buf, i, j, n_features, terms)
-                    count = 1
-                else:
-                    ntok, count = _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found)
+                ntok, count = found_terms(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found, simple)
                 for m in range(count):
                     t = found[m]
                     if t >= 0 and (not binary or last[t] != d):
@@ -76,20 +72,12 @@ def presence_rows(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, n_t
         ntok = 0
         i, j = _next_token(buf, bounds[d], e0, is_word)
         while i < e0:
-            if simple:
-                found[0] = _word(buf, i, j, n_features, terms)
-                count = 1
-            else:
-                ntok, count = _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found)
+            ntok, count = found_terms(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found, simple)
             for m in range(count):
                 t = found[m]
                 if t >= 0 and last[t] != d:
                     last[t] = d
-                    if n == len(indices):
-                        grown = np.empty(2 * n, dtype=np.int32)
-                        grown[:n] = indices
-                        indices = grown
-                    indices[n] = t
+                    indices = append_index(indices, n, t)
                     n += 1
             i, j = _next_token(buf, j, e0, is_word)
         indices[row:n].sort()

@@ -8,6 +8,7 @@ concept a module: ``params`` (hyperparameters), ``arrays`` (feature matrices, we
 from .arrays import (
     check_flat,
     check_sample_weight,
+    check_shape,
     check_X_numeric,
     feature_count_message,
     frame_names,
@@ -33,6 +34,7 @@ __all__ = [
     "check_number",
     "check_probability_vector",
     "check_sample_weight",
+    "check_shape",
     "check_vector_param",
     "check_X_numeric",
     "check_y",

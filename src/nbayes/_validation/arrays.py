@@ -134,13 +134,7 @@ def check_X_numeric(
         if A.dtype != np.float64 or not A.flags.c_contiguous:
             A = np.ascontiguousarray(A, dtype=np.float64)
         data = None
-    n, d = A.shape
-    if n == 0:
-        raise DataError(f"{who}: 0 sample(s) (shape={A.shape}) while a minimum of 1 is required.")
-    if d == 0:
-        raise DataError(f"{who}: 0 feature(s) (shape={A.shape}) while a minimum of 1 is required.")
-    if n_features is not None and d != n_features:
-        raise FeatureMismatchError(feature_count_message(who, d, n_features, model))
+    check_shape(who, A.shape, n_features, model)
     if feature_names is not None and names is not None and list(names) != list(feature_names):
         raise FeatureMismatchError(
             f"{who}: column names {names[:5]}... differ from those seen at fit "
@@ -204,6 +198,18 @@ def _scan(
             raise DataError(
                 f"{who}: {problem}: row {i}, {_col_name(j, names)} holds {show(v)}; expected {expected}"
             )
+
+
+def check_shape(who: str, shape: tuple[int, int], n_features: int | None, model: str) -> None:
+    """At least one row and one column, and ``n_features`` columns when the model knows how
+    many it takes."""
+    n, d = shape
+    if n == 0:
+        raise DataError(f"{who}: 0 sample(s) (shape={shape}) while a minimum of 1 is required.")
+    if d == 0:
+        raise DataError(f"{who}: 0 feature(s) (shape={shape}) while a minimum of 1 is required.")
+    if n_features is not None and d != n_features:
+        raise FeatureMismatchError(feature_count_message(who, d, n_features, model))
 
 
 def feature_count_message(who: str, got: int, expected: int, model: str) -> str:

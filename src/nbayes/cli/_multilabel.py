@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..multilabel import read_labels
-from ._output import console, plain
+from ._output import console, plain, scores_table
 
 
 def label_sets(y: Any, sep: str | None, source: Any) -> list[list[Any]]:
@@ -67,15 +67,8 @@ def measures(model: Any, sets: list[list[Any]], pred: np.ndarray, P: np.ndarray)
 
 
 def print_measures(r: dict[str, Any]) -> None:
-    from rich.table import Table
-
     con = console()
     con.print(f"[bold]{r['rows']:,} rows, multi-label[/]")
     con.print(f"micro-F1 {r['micro_f1']:.4f}   macro-F1 {r['macro_f1']:.4f}   precision@1 {r['precision_at_1']:.4f}"
               f"   subset accuracy {100 * r['subset_accuracy']:.2f}%")
-    t = Table(show_edge=False)
-    for c in ("label", "precision", "recall", "f1", "support"):
-        t.add_column(c, justify="left" if c == "label" else "right")
-    for label, m in r["per_label"].items():
-        t.add_row(label, f"{m['precision']:.3f}", f"{m['recall']:.3f}", f"{m['f1']:.3f}", f"{m['support']:,}")
-    con.print(t)
+    con.print(scores_table("label", r["per_label"]))

@@ -10,6 +10,7 @@ import click
 import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from ._read import Chunk, DataFile
 
@@ -57,3 +58,14 @@ def chunks(source: DataFile, what: str, show: bool = True) -> Iterator[Chunk]:
         for chunk in source.chunks():
             yield chunk
             bar.update(task, advance=chunk.frame.height)
+
+
+def scores_table(first: str, per: dict[str, dict[str, Any]]) -> Any:
+    """A rich table of precision, recall, F1 and support, one row per class or label (``first``
+    names the first column)."""
+    t = Table(show_edge=False)
+    for c in (first, "precision", "recall", "f1", "support"):
+        t.add_column(c, justify="left" if c == first else "right")
+    for label, m in per.items():
+        t.add_row(label, f"{m['precision']:.3f}", f"{m['recall']:.3f}", f"{m['f1']:.3f}", f"{m['support']:,}")
+    return t

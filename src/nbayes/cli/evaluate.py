@@ -25,7 +25,7 @@ from ._columns import choose_columns, columns_of, file_rows, labelled, make_mode
 from ._modelfile import load
 from ._multilabel import label_sets, measures as ml_measures, print_measures as print_ml_measures
 from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, split
-from ._output import chunks, console, emit
+from ._output import chunks, console, emit, scores_table
 from ._paths import check_output
 from ._read import DataFile
 
@@ -178,12 +178,7 @@ def _print_measures(r: dict[str, Any]) -> None:
     if "log_loss" in r:
         line += f"   log-loss {r['log_loss']:.4f}"
     con.print(line)
-    t = Table(show_edge=False)
-    for c in ("class", "precision", "recall", "f1", "support"):
-        t.add_column(c, justify="left" if c == "class" else "right")
-    for label, m in r["per_class"].items():
-        t.add_row(label, f"{m['precision']:.3f}", f"{m['recall']:.3f}", f"{m['f1']:.3f}", f"{m['support']:,}")
-    con.print(t)
+    con.print(scores_table("class", r["per_class"]))
     con.print("confusion matrix (rows: true, columns: predicted)")
     cm = Table(show_edge=False)
     cm.add_column("")

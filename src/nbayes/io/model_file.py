@@ -194,6 +194,12 @@ def save_state(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
         if isinstance(exc, OSError):  # a full disk, a path turned into a folder meanwhile
             raise ModelFileError(f"{path}: cannot save ({exc.strerror or exc}); nothing was written") from None
         raise
+    fsync_dir(folder)
+
+
+def fsync_dir(folder: str) -> None:
+    """fsync a folder, so a rename in it survives a crash (a no-op where a folder cannot be
+    fsync'd)."""
     try:
         dfd = os.open(folder, os.O_RDONLY)
         try:

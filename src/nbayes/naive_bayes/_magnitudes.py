@@ -73,14 +73,13 @@ def _check_finite_parameter(model: Any, key: str, value: Any, n_features: int, n
 
 def _message(model: Any, what: str, a: np.ndarray, bad: np.ndarray, n_features: int, names: Any) -> str:
     name = type(model).__name__
-    if what in ("class_count", "class_count_", "class_log_prior_", "class_prior_") or a.ndim == 1 and (
-        a.shape[0] != n_features
-    ):
+    if what.startswith("class_"):  # class_count, class_log_prior_, ...: sums of the weights
         return (
             f"sample_weight: {name}'s class weights overflow ({_HINT}); "
             "rescale the weights (a uniform factor changes nothing)"
         )
-    j = int(np.argwhere(bad)[0][-1]) if a.ndim and a.shape[-1] == n_features else None
+    # a per-feature array names its column; pairs (text counts) and the like say what overflowed
+    j = int(np.argwhere(bad)[0][-1]) if a.ndim and a.shape[-1] == n_features and not what.startswith("pairs/") else None
     if j is None:
         return f"X: {name}'s {what} overflows ({_HINT}); rescale the data or the weights"
     col = show(names[j]) if names is not None and j < len(names) else str(j)

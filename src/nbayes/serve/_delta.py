@@ -168,23 +168,13 @@ def apply_all(model: Any, deltas: list[Delta]) -> tuple[Any, Delta]:
     for d, p in zip(deltas, places):  # the sum, in order (as TextReplay adds)
         s, loc = d.stats, np.searchsorted(U, p)
         cp, _ = encode_labels(d.classes, group)
-        s_cc[cp] += s.class_count
-        rows = np.ix_(cp, loc)
-        s_tc[rows] += dense(s.term_count)
-        s_dc[rows] += dense(s.doc_count)
-        s_df[loc] += s.df
-        s_tf[loc] += s.tf
+        add_at((s_cc, s_tc, s_dc, s_df, s_tf), cp, loc, (s.class_count, s.term_count, s.doc_count, s.df, s.tf))
         n_docs += s.n_docs
     summed = Delta(TextStats(terms[U], s_cc, s_tc, s_dc, s_df, s_tf, n_docs), group,
                    sum(d.rows for d in deltas), sum(d.weight for d in deltas))
     cpos, _ = encode_labels(group, allc)
     cc = base.class_count.copy()
-    cc[cpos] += s_cc
-    rows = np.ix_(cpos, U)
-    tc[rows] += s_tc
-    dc[rows] += s_dc
-    df[U] += s_df
-    tf[U] += s_tf
+    add_at((cc, tc, dc, df, tf), cpos, U, (s_cc, s_tc, s_dc, s_df, s_tf))
     stats = TextStats(terms, cc, tc, dc, df, tf, base.n_docs + n_docs, new_table)
     new = copy.copy(model)
     new.set_statistics(stats, allc, model.n_features_in_, model.input_feature_names())
@@ -213,13 +203,20 @@ def _add_text(base: TextStats, d: TextStats, cpos: np.ndarray, table: TermTable)
         tc, dc, df, tf = (_open_columns(a, ins) for a in (dense(base.term_count), dense(base.doc_count), base.df, base.tf))
         new_table = extend_table(table, terms, ins, fresh)
     cc = base.class_count.copy()
-    cc[cpos] += d.class_count
-    rows = np.ix_(cpos, pos)
-    tc[rows] += dense(d.term_count)
-    dc[rows] += dense(d.doc_count)
-    df[pos] += d.df
-    tf[pos] += d.tf
+    add_at((cc, tc, dc, df, tf), cpos, pos, (d.class_count, d.term_count, d.doc_count, d.df, d.tf))
     return TextStats(terms, cc, tc, dc, df, tf, base.n_docs + d.n_docs, new_table)
+
+
+def add_at(into: tuple[np.ndarray, ...], cpos: np.ndarray, tpos: np.ndarray, add: tuple[Any, ...]) -> None:
+    """In place: text counts ``add`` = (class_count, term_count, doc_count, df, tf) onto
+    ``into``'s, their classes at rows ``cpos`` and terms at columns ``tpos``."""
+    cc, tc, dc, df, tf = into
+    cc[cpos] += add[0]
+    rows = np.ix_(cpos, tpos)
+    tc[rows] += dense(add[1])
+    dc[rows] += dense(add[2])
+    df[tpos] += add[3]
+    tf[tpos] += add[4]
 
 
 def dense(a: Any, copy: bool = False) -> np.ndarray:
@@ -333,12 +330,7 @@ class TextReplay:
             cap = max(2 * self.tc.shape[1], len(self.words))
             self.tc, self.dc = (_cols(a, cap) for a in (self.tc, self.dc))
             self.df, self.tf = (_cols(a[None], cap)[0] for a in (self.df, self.tf))
-        self.cc[cpos] += cc
-        rows = np.ix_(cpos, tid)
-        self.tc[rows] += tc
-        self.dc[rows] += dc
-        self.df[tid] += df
-        self.tf[tid] += tf
+        add_at((self.cc, self.tc, self.dc, self.df, self.tf), cpos, tid, (cc, tc, dc, df, tf))
         self.n_docs += n_docs
 
     def result(self) -> TextStats:

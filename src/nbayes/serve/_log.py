@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ModelFileError
+from ..io import model_file
 
 MAGIC = b"NBLOG\x00\x00\x02"
 #: the first format's magic (each record a model file image): never released, refused by name
@@ -169,14 +170,8 @@ def append(fd: int, data: bytes) -> None:
 
 
 def fsync_dir(path: str) -> None:
-    try:
-        dfd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:  # platforms that cannot fsync a folder
-        pass
+    """fsync the folder of ``path`` (after a rename in it)."""
+    model_file.fsync_dir(os.path.dirname(os.path.abspath(path)))
 
 
 def crash_point(name: str) -> None:

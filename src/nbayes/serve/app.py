@@ -34,6 +34,7 @@ import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 from types import ModuleType
+from collections.abc import Callable
 from typing import Any
 
 try:
@@ -218,25 +219,29 @@ def _labels(body: dict[str, Any], n: int, single: bool) -> tuple[list[Any], list
         raise Problem(422, f"{'one item' if single else 'a batch'} takes {lk!r} and {wk!r}, not {wrong[0]!r}")
     if lk not in body:
         raise Problem(422, f"missing field {lk!r}: the class of {'the item' if single else 'each item'}")
-    raw = [body[lk]] if single else body[lk]
-    if not isinstance(raw, list):
-        raise Problem(422, f"'labels' must be an array (one label per item), got {_kind(raw)}")
-    if len(raw) != n:
-        raise Problem(422, f"'labels' holds {len(raw)} labels for {n} items")
-    for i, v in enumerate(raw):
-        if not isinstance(v, str | int | float | bool):
-            raise Problem(422, f"{lk}{'' if single else f'[{i}]'} must be a string, integer or boolean, got {_kind(v)}")
+    raw = _per_item(body[lk], "labels", lk, single, n, "one label per item", "labels",
+                    lambda v: isinstance(v, str | int | float | bool), "a string, integer or boolean")
     if wk not in body:
         return raw, None
-    wraw = [body[wk]] if single else body[wk]
-    if not isinstance(wraw, list):
-        raise Problem(422, f"'weights' must be an array of numbers (one per item), got {_kind(wraw)}")
-    if len(wraw) != n:
-        raise Problem(422, f"'weights' holds {len(wraw)} numbers for {n} items")
-    for i, v in enumerate(wraw):
-        if isinstance(v, bool) or not isinstance(v, int | float) or v < 0:
-            raise Problem(422, f"{wk}{'' if single else f'[{i}]'} must be a number >= 0, got {_kind(v)} {v!r}"[:200])
+    wraw = _per_item(body[wk], "weights", wk, single, n, "one number per item", "numbers",
+                     lambda v: not isinstance(v, bool) and isinstance(v, int | float) and v >= 0, "a number >= 0")
     return raw, [float(v) for v in wraw]
+
+
+def _per_item(value: Any, field: str, key: str, single: bool, n: int, shape: str, unit: str,
+              ok: Callable[[Any], bool], want: str) -> list[Any]:
+    """The ``n`` values of a learning body's ``field`` (one ``key`` when ``single``), each
+    ``ok``; else 422 naming the item."""
+    raw = [value] if single else value
+    if not isinstance(raw, list):
+        raise Problem(422, f"{field!r} must be an array ({shape}), got {_kind(raw)}")
+    if len(raw) != n:
+        raise Problem(422, f"{field!r} holds {len(raw)} {unit} for {n} items")
+    for i, v in enumerate(raw):
+        if not ok(v):
+            got = f"{_kind(v)}" if field == "labels" else f"{_kind(v)} {v!r}"
+            raise Problem(422, f"{key}{'' if single else f'[{i}]'} must be {want}, got {got}"[:200])
+    return raw
 
 
 def _kind(v: Any) -> str:
