@@ -26,7 +26,7 @@ from numba import njit
 
 from .murmur import bucket, feed, finish, murmur3, to_bucket
 
-__all__ = ["build", "hash_counts", "learn_counts", "murmur3", "rehash", "score", "term_ids"]
+__all__ = ["build", "hash_counts", "learn_counts", "merge_learned", "murmur3", "rehash", "score", "term_ids"]
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -202,26 +202,30 @@ def _insert(buf, ring, hi, ntok, n, slot, key, slots, keys, start, length, cps, 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last):  # pragma: no cover - compiled
-    """Count an occurrence of term t in document d of class c on the pair (t, c), found or
-    added in the pair table ``pairs = (slots, keys, count, doc count)`` (key t * K + c; the
-    counts grow with the pairs seen, not classes x terms). Returns the number of pairs."""
-    pslots, pkeys, pcount, pcdf = pairs
-    key = t * K + c
+def _pair(key, pslots, pkeys, n_pairs):  # pragma: no cover - compiled
+    """The index of the pair ``key`` (term * K + class) in the pair table, added when new:
+    (index, number of pairs)."""
     mask = len(pslots) // 2 - 1
     i = _home(np.uint64(key), mask)
     while True:
         p = pslots[2 * i + 1]
         if p < 0:
-            p = n_pairs
             pslots[2 * i] = key
-            pslots[2 * i + 1] = p
-            pkeys[p] = key
-            n_pairs += 1
-            break
+            pslots[2 * i + 1] = n_pairs
+            pkeys[n_pairs] = key
+            return n_pairs, n_pairs + 1
         if pslots[2 * i] == key:
-            break
+            return p, n_pairs
         i = (i + 1) & mask
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last):  # pragma: no cover - compiled
+    """Count an occurrence of term t in document d of class c on the pair (t, c), found or
+    added in the pair table ``pairs = (slots, keys, count, doc count)`` (key t * K + c; the
+    counts grow with the pairs seen, not classes x terms). Returns the number of pairs."""
+    pslots, pkeys, pcount, pcdf = pairs
+    p, n_pairs = _pair(t * K + c, pslots, pkeys, n_pairs)
     pcount[p] += wd
     tf[t] += 1.0
     if last[t] != d:
@@ -229,6 +233,45 @@ def _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last):  # pragma: no cover - co
         pcdf[p] += wd
         df[t] += 1.0
     return n_pairs
+
+
+@njit(cache=True, nogil=True)
+def merge_learned(terms, n_terms, n_cps, K, pairs, n_pairs, df, tf, other, o_n_terms, o_pairs, o_n_pairs, o_df,
+                  o_tf):  # pragma: no cover - compiled
+    """Add what another learner counted (its term table ``other``, pair table ``o_pairs`` and
+    per-term df / tf, over other documents) to this one's, as if this one had counted those
+    documents too: a term is found by its code points, new ones are appended. The caller has
+    reserved room for all of the other's terms, code points and pairs. Returns (n_terms,
+    n_cps, n_pairs)."""
+    slots, keys, start, length, cps, last = terms
+    pslots, pkeys, pcount, pcdf = pairs
+    _, o_keys, o_start, o_length, o_cps, _ = other
+    _, o_pkeys, o_pcount, o_pcdf = o_pairs
+    where = np.empty(o_n_terms, dtype=np.int64)
+    for u in range(o_n_terms):
+        key = o_keys[u]
+        s, e = o_start[u], o_start[u] + o_length[u]
+        slot = _find(o_cps, s, e, np.uint64(key), key < 0, slots, start, length, cps)
+        t = slots[2 * slot + 1]
+        if t < 0:  # a term the other learner alone saw
+            t = n_terms
+            n_terms += 1
+            slots[2 * slot] = key
+            slots[2 * slot + 1] = t
+            keys[t] = key
+            start[t] = n_cps
+            length[t] = e - s
+            last[t] = -1
+            cps[n_cps:n_cps + e - s] = o_cps[s:e]
+            n_cps += e - s
+        df[t] += o_df[u]
+        tf[t] += o_tf[u]
+        where[u] = t
+    for q in range(o_n_pairs):
+        p, n_pairs = _pair(where[o_pkeys[q] // K] * K + o_pkeys[q] % K, pslots, pkeys, n_pairs)
+        pcount[p] += o_pcount[q]
+        pcdf[p] += o_pcdf[q]
+    return n_terms, n_cps, n_pairs
 
 
 @njit(cache=True, nogil=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -9,7 +10,7 @@ import scipy.sparse as sp
 
 from .._kernels import run, text_chars, threads
 from .._kernels import text as word_kernels
-from .._kernels.text import build, rehash
+from .._kernels.text import build, merge_learned, rehash
 from .._kernels.text_pairs import presence_rows, score_pairs
 from .._kernels.text_sort import pair_order, sort_order, term_strings
 
@@ -190,8 +191,9 @@ class _Learner:
         self.pcount, self.pcdf = np.zeros(pcap), np.zeros(pcap)
         self.n_terms = self.n_cps = self.n_pairs = 0
 
-    def reserve(self, terms: int, chars: int) -> None:
-        """Room for ``terms`` more terms of ``chars`` more code points."""
+    def reserve(self, terms: int, chars: int, pairs: int | None = None) -> None:
+        """Room for ``terms`` more terms of ``chars`` more code points, and ``pairs`` more
+        (term, class) pairs (default: as many as terms)."""
         if self.n_cps + chars > len(self.cps):
             self.cps = _grow(self.cps, max(2 * len(self.cps), self.n_cps + chars))
         need = self.n_terms + terms
@@ -203,7 +205,7 @@ class _Learner:
             self.last = _grow(self.last, cap, -1)
             self.slots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.slots, self.keys, self.n_terms)
-        need = self.n_pairs + terms
+        need = self.n_pairs + (terms if pairs is None else pairs)
         if need > len(self.pkeys) or need > len(self.pslots) // 4:
             cap = max(2 * len(self.pkeys), _pow2(need + 1))
             self.pkeys, self.pcount, self.pcdf = (_grow(a, cap) for a in (self.pkeys, self.pcount, self.pcdf))
@@ -227,6 +229,50 @@ class _Learner:
                 return self
             self.reserve(*how.room(int(bounds[doc + 1] - bounds[doc])))
 
+    def absorb(self, other: "_Learner") -> "_Learner":
+        """Add what ``other`` counted over other documents, as if this learner had counted them."""
+        self.reserve(other.n_terms, other.n_cps, other.n_pairs)
+        self.n_terms, self.n_cps, self.n_pairs = merge_learned(
+            (self.slots, self.keys, self.start, self.length, self.cps, self.last), self.n_terms, self.n_cps,
+            self.n_classes, (self.pslots, self.pkeys, self.pcount, self.pcdf), self.n_pairs, self.df, self.tf,
+            (other.slots, other.keys, other.start, other.length, other.cps, other.last), other.n_terms,
+            (other.pslots, other.pkeys, other.pcount, other.pcdf), other.n_pairs, other.df, other.tf,
+        )
+        return self
+
+
+#: code points of input below which counting stays on one thread (a second learner and the
+#: merge of its table cost more than they save on small batches)
+_PARALLEL_CHARS = 1 << 21
+
+
+def _learn(buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
+           n_classes: int, how: Tokens) -> _Learner:
+    """One learner over all documents: with several threads, one learner per range of
+    documents (split by code points), each counting on its own thread (the kernel releases
+    the GIL), then merged in order into the first."""
+    grams = how.hi - how.lo + 1
+    n_docs = len(bounds) - 1
+    T = min(threads(), n_docs)
+    if T <= 1 or bounds[-1] - bounds[0] < _PARALLEL_CHARS:
+        return _Learner(n_classes, len(buf), grams).learn(buf, bounds, table, codes, w, how)
+    cuts = np.unique(np.searchsorted(bounds, np.linspace(bounds[0], bounds[-1], T + 1)[1:-1]))
+    cuts = np.concatenate([[0], cuts[(cuts > 0) & (cuts < n_docs)], [n_docs]])
+
+    def part(k: int) -> _Learner:
+        d0, d1 = int(cuts[k]), int(cuts[k + 1])
+        # the first learner absorbs the others: sized for all the input, it need not grow then
+        chars = int(bounds[-1] - bounds[0]) if k == 0 else int(bounds[d1] - bounds[d0])
+        return _Learner(n_classes, chars, grams).learn(
+            buf, bounds[d0 : d1 + 1], table, codes[d0:d1], None if w is None else w[d0:d1], how)
+
+    with ThreadPoolExecutor(len(cuts) - 1) as pool:
+        learners = list(pool.map(part, range(len(cuts) - 1)))
+    main = learners[0]
+    for other in learners[1:]:
+        main.absorb(other)
+    return main
+
 
 def learn_terms(
     buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
@@ -240,7 +286,7 @@ def learn_terms(
     containing it and unweighted occurrences over the batch.
     """
     codes = np.ascontiguousarray(codes, dtype=np.int64)
-    main = _Learner(n_classes, len(buf), how.hi - how.lo + 1).learn(buf, bounds, table, codes, w, how)
+    main = _learn(buf, bounds, table, codes, w, n_classes, how)
     n_terms = main.n_terms
     cps, start, length = main.cps[: main.n_cps], main.start[:n_terms], main.length[:n_terms]
     if 2 * main.n_cps < len(main.cps):  # the model keeps the code points: not a mostly empty buffer
