@@ -18,6 +18,7 @@ from nbayes import TextClassifier
 from nbayes.errors import StatisticsError, UnlearnError
 from nbayes.io.model_file import read_header
 from nbayes.stats.text import TextStats
+from nbayes.text.vocab import Pairs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "io" / "fixtures"
 WORDS = [f"w{i}" for i in range(40)] + ["x", "ab", "zz", "éé", "日本"]
@@ -71,12 +72,15 @@ def test_sparse_protocol_equals_the_dense_arithmetic(seed, n1, n2, K, weighted, 
 
 
 @settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(2, 40), K=st.integers(2, 4),
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 40), K=st.integers(2, 12),
        kw=st.sampled_from([{}, {"model": "bernoulli"}, {"model": "complement"}, {"binary": True},
-                           {"ngram_range": (1, 2), "min_df": 2}, {"max_features": 5}]))
+                           {"ngram_range": (1, 2), "min_df": 2}, {"max_features": 5},
+                           {"analyzer": "char_wb", "ngram_range": (2, 3)}]))
 def test_predictions_equal_the_dense_reference(seed, n, K, kw):
+    """Up to 12 classes: terms held by a quarter of the classes or more score by their full
+    row, the others by their pairs (Pairs.heavy); both against the dense reference."""
     docs, codes, w = _corpus(seed, n, K)
-    y = np.array(["a", "b", "c", "d"])[codes]
+    y = np.array(list("abcdefghijkl"))[codes]
     model = TextClassifier(alpha=0.3, **kw).fit(docs, y, sample_weight=w)
     test = docs[: n // 2] + ["w1 w2 unknown", ""]
     assert_allclose(model.predict_joint_log_proba(test), _dense_reference(model, test), rtol=1e-12, atol=1e-12)
@@ -184,3 +188,20 @@ def test_scoring_needs_no_classes_times_terms_table(kw):
     assert_allclose(model._pairs.dense(), model._weights, rtol=1e-12, atol=1e-12)
     model.partial_fit(["w1 w2 w3"], [1])  # estimated again: pairs again
     assert model._pairs is not None and "_weights" not in model.__dict__
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 10_000), V=st.integers(0, 30), K=st.integers(1, 13))
+def test_heavy_rows_are_the_dense_rows_of_the_terms_most_classes_hold(seed, V, K):
+    rng = np.random.default_rng(seed)
+    held = rng.random((V, K)) < rng.random()
+    term, cls = np.nonzero(held)
+    indptr = np.zeros(V + 1, dtype=np.int64)
+    np.cumsum(held.sum(axis=1), out=indptr[1:])
+    pairs = Pairs(indptr, cls, rng.normal(size=len(cls)), rng.normal(size=K))
+    row, rows = pairs.heavy()
+    picked = np.flatnonzero(4 * held.sum(axis=1) >= K)
+    picked = picked[held[picked].any(axis=1)]
+    assert_array_equal(np.flatnonzero(row >= 0), picked)
+    assert_array_equal(rows, pairs.dense()[picked])
+    assert rows.size <= 4 * len(cls)  # never more than 4 times the pairs' memory

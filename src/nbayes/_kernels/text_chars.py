@@ -30,6 +30,7 @@ from numba import njit, prange
 
 from .murmur import bucket
 from .text import _add, _find, _key, append_index, rows_on_threads
+from .text_pairs import add_term
 
 __all__ = ["hash_counts", "learn_counts", "presence_rows", "score", "score_pairs", "term_ids"]
 
@@ -259,8 +260,8 @@ def _score_rows(d0, d1, buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def score_pairs(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, indptr, cls, delta, base, binary,
-                T):  # pragma: no cover - compiled
+def score_pairs(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, indptr, cls, delta, base, row, rows,
+                binary, T):  # pragma: no cover - compiled
     """:func:`nbayes._kernels.text_pairs.score_pairs` for character n-grams."""
     n_docs = len(bounds) - 1
     K = len(base)
@@ -281,9 +282,7 @@ def score_pairs(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, indptr
                 t = _lookup(norm, s, e, n_features, terms)
                 if t >= 0 and (not binary or last[t] != d):
                     last[t] = d
-                    known += 1
-                    for p in range(indptr[t], indptr[t + 1]):
-                        out[d, cls[p]] += delta[p]
+                    known += add_term(out, d, t, indptr, cls, delta, row, rows)
                 g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, g, n, i + 1)
             for c in range(K):
                 out[d, c] += known * base[c]

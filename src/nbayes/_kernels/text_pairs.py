@@ -14,15 +14,31 @@ from numba import njit, prange
 
 from .text import _next_token, append_index, found_terms
 
-__all__ = ["presence_rows", "score_pairs"]
+__all__ = ["add_term", "presence_rows", "score_pairs"]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def add_term(out, d, t, indptr, cls, delta, row, rows):  # pragma: no cover - compiled
+    """Add term t's weights to out[d]: its full row ``rows[row[t]]`` (base included) when it
+    has one, in one contiguous pass; else its corrections on the pairs it holds. Returns 1
+    when the caller still owes the term its base weights (the second case), else 0."""
+    r = row[t]
+    if r >= 0:
+        for c in range(rows.shape[1]):
+            out[d, c] += rows[r, c]
+        return 0
+    for p in range(indptr[t], indptr[t + 1]):
+        out[d, cls[p]] += delta[p]
+    return 1
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls, delta, base, binary,
-                T):  # pragma: no cover - compiled
+def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls, delta, base, row, rows,
+                binary, T):  # pragma: no cover - compiled
     """out[d, c] = sum over the known term occurrences t of document d (each distinct term once
     when ``binary``) of base[c] + delta[p] for the pair p = (t, c) if seen. The pairs of term t
-    are p = indptr[t]..indptr[t + 1], class cls[p]. Unknown terms are skipped."""
+    are p = indptr[t]..indptr[t + 1], class cls[p]; a term most classes hold has its full
+    weights in ``rows[row[t]]`` instead (see :func:`add_term`). Unknown terms are skipped."""
     n_docs = len(bounds) - 1
     K = len(base)
     out = np.zeros((n_docs, K))
@@ -44,9 +60,7 @@ def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indpt
                     t = found[m]
                     if t >= 0 and (not binary or last[t] != d):
                         last[t] = d
-                        known += 1
-                        for p in range(indptr[t], indptr[t + 1]):
-                            out[d, cls[p]] += delta[p]
+                        known += add_term(out, d, t, indptr, cls, delta, row, rows)
                 i, j = _next_token(buf, j, e0, is_word)
             for c in range(K):
                 out[d, c] += known * base[c]

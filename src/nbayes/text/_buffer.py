@@ -45,19 +45,14 @@ def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, 
     Latin-1 text becomes a uint8 buffer (one byte per character), anything else uint32.
     """
     texts = _texts(docs, lowercase)
-    joined = SEP.join(texts)
-    if joined.count(SEP) != len(texts) - 1:  # a document holds NUL itself: bound each one
-        lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
-        bounds = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        return _with_bounds("".join(texts), bounds)
-    buf, table = _encode(joined)
-    seps = np.flatnonzero(buf == 0)
+    buf, table = _encode(SEP.join(texts))
+    # document d spans bounds[d] .. bounds[d+1]: it starts at its first character, and ends
+    # with the separator after it (not a word character, so no token changes; a NUL inside a
+    # document is no word character either); bounds come from the lengths, not a search
     bounds = np.empty(len(texts) + 1, dtype=np.int64)
     bounds[0] = 0
-    bounds[1:-1] = seps + 1
+    np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1, out=bounds[1:])
     bounds[-1] = len(buf)
-    # document d spans bounds[d] .. bounds[d+1]: it starts at its first character, and ends
-    # with the separator after it (not a word character, so no token changes)
     return buf, bounds, table
 
 
@@ -102,11 +97,6 @@ def to_char_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndar
     except UnicodeEncodeError:
         raw = joined.encode("utf-32-le", errors="surrogatepass")
         return np.frombuffer(raw, dtype=np.uint32), bounds, space_table(True)
-
-
-def _with_bounds(joined: str, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    buf, table = _encode(joined)
-    return buf, bounds, table
 
 
 def _encode(text: str) -> tuple[np.ndarray, np.ndarray]:
