@@ -177,9 +177,11 @@ def test_text_kernels_equal_their_twins(ngram_range, stop, n_features, docs, dat
                                n_features, W, binary)
         assert_allclose(lookup.score(buf, bounds, table, W, binary), want, rtol=1e-12, atol=1e-12)
         if not n_features:  # weights as (class, term) pairs over a per-class base: the same sums
+            # 9 classes, each pair held with probability 0.3: terms held by 3 or more classes
+            # score by their full row, the others by their pairs (Pairs.heavy)
             gen = np.random.default_rng(len(terms))
-            seen = gen.random(W.shape) < 0.3
-            base = gen.normal(size=2)
+            seen = gen.random((len(lookup), 9)) < 0.3
+            base = gen.normal(size=9)
             rows, cls = np.nonzero(seen)
             pairs = Pairs(np.r_[0, np.cumsum(seen.sum(axis=1))].astype(np.int64), cls.astype(np.int64),
                           gen.normal(size=len(rows)), base)

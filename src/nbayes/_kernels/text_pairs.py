@@ -10,9 +10,9 @@ count(t in d) * delta[t, c]: no classes x vocabulary table is needed.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from .text import _next_token, append_index, found_terms
+from .text import _next_token, _word, append_index, found_terms, rows_on_threads
 
 __all__ = ["add_term", "presence_rows", "score_pairs"]
 
@@ -32,39 +32,69 @@ def add_term(out, d, t, indptr, cls, delta, row, rows):  # pragma: no cover - co
     return 1
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls, delta, base, row, rows,
-                binary, T):  # pragma: no cover - compiled
+                binary, T):
     """out[d, c] = sum over the known term occurrences t of document d (each distinct term once
     when ``binary``) of base[c] + delta[p] for the pair p = (t, c) if seen. The pairs of term t
     are p = indptr[t]..indptr[t + 1], class cls[p]; a term most classes hold has its full
-    weights in ``rows[row[t]]`` instead (see :func:`add_term`). Unknown terms are skipped."""
-    n_docs = len(bounds) - 1
+    weights in ``rows[row[t]]`` instead (see :func:`add_term`). Unknown terms are skipped.
+
+    ``T`` ranges of documents are scored on Python threads (the kernel releases the GIL), as
+    :func:`nbayes._kernels.text.score`: a ``parallel=True`` kernel compiled in about 60 s
+    here, most of the first ``nbayes demo``."""
+    out = np.zeros((len(bounds) - 1, len(base)))
+    if hi_n == 1 and len(stop[1]) == 0:  # single words, no stop list: a lean kernel, quick to compile
+        return rows_on_threads(_score_words, (buf, bounds, is_word, n_features, terms, indptr, cls, delta, base, row,
+                                              rows, binary, out), len(bounds) - 1, T)
+    return rows_on_threads(_score_pairs_rows, (buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls,
+                                               delta, base, row, rows, binary, out), len(bounds) - 1, T)
+
+
+@njit(cache=True, nogil=True)
+def _score_words(d0, d1, buf, bounds, is_word, n_features, terms, indptr, cls, delta, base, row, rows, binary,
+                 out):  # pragma: no cover - compiled
+    """:func:`_score_pairs_rows` for single words and no stop list: the common case, without
+    the n-gram machinery (compiled in a few seconds where the general kernel takes 15-20)."""
+    last = np.full(len(indptr) - 1, -1, dtype=np.int64)
+    for d in range(d0, d1):
+        e0 = bounds[d + 1]
+        known = 0
+        i, j = _next_token(buf, bounds[d], e0, is_word)
+        while i < e0:
+            t = _word(buf, i, j, n_features, terms)
+            if t >= 0 and (not binary or last[t] != d):
+                last[t] = d
+                known += add_term(out, d, t, indptr, cls, delta, row, rows)
+            i, j = _next_token(buf, j, e0, is_word)
+        for c in range(len(base)):
+            out[d, c] += known * base[c]
+
+
+@njit(cache=True, nogil=True)
+def _score_pairs_rows(d0, d1, buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls, delta, base,
+                      row, rows, binary, out):  # pragma: no cover - compiled
+    """Rows ``d0:d1`` of :func:`score_pairs`'s ``out``."""
     K = len(base)
-    out = np.zeros((n_docs, K))
-    per = (n_docs + T - 1) // T
     simple = hi_n == 1 and len(stop[1]) == 0
-    for th in prange(T):
-        last = np.full(len(indptr) - 1, -1, dtype=np.int64)
-        ring = np.zeros((hi_n, 2), dtype=np.int64)
-        states = np.zeros((hi_n, 4), dtype=np.uint64)
-        found = np.empty(hi_n, dtype=np.int64)
-        for d in range(th * per, min(n_docs, (th + 1) * per)):
-            e0 = bounds[d + 1]
-            ntok = 0
-            known = 0
-            i, j = _next_token(buf, bounds[d], e0, is_word)
-            while i < e0:
-                ntok, count = found_terms(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found, simple)
-                for m in range(count):
-                    t = found[m]
-                    if t >= 0 and (not binary or last[t] != d):
-                        last[t] = d
-                        known += add_term(out, d, t, indptr, cls, delta, row, rows)
-                i, j = _next_token(buf, j, e0, is_word)
-            for c in range(K):
-                out[d, c] += known * base[c]
-    return out
+    last = np.full(len(indptr) - 1, -1, dtype=np.int64)
+    ring = np.zeros((hi_n, 2), dtype=np.int64)
+    states = np.zeros((hi_n, 4), dtype=np.uint64)
+    found = np.empty(hi_n, dtype=np.int64)
+    for d in range(d0, d1):
+        e0 = bounds[d + 1]
+        ntok = 0
+        known = 0
+        i, j = _next_token(buf, bounds[d], e0, is_word)
+        while i < e0:
+            ntok, count = found_terms(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found, simple)
+            for m in range(count):
+                t = found[m]
+                if t >= 0 and (not binary or last[t] != d):
+                    last[t] = d
+                    known += add_term(out, d, t, indptr, cls, delta, row, rows)
+            i, j = _next_token(buf, j, e0, is_word)
+        for c in range(K):
+            out[d, c] += known * base[c]
 
 
 @njit(cache=True, nogil=True)
