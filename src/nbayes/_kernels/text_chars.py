@@ -26,7 +26,7 @@ from __future__ import annotations
 
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .murmur import bucket
 from .text import _add, _find, _key, append_index, rows_on_threads
@@ -259,35 +259,34 @@ def _score_rows(d0, d1, buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms
             g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, g, n, i + 1)
 
 
+@njit(parallel=True, cache=True, nogil=True)
 def score_pairs(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, indptr, cls, delta, base, row, rows,
-                binary, T):
-    """:func:`nbayes._kernels.text_pairs.score_pairs` for character n-grams (ranges of
-    documents on Python threads, as there)."""
-    out = np.zeros((len(bounds) - 1, len(base)))
-    return rows_on_threads(_score_pairs_rows, (buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, indptr, cls,
-                                               delta, base, row, rows, binary, out), len(bounds) - 1, T)
-
-
-@njit(cache=True, nogil=True)
-def _score_pairs_rows(d0, d1, buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, indptr, cls, delta, base,
-                      row, rows, binary, out):  # pragma: no cover - compiled
-    """Rows ``d0:d1`` of :func:`score_pairs`'s ``out``."""
+                binary, T):  # pragma: no cover - compiled
+    """:func:`nbayes._kernels.text_pairs.score_pairs` for character n-grams."""
+    n_docs = len(bounds) - 1
     K = len(base)
-    last = np.full(len(indptr) - 1, -1, dtype=np.int64)
-    norm, ps, pe, seg = _scratch(bounds, d0, d1)
-    for d in range(d0, d1):
-        known = 0
-        n_seg = _normalise(buf, bounds[d], bounds[d + 1], is_space, wb, norm, ps, pe, seg)
-        g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, 0, lo_n, 0)
-        while g < n_seg:
-            s, e = _span(seg, g, n, i)
-            t = _lookup(norm, s, e, n_features, terms)
-            if t >= 0 and (not binary or last[t] != d):
-                last[t] = d
-                known += add_term(out, d, t, indptr, cls, delta, row, rows)
-            g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, g, n, i + 1)
-        for c in range(K):
-            out[d, c] += known * base[c]
+    out = np.zeros((n_docs, K))
+    per = (n_docs + T - 1) // T
+    for th in prange(T):
+        d0, d1 = th * per, min(n_docs, (th + 1) * per)
+        if d0 >= d1:
+            continue
+        last = np.full(len(indptr) - 1, -1, dtype=np.int64)
+        norm, ps, pe, seg = _scratch(bounds, d0, d1)
+        for d in range(d0, d1):
+            known = 0
+            n_seg = _normalise(buf, bounds[d], bounds[d + 1], is_space, wb, norm, ps, pe, seg)
+            g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, 0, lo_n, 0)
+            while g < n_seg:
+                s, e = _span(seg, g, n, i)
+                t = _lookup(norm, s, e, n_features, terms)
+                if t >= 0 and (not binary or last[t] != d):
+                    last[t] = d
+                    known += add_term(out, d, t, indptr, cls, delta, row, rows)
+                g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, g, n, i + 1)
+            for c in range(K):
+                out[d, c] += known * base[c]
+    return out
 
 
 @njit(cache=True, nogil=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .text import _next_token, _word, append_index, found_terms, rows_on_threads
+from .text import LEAN, _grams, _next_token, _word, append_index, found_terms, gram_scratch, rows_on_threads
 
 __all__ = ["add_term", "presence_rows", "score_pairs"]
 
@@ -39,23 +39,24 @@ def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indpt
     are p = indptr[t]..indptr[t + 1], class cls[p]; a term most classes hold has its full
     weights in ``rows[row[t]]`` instead (see :func:`add_term`). Unknown terms are skipped.
 
-    ``T`` ranges of documents are scored on Python threads (the kernel releases the GIL), as
-    :func:`nbayes._kernels.text.score`: a ``parallel=True`` kernel compiled in about 60 s
-    here, most of the first ``nbayes demo``."""
-    out = np.zeros((len(bounds) - 1, len(base)))
-    if hi_n == 1 and len(stop[1]) == 0:  # single words, no stop list: a lean kernel, quick to compile
+    ``T`` ranges of documents are scored on Python threads. Single words without a stop list
+    take a lean kernel (:func:`_score_words`), quick to compile: the first ``nbayes demo``
+    does not wait for the n-gram machinery."""
+    n_docs, V = len(bounds) - 1, len(indptr) - 1
+    out = np.zeros((n_docs, len(base)))
+    if hi_n == 1 and len(stop[1]) == 0:
         return rows_on_threads(_score_words, (buf, bounds, is_word, n_features, terms, indptr, cls, delta, base, row,
-                                              rows, binary, out), len(bounds) - 1, T)
-    return rows_on_threads(_score_pairs_rows, (buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls,
-                                               delta, base, row, rows, binary, out), len(bounds) - 1, T)
+                                              rows, binary, out), n_docs, T,
+                               lambda: (np.full(V, -1, dtype=np.int64),))
+    return rows_on_threads(_score_grams, (buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls,
+                                          delta, base, row, rows, binary, out), n_docs, T,
+                           lambda: (np.full(V, -1, dtype=np.int64), *gram_scratch(hi_n)))
 
 
-@njit(cache=True, nogil=True)
-def _score_words(d0, d1, buf, bounds, is_word, n_features, terms, indptr, cls, delta, base, row, rows, binary,
-                 out):  # pragma: no cover - compiled
-    """:func:`_score_pairs_rows` for single words and no stop list: the common case, without
-    the n-gram machinery (compiled in a few seconds where the general kernel takes 15-20)."""
-    last = np.full(len(indptr) - 1, -1, dtype=np.int64)
+@njit(**LEAN)
+def _score_words(d0, d1, buf, bounds, is_word, n_features, terms, indptr, cls, delta, base, row, rows, binary, out,
+                 last):  # pragma: no cover - compiled
+    """Rows ``d0:d1`` of :func:`score_pairs` for single words and no stop list."""
     for d in range(d0, d1):
         e0 = bounds[d + 1]
         known = 0
@@ -70,30 +71,24 @@ def _score_words(d0, d1, buf, bounds, is_word, n_features, terms, indptr, cls, d
             out[d, c] += known * base[c]
 
 
-@njit(cache=True, nogil=True)
-def _score_pairs_rows(d0, d1, buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls, delta, base,
-                      row, rows, binary, out):  # pragma: no cover - compiled
-    """Rows ``d0:d1`` of :func:`score_pairs`'s ``out``."""
-    K = len(base)
-    simple = hi_n == 1 and len(stop[1]) == 0
-    last = np.full(len(indptr) - 1, -1, dtype=np.int64)
-    ring = np.zeros((hi_n, 2), dtype=np.int64)
-    states = np.zeros((hi_n, 4), dtype=np.uint64)
-    found = np.empty(hi_n, dtype=np.int64)
+@njit(**LEAN)
+def _score_grams(d0, d1, buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls, delta, base, row, rows,
+                 binary, out, last, ring, states, found):  # pragma: no cover - compiled
+    """Rows ``d0:d1`` of :func:`score_pairs` in general: word n-grams, stop words."""
     for d in range(d0, d1):
         e0 = bounds[d + 1]
         ntok = 0
         known = 0
         i, j = _next_token(buf, bounds[d], e0, is_word)
         while i < e0:
-            ntok, count = found_terms(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found, simple)
+            ntok, count = _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found)
             for m in range(count):
                 t = found[m]
                 if t >= 0 and (not binary or last[t] != d):
                     last[t] = d
                     known += add_term(out, d, t, indptr, cls, delta, row, rows)
             i, j = _next_token(buf, j, e0, is_word)
-        for c in range(K):
+        for c in range(len(base)):
             out[d, c] += known * base[c]
 
 
