@@ -29,7 +29,7 @@ def merge_rows(indptr, indices, data, ins, up_ptr, up_cols, up_vals):  # pragma:
     row's sum (added in column order, as ``np.bincount`` over the rows' entries adds them)."""
     K = len(indptr) - 1
     out_ptr = np.zeros(K + 1, dtype=np.int64)
-    out_idx = np.empty(len(data) + len(up_vals), dtype=np.int64)
+    out_idx = np.empty(len(data) + len(up_vals), dtype=indices.dtype)
     out_val = np.empty(len(data) + len(up_vals))
     at = np.empty(len(up_vals), dtype=np.int64)
     sums = np.zeros(K)
@@ -65,7 +65,9 @@ def merge_rows(indptr, indices, data, ins, up_ptr, up_cols, up_vals):  # pragma:
             sums[r] += out_val[n]
             n += 1
         out_ptr[r + 1] = n
-    return out_ptr, out_idx[:n].copy(), out_val[:n].copy(), at, sums
+    if n < len(out_val):  # some entries summed: exact lengths (the matrix keeps these arrays)
+        return out_ptr, out_idx[:n].copy(), out_val[:n].copy(), at, sums
+    return out_ptr, out_idx, out_val, at, sums
 
 
 @njit(cache=True, nogil=True)
@@ -107,7 +109,9 @@ def merge_pairs(indptr, cls, delta, ins, up_terms, up_cls, up_delta):  # pragma:
                     a += 1
             n += 1
         out_ptr[t + 1] = n
-    return out_ptr, out_cls[:n].copy(), out_d[:n].copy()
+    if n < len(out_d):
+        return out_ptr, out_cls[:n].copy(), out_d[:n].copy()
+    return out_ptr, out_cls, out_d
 
 
 @njit(cache=True, nogil=True)
@@ -123,11 +127,11 @@ def extend_slots(slots, n_old, ins, cps, start, length, fresh_ids):  # pragma: n
         while s < n_ins and ins[s] <= j:
             s += 1
         new_id[j] = j + s
-    out = slots.copy()
+    out = np.empty_like(slots)
     for i in range(len(out) // 2):
-        t = out[2 * i + 1]
-        if t >= 0:
-            out[2 * i + 1] = new_id[t]
+        t = slots[2 * i + 1]
+        out[2 * i] = slots[2 * i]
+        out[2 * i + 1] = new_id[t] if t >= 0 else t
     mask = len(out) // 2 - 1
     for f in range(len(fresh_ids)):
         key, exact = _key(cps, start[f], start[f] + length[f])

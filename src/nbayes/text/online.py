@@ -20,6 +20,8 @@ None and the caller takes the general path.
 from __future__ import annotations
 
 import copy
+import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -94,10 +96,10 @@ def _merged(m: sp.csr_matrix, ins: np.ndarray, up: tuple[np.ndarray, ...],
     """``m`` (classes x old terms) plus the update ``up``: (the sum over the V new terms, where
     each update entry's sum is in its data, the row sums)."""
     ptr, cols, vals, _ = up
-    indptr, indices, data, at, sums = merge_rows(m.indptr, m.indices, m.data, ins, ptr, cols, vals)
-    small = V < 2**31 - 1 and len(data) < 2**31 - 1
-    it = np.int32 if small else np.int64
-    out = sp.csr_matrix((data, indices.astype(it), indptr.astype(it)), shape=(m.shape[0], V))
+    it = np.int32 if max(V, m.nnz + len(vals)) < 2**31 - 1 else np.int64  # as scipy would choose
+    indptr, indices, data, at, sums = merge_rows(m.indptr, m.indices.astype(it, copy=False), m.data, ins, ptr, cols,
+                                                 vals)
+    out = sp.csr_matrix((data, indices, indptr.astype(it)), shape=(m.shape[0], V))
     out.has_canonical_format = True  # merged in order, each (class, term) once
     return out, at, sums
 
@@ -181,7 +183,7 @@ def _extended(table: TermTable, terms: np.ndarray, ins: np.ndarray, fresh: np.nd
     code points appended, the hash slots renumbered and the new terms added (re-filled only
     when the table would be over half full, as :class:`TermTable` sizes it)."""
     cps_new, starts, lengths = code_points(fresh)
-    cps = np.concatenate([table.cps, cps_new])
+    cps = _append(table.cps, cps_new)
     start = np.insert(table.start, ins, starts + len(table.cps))
     length = np.insert(table.length, ins, lengths)
     n = len(terms)
@@ -191,3 +193,30 @@ def _extended(table: TermTable, terms: np.ndarray, ins: np.ndarray, fresh: np.nd
         slots = np.full(2 * _pow2(2 * n + 2), -1, dtype=np.int64)
         build(cps, start, length, slots, np.zeros(n, dtype=np.int64))
     return TermTable.from_parts(terms, slots, start, length, cps, table._how())
+
+
+#: code point buffers this module made, with room at their end: id -> [the buffer, how much is used]
+_BUFFERS: dict[int, list[Any]] = {}
+_LOCK = threading.Lock()
+
+
+def _append(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``old`` followed by ``new`` (code points). When ``old`` is the used part of a buffer made
+    here and nothing was appended after it yet, ``new`` is written into the buffer's free room
+    (a table over ``old`` reads only within ``old``: the versions being served are untouched);
+    otherwise (a second version from the same parent, no room) a new buffer with room to grow."""
+    n, k = len(old), len(new)
+    with _LOCK:
+        base = old.base
+        entry = _BUFFERS.get(id(base)) if isinstance(base, np.ndarray) else None
+        if (entry is not None and entry[0]() is base and entry[1] == n and len(base) >= n + k
+                and old.__array_interface__["data"][0] == base.__array_interface__["data"][0]):
+            base[n:n + k] = new
+            entry[1] = n + k
+            return base[:n + k]
+        buf = np.empty(max(2 * (n + k), 1024), dtype=np.uint32)
+        buf[:n] = old
+        buf[n:n + k] = new
+        key = id(buf)
+        _BUFFERS[key] = [weakref.ref(buf, lambda _, key=key: _BUFFERS.pop(key, None)), n + k]
+        return buf[:n + k]
