@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nbayes
-from nbayes._kernels.online import extend_slots, merge_pairs, merge_rows
+from nbayes._kernels.online import extend_slots, inserted, merge_pairs, merge_rows, renumbered
 from nbayes._validation import encode_labels, sorted_unique
 from nbayes.text.online import add_counts, find, online_ready
 from nbayes.text.vocab import TermTable
@@ -24,8 +24,16 @@ LETTERS = list("abcdé") + ["𝔘"]
 
 
 # ----------------------------------------------------------------------------- NumPy twins
-def _renumber(j: np.ndarray, ins: np.ndarray) -> np.ndarray:
-    return j + np.searchsorted(ins, j, side="right")
+def _keys(V: int, ins: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(new_id, key, known) of every new column: an old term's old id, a new term's insertion point."""
+    new_id = np.arange(V) + np.searchsorted(ins, np.arange(V), side="right")
+    np.testing.assert_array_equal(renumbered(V, ins), new_id)
+    key = np.empty(V + len(ins), dtype=np.int64)
+    known = np.ones(V + len(ins), dtype=bool)
+    key[new_id] = np.arange(V)
+    fresh = ins + np.arange(len(ins))
+    key[fresh], known[fresh] = ins, False
+    return new_id, key, known
 
 
 @st.composite
@@ -34,7 +42,7 @@ def _case(draw):
     rng = np.random.default_rng(seed)
     K, V = draw(st.integers(1, 5)), draw(st.integers(0, 30))
     old = rng.integers(0, 3, (K, V)).astype(float) * (rng.random((K, V)) < 0.4)
-    ins = np.sort(rng.integers(0, V + 1, draw(st.integers(0, 6))))
+    ins = np.sort(rng.integers(0, V + 1, draw(st.integers(0, 6)))).astype(np.int64)
     Vn = V + len(ins)
     up = rng.integers(0, 3, (K, Vn)).astype(float) * (rng.random((K, Vn)) < 0.3)
     fresh = ins + np.arange(len(ins))
@@ -49,8 +57,10 @@ def test_merge_rows_equals_inserting_columns_and_adding(case):
     m, u = sp.csr_matrix(old), sp.csr_matrix(up)
     m.sort_indices()
     u.sort_indices()
+    new_id, key, known = _keys(old.shape[1], ins)
     indptr, indices, data, at, sums = merge_rows(m.indptr.astype(np.int64), m.indices, m.data, ins,
-                                                 u.indptr.astype(np.int64), u.indices.astype(np.int64), u.data)
+                                                 u.indptr.astype(np.int64),
+                                                 key[u.indices], known[u.indices], u.indices.astype(np.int64), u.data, True)
     want = np.insert(old, ins, 0.0, axis=1) + up
     got = sp.csr_matrix((data, indices, indptr), shape=want.shape)
     np.testing.assert_array_equal(got.toarray(), want)
@@ -64,24 +74,34 @@ def test_merge_rows_equals_inserting_columns_and_adding(case):
 @given(_case())
 def test_merge_pairs_equals_the_pairs_of_the_new_table(case):
     old, ins, up = case
-    # pairs by term (CSC of the classes x terms table), weights: any number per pair
-    c = sp.csc_matrix(old)
-    c.sort_indices()
-    weight = np.where(old != 0, old * 10 + 1, 0.0)
+    weight = np.where(old != 0, old * 10 + 1, 0.0)  # pairs by term: CSC of the classes x terms table
     cw = sp.csc_matrix(weight)
     cw.sort_indices()
     u = sp.csc_matrix(up)
     u.sort_indices()
     up_terms = np.repeat(np.arange(up.shape[1]), np.diff(u.indptr))
-    up_w = -u.data  # the update's weight replaces the old one
-    indptr, cls, delta = merge_pairs(cw.indptr.astype(np.int64), cw.indices.astype(np.int64), cw.data, ins,
-                                     up_terms, u.indices.astype(np.int64), up_w)
+    new_id, key, known = _keys(old.shape[1], ins)
+    indptr, cls, delta = merge_pairs(cw.indptr.astype(np.int64), cw.indices.astype(np.int64), cw.data,
+                                     new_id if len(ins) else new_id[:0], up.shape[1], up_terms, key[up_terms],
+                                     known[up_terms], u.indices.astype(np.int64), -u.data)
     want = np.insert(weight, ins, 0.0, axis=1)
     touched = up != 0
-    want[touched] = -up[touched]
+    want[touched] = -up[touched]  # the update's weight replaces the old one
     got = sp.csc_matrix((delta, cls, indptr), shape=want.shape)
     np.testing.assert_array_equal(got.toarray(), want)
     assert got.has_sorted_indices and got.nnz == int((want != 0).sum())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(0, 6))
+def test_inserted_equals_np_insert(seed, n, k):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=n)
+    ins = np.sort(rng.integers(0, n + 1, k)).astype(np.int64)
+    values = rng.normal(size=k)
+    np.testing.assert_array_equal(inserted(a, ins, values), np.insert(a, ins, values))
+    np.testing.assert_array_equal(inserted(a.astype(np.int64), ins, values.astype(np.int64)),
+                                  np.insert(a.astype(np.int64), ins, values.astype(np.int64)))
 
 
 @settings(max_examples=60, deadline=None)
@@ -100,7 +120,7 @@ def test_an_extended_table_finds_every_term_at_its_sorted_id(seed, n_old, n_new)
     from nbayes.text.online import code_points
 
     cps, start, length = code_points(fresh)
-    slots = extend_slots(table.slots, len(old), ins, cps, start, length, ins + np.arange(len(ins)))
+    slots = extend_slots(table.slots, renumbered(len(old), ins), cps, start, length, ins + np.arange(len(ins)))
     all_cps = np.concatenate([table.cps, cps])
     new = TermTable.from_parts(terms, slots, np.insert(table.start, ins, start + len(table.cps)),
                                np.insert(table.length, ins, length), all_cps, table.how)

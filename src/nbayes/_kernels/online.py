@@ -1,11 +1,14 @@
-"""Adding a small update to large per-class text counts in time proportional to the update
-(``nbayes serve --learn``; :mod:`nbayes.text.online`).
+"""Adding a small update to large per-class text counts and (class, term) pairs without a
+dense table, a sort or a re-estimation (``nbayes serve --learn``; :mod:`nbayes.text.online`).
 
 The vocabulary is sorted, so an update's new terms are inserted among the old ones: ``ins``
 (ascending, repeats allowed) holds, for each new term, the old term id it goes before
-(``np.insert``'s convention). An old id ``j`` becomes ``j + #(ins <= j)``. Each kernel writes
-new arrays (the served version is never written) in one pass over the old ones: a copy, the
-work of ``np.insert`` plus a sorted merge, never a sort, a hash rebuild or a dense table.
+(``np.insert``'s convention). An old id ``j`` becomes ``new_id[j] = j + #(ins <= j)``
+(:func:`renumbered`; an empty ``new_id`` when nothing is inserted). Each kernel writes new
+arrays (the served version is never written): the old arrays copied in runs between the
+update's entries (each found by a binary search), never a sort, a hash rebuild or a dense
+table. An update entry names where it goes in the old order by ``key``: the old id of a term
+the model holds (``known``), else its insertion point ``ins``.
 The NumPy twins are in tests/text/test_online.py.
 """
 
@@ -16,117 +19,166 @@ from numba import njit
 
 from .text import _home, _key
 
-__all__ = ["extend_slots", "merge_pairs", "merge_rows"]
-
-_BIG = np.int64(2**62)
+__all__ = ["extend_slots", "inserted", "merge_pairs", "merge_rows", "renumbered"]
 
 
 @njit(cache=True, nogil=True)
-def merge_rows(indptr, indices, data, ins, up_ptr, up_cols, up_vals):  # pragma: no cover - compiled
-    """A CSR matrix (rows x old terms) plus an update (CSR over the same rows, columns already
-    in the new numbering, each row's columns ascending): (indptr, indices, data) over the new
-    terms, for each update entry its position in the result (where its sum is), and each
-    row's sum (added in column order, as ``np.bincount`` over the rows' entries adds them)."""
+def renumbered(n_old, ins):  # pragma: no cover - compiled
+    """The new id of each old term once the terms ``ins`` are inserted."""
+    new_id = np.empty(n_old, dtype=np.int64)
+    s = 0
+    for j in range(n_old):
+        while s < len(ins) and ins[s] <= j:
+            s += 1
+        new_id[j] = j + s
+    return new_id
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shift(ins, j):  # pragma: no cover - compiled
+    """#(ins <= j): how far old id j moves (a binary search over the few insertions)."""
+    lo, hi = 0, len(ins)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if ins[mid] <= j:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _run(indices, data, a, p, ins, out_idx, out_val, n):  # pragma: no cover - compiled
+    """Copy the old entries a..p (ascending term ids) to the output at n, their term ids
+    renumbered: in runs of one shift, each run's end found by a binary search."""
+    out_val[n:n + p - a] = data[a:p]
+    while a < p:
+        s = _shift(ins, indices[a])
+        q = p
+        if s < len(ins):  # the run ends at the first id >= ins[s]
+            lo, hi = a, p
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if indices[mid] < ins[s]:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            q = lo
+        for i in range(q - a):
+            out_idx[n + i] = indices[a + i] + s
+        n += q - a
+        a = q
+    return n
+
+
+@njit(cache=True, nogil=True)
+def merge_rows(indptr, indices, data, ins, up_ptr, up_key, up_known, up_cols, up_vals,
+               want_sums):  # pragma: no cover - compiled
+    """A CSR matrix (rows x old terms) plus an update (CSR over the same rows: ``up_cols`` the
+    new term ids, ascending in each row, ``up_key`` / ``up_known`` where they go in the old
+    order): (indptr, indices, data) over the new terms, for each update entry its position in
+    the result (where its sum is), and (``want_sums``) each row's sum, added in term order as
+    ``np.bincount`` over the rows' entries adds them."""
     K = len(indptr) - 1
+    nb = len(up_vals)
     out_ptr = np.zeros(K + 1, dtype=np.int64)
-    out_idx = np.empty(len(data) + len(up_vals), dtype=indices.dtype)
-    out_val = np.empty(len(data) + len(up_vals))
-    at = np.empty(len(up_vals), dtype=np.int64)
+    out_idx = np.empty(len(data) + nb, dtype=indices.dtype)
+    out_val = np.empty(len(data) + nb)
+    at = np.empty(nb, dtype=np.int64)
     sums = np.zeros(K)
-    n_ins = len(ins)
     n = 0
     for r in range(K):
         a, ae = indptr[r], indptr[r + 1]
-        b, be = up_ptr[r], up_ptr[r + 1]
-        s = 0
-        while a < ae or b < be:
-            ja = _BIG
-            if a < ae:
-                j = np.int64(indices[a])
-                while s < n_ins and ins[s] <= j:
-                    s += 1
-                ja = j + s
-            jb = np.int64(up_cols[b]) if b < be else _BIG
-            if ja < jb:
-                out_idx[n] = ja
-                out_val[n] = data[a]
-                a += 1
-            elif jb < ja:
-                out_idx[n] = jb
-                out_val[n] = up_vals[b]
-                at[b] = n
-                b += 1
-            else:
-                out_idx[n] = ja
+        row = n
+        for b in range(up_ptr[r], up_ptr[r + 1]):
+            key = up_key[b]
+            lo, hi = a, ae
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if indices[mid] < key:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            n = _run(indices, data, a, lo, ins, out_idx, out_val, n)
+            a = lo
+            out_idx[n] = up_cols[b]
+            if up_known[b] and a < ae and indices[a] == key:
                 out_val[n] = data[a] + up_vals[b]
-                at[b] = n
                 a += 1
-                b += 1
-            sums[r] += out_val[n]
+            else:
+                out_val[n] = up_vals[b]
+            at[b] = n
             n += 1
+        n = _run(indices, data, a, ae, ins, out_idx, out_val, n)
         out_ptr[r + 1] = n
+        if want_sums:
+            t = 0.0
+            for i in range(row, n):
+                t += out_val[i]
+            sums[r] = t
     if n < len(out_val):  # some entries summed: exact lengths (the matrix keeps these arrays)
         return out_ptr, out_idx[:n].copy(), out_val[:n].copy(), at, sums
     return out_ptr, out_idx, out_val, at, sums
 
 
 @njit(cache=True, nogil=True)
-def merge_pairs(indptr, cls, delta, ins, up_terms, up_cls, up_delta):  # pragma: no cover - compiled
-    """Per-term pairs (CSC: term t's pairs indptr[t]..indptr[t + 1], classes ascending) with the
-    update's pairs (new term ids and classes ascending, in (term, class) order) put in: an
-    update pair replaces the old pair of its (term, class) or is inserted. Returns the new
-    (indptr, cls, delta) over the old terms plus the inserted ones."""
+def merge_pairs(indptr, cls, delta, new_id, n_new, up_terms, up_key, up_known, up_cls,
+                up_delta):  # pragma: no cover - compiled
+    """Per-term pairs (CSC: term t's pairs indptr[t]..indptr[t + 1], classes ascending) with
+    the update's pairs put in (``up_terms``: new term ids, in (term, class) order; ``up_key``
+    / ``up_known`` as for :func:`merge_rows`): an update pair replaces the old pair of its
+    (term, class) or is inserted. Returns (indptr, cls, delta) over the ``n_new`` terms."""
     V_old = len(indptr) - 1
-    n_ins = len(ins)
-    V_new = V_old + n_ins
     nb = len(up_terms)
-    out_ptr = np.zeros(V_new + 1, dtype=np.int64)
-    out_cls = np.empty(len(cls) + nb, dtype=np.int64)
-    out_d = np.empty(len(cls) + nb)
-    n = 0
-    b = 0
-    s = 0
-    j = 0
-    for t in range(V_new):
-        if s < n_ins and ins[s] == j:  # an inserted term: no old pairs
-            a = ae = 0
-            s += 1
+    where = np.empty(nb, dtype=np.int64)  # each update pair's place among the old pairs
+    same = np.zeros(nb, dtype=np.bool_)
+    count = np.zeros(n_new, dtype=np.int64)
+    for j in range(V_old):
+        count[new_id[j] if len(new_id) else j] = indptr[j + 1] - indptr[j]
+    for b in range(nb):
+        key = up_key[b]
+        if up_known[b]:
+            lo, hi = indptr[key], indptr[key + 1]
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if cls[mid] < up_cls[b]:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            where[b] = lo
+            same[b] = lo < indptr[key + 1] and cls[lo] == up_cls[b]
         else:
-            a, ae = indptr[j], indptr[j + 1]
-            j += 1
-        while a < ae or (b < nb and up_terms[b] == t):
-            ca = np.int64(cls[a]) if a < ae else _BIG
-            cb = np.int64(up_cls[b]) if (b < nb and up_terms[b] == t) else _BIG
-            if ca < cb:
-                out_cls[n] = ca
-                out_d[n] = delta[a]
-                a += 1
-            else:
-                out_cls[n] = cb
-                out_d[n] = up_delta[b]
-                b += 1
-                if ca == cb:
-                    a += 1
-            n += 1
-        out_ptr[t + 1] = n
-    if n < len(out_d):
-        return out_ptr, out_cls[:n].copy(), out_d[:n].copy()
+            where[b] = indptr[key]
+        if not same[b]:
+            count[up_terms[b]] += 1
+    out_ptr = np.zeros(n_new + 1, dtype=np.int64)
+    for t in range(n_new):
+        out_ptr[t + 1] = out_ptr[t] + count[t]
+    out_cls = np.empty(out_ptr[n_new], dtype=np.int64)
+    out_d = np.empty(out_ptr[n_new])
+    a = 0
+    n = 0
+    for b in range(nb):
+        p = where[b]
+        m = p - a
+        out_cls[n:n + m] = cls[a:p]
+        out_d[n:n + m] = delta[a:p]
+        n += m
+        out_cls[n] = up_cls[b]
+        out_d[n] = up_delta[b]
+        n += 1
+        a = p + 1 if same[b] else p
+    m = len(cls) - a
+    out_cls[n:n + m] = cls[a:]
+    out_d[n:n + m] = delta[a:]
     return out_ptr, out_cls, out_d
 
 
 @njit(cache=True, nogil=True)
-def extend_slots(slots, n_old, ins, cps, start, length, fresh_ids):  # pragma: no cover - compiled
-    """A copy of the hash table ``slots`` (over ``n_old`` terms, as :func:`.text.build` lays
-    it out) with the old ids renumbered around the insertions ``ins`` and the new terms
-    (``cps[start[i]:start[i] + length[i]]``, new ids ``fresh_ids``) added. The caller keeps
-    the table at most half full."""
-    new_id = np.empty(n_old, dtype=np.int64)
-    s = 0
-    n_ins = len(ins)
-    for j in range(n_old):
-        while s < n_ins and ins[s] <= j:
-            s += 1
-        new_id[j] = j + s
+def extend_slots(slots, new_id, cps, start, length, fresh_ids):  # pragma: no cover - compiled
+    """A copy of the hash table ``slots`` (as :func:`.text.build` lays it out) with the old ids
+    renumbered (``new_id``) and the new terms (``cps[start[i]:start[i] + length[i]]``, new ids
+    ``fresh_ids``) added. The caller keeps the table at most half full."""
     out = np.empty_like(slots)
     for i in range(len(out) // 2):
         t = slots[2 * i + 1]
@@ -141,4 +193,18 @@ def extend_slots(slots, n_old, ins, cps, start, length, fresh_ids):  # pragma: n
             i = (i + 1) & mask
         out[2 * i] = k
         out[2 * i + 1] = fresh_ids[f]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def inserted(a, ins, values):  # pragma: no cover - compiled
+    """``np.insert(a, ins, values)`` for a numeric vector (runs copied between insertions)."""
+    out = np.empty(len(a) + len(ins), dtype=a.dtype)
+    src = 0
+    for i in range(len(ins)):
+        at = ins[i]
+        out[src + i:at + i] = a[src:at]
+        out[at + i] = values[i]
+        src = at
+    out[src + len(ins):] = a[src:]
     return out

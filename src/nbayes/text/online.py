@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.lookup import find_terms
-from .._kernels.online import extend_slots, merge_pairs, merge_rows
+from .._kernels.online import extend_slots, inserted, merge_pairs, merge_rows, renumbered
 from .._kernels.text import build
 from .._validation import encode_labels
 from ..stats.text import TextStats
@@ -72,36 +72,37 @@ def online_ready(model: Any) -> bool:
     )
 
 
-def _update_rows(m: Any, cpos: np.ndarray, pos: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The update's nonzero counts (classes ``cpos``, terms ``pos``) as CSR over the model's
-    K classes in the new numbering: (indptr, columns, values, rows)."""
-    if sp.issparse(m):
-        c = m.tocoo()
-        r, j, v = c.row, c.col, c.data
-    else:
-        m = np.asarray(m, dtype=np.float64)
-        r, j = np.nonzero(m)
-        v = m[r, j]
-    keep = v != 0
-    rows, cols, vals = cpos[r[keep]], pos[j[keep]], np.asarray(v[keep], dtype=np.float64)
-    order = np.lexsort((cols, rows))
-    rows, cols, vals = rows[order], cols[order], vals[order]
-    ptr = np.zeros(K + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=K), out=ptr[1:])
-    return ptr, cols.astype(np.int64), vals, rows
+class _Update:
+    """An update's nonzero counts as CSR over the model's K classes (entries in (class, new
+    term) order): ``ptr``, ``cols`` (new term ids), ``vals``, ``rows``, and where each goes in
+    the old order (``key``: the old id of a known term, else its insertion point; ``known``)."""
 
+    def __init__(self, m: Any, cpos: np.ndarray, pos: np.ndarray, key: np.ndarray, known: np.ndarray, K: int) -> None:
+        if sp.issparse(m):
+            c = m.tocoo()
+            r, j, v = c.row, c.col, c.data
+        else:
+            m = np.asarray(m, dtype=np.float64)
+            r, j = np.nonzero(m)
+            v = m[r, j]
+        nz = v != 0
+        r, j, v = cpos[r[nz]], j[nz], np.asarray(v[nz], dtype=np.float64)
+        order = np.lexsort((pos[j], r))
+        r, j = r[order], j[order]
+        self.rows, self.cols, self.vals = r.astype(np.int64), pos[j], v[order]
+        self.key, self.known = key[j], known[j]
+        self.ptr = np.zeros(K + 1, dtype=np.int64)
+        np.cumsum(np.bincount(r, minlength=K), out=self.ptr[1:])
 
-def _merged(m: sp.csr_matrix, ins: np.ndarray, up: tuple[np.ndarray, ...],
-            V: int) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
-    """``m`` (classes x old terms) plus the update ``up``: (the sum over the V new terms, where
-    each update entry's sum is in its data, the row sums)."""
-    ptr, cols, vals, _ = up
-    it = np.int32 if max(V, m.nnz + len(vals)) < 2**31 - 1 else np.int64  # as scipy would choose
-    indptr, indices, data, at, sums = merge_rows(m.indptr, m.indices.astype(it, copy=False), m.data, ins, ptr, cols,
-                                                 vals)
-    out = sp.csr_matrix((data, indices, indptr.astype(it)), shape=(m.shape[0], V))
-    out.has_canonical_format = True  # merged in order, each (class, term) once
-    return out, at, sums
+    def merged(self, m: sp.csr_matrix, ins: np.ndarray, V: int, sums: bool) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+        """``m`` (classes x old terms) plus this update: (the sum over the V new terms, where each
+        update entry's sum is in its data, the row sums when ``sums``)."""
+        it = np.int32 if max(V, m.nnz + len(self.vals)) < 2**31 - 1 else np.int64  # as scipy would choose
+        indptr, indices, data, at, row_sums = merge_rows(m.indptr, m.indices.astype(it, copy=False), m.data, ins,
+                                                         self.ptr, self.key, self.known, self.cols, self.vals, sums)
+        out = sp.csr_matrix((data, indices, indptr.astype(it)), shape=(m.shape[0], V))
+        out.has_canonical_format = True  # merged in order, each (class, term) once
+        return out, at, row_sums
 
 
 def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
@@ -119,28 +120,33 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     dt = d.terms
     ids = find(table, dt)
     known = ids >= 0
-    pos = ids.astype(np.int64)
+    key = ids.astype(np.int64)
+    pos = key.copy()
     if known.all():
-        ins = np.zeros(0, dtype=np.int64)
+        ins = new_id = np.zeros(0, dtype=np.int64)
         terms = bt
     else:
         fresh = dt[~known]  # sorted, as dt
         ins = np.searchsorted(bt, fresh).astype(np.int64)  # a binary search for the new terms only
         terms = np.insert(bt, ins, fresh)
-        pos[known] += np.searchsorted(ins, pos[known], side="right")
+        new_id = renumbered(V_old, ins)
+        pos[known] = new_id[key[known]]
         pos[~known] = ins + np.arange(len(ins))
+        key[~known] = ins
     V = len(terms)
-    up_tc = _update_rows(d.term_count, cpos, pos, K)
-    up_dc = _update_rows(d.doc_count, cpos, pos, K)
-    tc, tc_at, tc_sums = _merged(s.term_count, ins, up_tc, V)
-    dc, dc_at, dc_sums = _merged(s.doc_count, ins, up_dc, V)
+    presence = model._presence
+    up_tc = _Update(d.term_count, cpos, pos, key, known, K)
+    up_dc = _Update(d.doc_count, cpos, pos, key, known, K)
+    tc, tc_at, tc_sums = up_tc.merged(s.term_count, ins, V, not presence)
+    dc, dc_at, dc_sums = up_dc.merged(s.doc_count, ins, V, presence)
     cc = s.class_count.copy()
     cc[cpos] += d.class_count
-    df, tf = np.insert(s.df, ins, 0.0), np.insert(s.tf, ins, 0.0)
+    zeros = np.zeros(len(ins))
+    df, tf = inserted(s.df, ins, zeros), inserted(s.tf, ins, zeros)
     df[pos] += d.df
     tf[pos] += d.tf
     # class totals: each class's counts summed in term order, as the full estimation's bincount
-    fc, (_, f_cols, _, f_rows), f_at, sums = (dc, up_dc, dc_at, dc_sums) if model._presence else (tc, up_tc, tc_at, tc_sums)
+    fc, up, f_at, sums = (dc, up_dc, dc_at, dc_sums) if presence else (tc, up_tc, tc_at, tc_sums)
     a = float(model.alpha)
     n = fc.data[f_at]
     if not (np.isfinite(n).all() and np.isfinite(sums).all() and np.isfinite(cc).all()
@@ -149,10 +155,10 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     stats = TextStats(terms, cc, tc, dc, df, tf, s.n_docs + d.n_docs, None)
     if not model._active(stats).all():
         return None  # a filter (min_df, max_df, max_features) drops terms: the general path
-    order = np.lexsort((f_rows, f_cols))
+    o = np.lexsort((up.rows, up.cols))  # by (term, class)
     P: Pairs = model._pairs
-    indptr, cls, delta = merge_pairs(P.indptr, P.cls, P.delta, ins, f_cols[order], f_rows[order].astype(np.int64),
-                                     np.log(n[order] + a) - np.log(a))
+    indptr, cls, delta = merge_pairs(P.indptr, P.cls, P.delta, new_id, V, up.cols[o], up.key[o], up.known[o],
+                                     up.rows[o], np.log(n[o] + a) - np.log(a))
     total = sums + a * V
     base = np.log(a) - np.log(total) if V else np.zeros(K)
     stats.table = _extended(table, terms, ins, dt[~known]) if len(ins) else table
@@ -184,11 +190,12 @@ def _extended(table: TermTable, terms: np.ndarray, ins: np.ndarray, fresh: np.nd
     when the table would be over half full, as :class:`TermTable` sizes it)."""
     cps_new, starts, lengths = code_points(fresh)
     cps = _append(table.cps, cps_new)
-    start = np.insert(table.start, ins, starts + len(table.cps))
-    length = np.insert(table.length, ins, lengths)
+    start = inserted(table.start, ins, starts + len(table.cps))
+    length = inserted(table.length, ins, lengths)
     n = len(terms)
     if 2 * n + 2 <= len(table.slots) // 2:
-        slots = extend_slots(table.slots, len(table.start), ins, cps_new, starts, lengths, ins + np.arange(len(ins)))
+        slots = extend_slots(table.slots, renumbered(len(table.start), ins), cps_new, starts, lengths,
+                             ins + np.arange(len(ins)))
     else:
         slots = np.full(2 * _pow2(2 * n + 2), -1, dtype=np.int64)
         build(cps, start, length, slots, np.zeros(n, dtype=np.int64))
