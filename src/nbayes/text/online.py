@@ -165,8 +165,7 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     priors = model._inner().prior_parameters(cc)
     priors.update(_forget_empty(priors, cc))
     new = copy.copy(model)
-    new.stats_ = stats
-    new._set_derived({
+    new._use_parameters(stats, {
         "_terms": terms,
         "_keep": np.ones(V, dtype=bool),
         "_idf_weights": None,
