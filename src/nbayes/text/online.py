@@ -217,12 +217,18 @@ def _append(old: np.ndarray, new: np.ndarray) -> np.ndarray:
         entry = _BUFFERS.get(id(base)) if isinstance(base, np.ndarray) else None
         if (entry is not None and entry[0]() is base and entry[1] == n and len(base) >= n + k
                 and old.__array_interface__["data"][0] == base.__array_interface__["data"][0]):
-            base[n:n + k] = new
-            entry[1] = n + k
-            return base[:n + k]
-        buf = np.empty(max(2 * (n + k), 1024), dtype=np.uint32)
-        buf[:n] = old
-        buf[n:n + k] = new
-        key = id(buf)
-        _BUFFERS[key] = [weakref.ref(buf, lambda _, key=key: _BUFFERS.pop(key, None)), n + k]
-        return buf[:n + k]
+            grown: np.ndarray = base
+        else:
+            grown = np.empty(max(2 * (n + k), 1024), dtype=np.uint32)
+            grown[:n] = old
+            entry = _BUFFERS[id(grown)] = [weakref.ref(grown, _forget(id(grown))), n]
+        grown[n:n + k] = new
+        entry[1] = n + k
+        return grown[:n + k]
+
+
+def _forget(key: int) -> Any:
+    """The weak reference callback dropping the entry ``key`` of a buffer that is gone."""
+    def drop(_: Any) -> None:
+        _BUFFERS.pop(key, None)
+    return drop
