@@ -192,7 +192,7 @@ def test_updates_equal_the_full_estimation_and_the_offline_model(params):
         n = int(rng.integers(1, 5))
         new_docs = _docs(rng, vocab + [f"fresh{step}_{i}" for i in range(4)], n)
         new_labels = rng.choice(classes[: int(rng.integers(1, 4))], n).tolist()
-        w = (rng.integers(1, 4, n) * 0.5).tolist()
+        w = (rng.integers(0 if step % 3 == 1 else 1, 4, n) * 0.5).tolist()  # some documents weigh 0
         d, cls = _delta(model, new_docs, new_labels, w)
         assert online_ready(model)
         got = add_counts(model, d, cls)
