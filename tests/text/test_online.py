@@ -243,3 +243,16 @@ def test_other_models_take_the_general_path(params):
     model = nbayes.TextClassifier(**params).fit(_docs(rng, vocab, 10) + ["w1 w2"] * 4, ["a", "b"] * 7)
     d, cls = _delta(model, ["w1 brand new"], ["a"], None)
     assert add_counts(model, d, cls) is None
+
+
+def test_a_model_read_from_its_file_takes_the_online_path(tmp_path):
+    """What the service loads (CSR counts from the file, pairs estimated from them) is ready for
+    add_counts, and so is each version it makes."""
+    rng = np.random.default_rng(5)
+    vocab = [f"w{i}" for i in range(30)]
+    nbayes.TextClassifier().fit(_docs(rng, vocab, 20), ["a", "b"] * 10).save(tmp_path / "m.nbm")
+    model = nbayes.load(tmp_path / "m.nbm")
+    for i in range(3):
+        assert online_ready(model)
+        model = add_counts(model, *_delta(model, [f"new{i} w1 w2"], ["b"], None))
+        assert model is not None

@@ -1,4 +1,4 @@
-"""A text model plus a small update, in time proportional to the update (the learning service).
+"""A text model plus a small update without re-estimating the model (the learning service).
 
 :func:`add_counts` gives what ``set_statistics(stats_ + update)`` gives for a multinomial
 :class:`~nbayes.text.TextClassifier` whose parameters are (class, term) pairs
@@ -12,7 +12,9 @@
 - the per-class default weight base_c = log(alpha) - log(n_c + alpha V) is recomputed for
   every class (O(classes)), with n_c summed in the same order as the full estimation.
 
-So the result equals the full estimation bit for bit (tests/text/test_online.py). Anything
+The cost is the update's size plus one copy of the model's arrays (copy-on-write: the version
+being served is never written), where the full estimation densified and re-derived every
+pair. The result equals the full estimation bit for bit (tests/text/test_online.py). Anything
 else (new classes, filters that drop terms, other models, a number that overflows) returns
 None and the caller takes the general path.
 """
@@ -63,7 +65,7 @@ def online_ready(model: Any) -> bool:
     s = d.get("stats_")
     return bool(
         isinstance(s, TextStats) and s.weighted is None and s.terms.dtype == object
-        and sp.issparse(s.term_count) and sp.issparse(s.doc_count)
+        and all(sp.issparse(m) and m.format == "csr" and m.has_canonical_format for m in (s.term_count, s.doc_count))
         and getattr(model, "model", None) == "multinomial" and not getattr(model, "tfidf", True)
         and getattr(model, "n_features", 0) is None and "_layout" not in d and not d.get("_pending")
         and isinstance(d.get("_pairs"), Pairs) and isinstance(d.get("_table"), TermTable)
