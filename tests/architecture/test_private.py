@@ -24,7 +24,6 @@ KNOWN: set[tuple[str, str]] = {
     ('nbayes.model_selection', 'nbayes.naive_bayes._base'),
     ('nbayes.semi_supervised', 'nbayes.naive_bayes._em'),
     ('nbayes.serve', '_predict_index_proba'),
-    ('nbayes.serve', '_how'),  # the learning service counts a batch with the text model's tokenizer
     ('nbayes.text', '_on'),
     ('nbayes.text', 'nbayes.naive_bayes._base'),
 }

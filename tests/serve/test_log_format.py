@@ -179,7 +179,7 @@ def test_a_group_with_a_new_class_replays():
 def test_the_term_lookup_kernel_equals_a_binary_search():
     """nbayes._kernels.lookup.find_terms (its NumPy twin: searchsorted plus an equality check)
     over tables built from strings and extended by the learning path."""
-    from nbayes.serve._delta import lookup
+    from nbayes.text.online import find as lookup
 
     rng = np.random.default_rng(11)
     letters = list("abé𝔘zq") + ["\u0130"]

@@ -5,10 +5,11 @@
   the request (outside the writer), since counting depends on the model's settings only.
 - :func:`total` sums the deltas of a group (small statistics: the updates' terms only).
 - :func:`apply` makes the next version: the model's statistics plus the delta, in new arrays
-  (copy-on-write: the served version is never written), then one estimation. For a text model
-  over a vocabulary the delta's counts are added column by column into a copy that gains only
-  the new terms, and the term table is extended (its hash table re-filled from the existing
-  code points, no string is rebuilt); the generic path is the statistics' own ``embed`` + ``+``.
+  (copy-on-write: the served version is never written). A multinomial text model over pairs
+  is updated in time proportional to the delta (:func:`nbayes.text.online.add_counts`: the
+  CSR counts, the pairs' weights, the term table merged, untouched arrays shared or copied,
+  nothing densified nor re-estimated whole); the generic path is the statistics' own
+  ``embed`` + ``+`` then one estimation.
 - :class:`TextReplay` sums many records' text statistics at start (vectorised).
 """
 
@@ -22,11 +23,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels.lookup import find_terms
-from .._kernels.text import build
 from .._validation import check_sample_weight, check_y, encode_labels, sorted_unique, union_labels
 from ..stats.text import TextStats
-from ..text.vocab import TermTable
+from ..text.online import add_counts
 
 
 @dataclass
@@ -87,16 +86,6 @@ def plain_text(s: Any) -> bool:
     return isinstance(s, TextStats) and s.weighted is None and s.terms.dtype == object
 
 
-def _fast_text(model: Any) -> TermTable | None:
-    """The term table of a text model over a whole, unweighted vocabulary (every term kept),
-    which :func:`_add_text` extends; None for the generic path."""
-    s = model.__dict__.get("stats_")
-    table = model.__dict__.get("_table")
-    if plain_text(s) and isinstance(table, TermTable) and len(model.__dict__.get("_terms", ())) == len(s.terms):
-        return table
-    return None
-
-
 def added(model: Any, d: Delta) -> tuple[Any, np.ndarray]:
     """(the statistics of ``model`` plus ``d``, their classes): new arrays, ``model`` untouched."""
     classes = model.classes_
@@ -106,14 +95,17 @@ def added(model: Any, d: Delta) -> tuple[Any, np.ndarray]:
         pos, _ = encode_labels(classes, allc)
         base = base.embed(pos, len(allc))
     dpos, _ = encode_labels(d.classes, allc)
-    table = _fast_text(model)
-    if table is not None and plain_text(d.stats):
-        return _add_text(base, d.stats, dpos, table), allc
     return base + d.stats.embed(dpos, len(allc)), allc
 
 
 def apply(model: Any, d: Delta) -> Any:
-    """The next version: a copy of ``model`` whose statistics are its own plus ``d``'s."""
+    """The next version: a copy of ``model`` whose statistics are its own plus ``d``'s. A text
+    model over pairs takes :func:`nbayes.text.online.add_counts` (time proportional to the
+    update); otherwise the statistics' own ``embed`` + ``+``, then one estimation."""
+    if plain_text(d.stats):
+        new = add_counts(model, d.stats, d.classes)
+        if new is not None:
+            return new
     stats, classes = added(model, d)
     new = copy.copy(model)
     new.set_statistics(stats, classes, model.n_features_in_, model.input_feature_names())
@@ -121,90 +113,10 @@ def apply(model: Any, d: Delta) -> Any:
 
 
 def apply_all(model: Any, deltas: list[Delta]) -> tuple[Any, Delta]:
-    """(the next version: ``model`` plus every one of ``deltas``, their sum as one delta). A
-    text model with a term table finds each delta's terms with it (compiled, no string work per
-    term), inserts the group's new terms once, sums the deltas over the positions they touch
-    and adds the sum into copies of the model's arrays: what :func:`total` then :func:`apply`
-    give, in the same order of additions."""
-    table = _fast_text(model)
-    if table is None or not all(plain_text(d.stats) for d in deltas):
-        d = total(deltas)
-        return apply(model, d), d
-    base: TextStats = model.stats_
-    classes = model.classes_
-    group = deltas[0].classes
-    for d in deltas[1:]:
-        group = union_labels(group, d.classes)
-    allc = union_labels(classes, group)
-    if len(allc) != len(classes):
-        pos, _ = encode_labels(classes, allc)
-        base = base.embed(pos, len(allc))
-    ids = [lookup(table, d.stats.terms) for d in deltas]
-    news = [d.stats.terms[i < 0] for d, i in zip(deltas, ids)]
-    bt = base.terms
-    if any(len(n) for n in news):
-        fresh = np.unique(np.concatenate(news))
-        ins = np.searchsorted(bt, fresh)
-        terms = np.insert(bt, ins, fresh)
-        fresh_pos = ins + np.arange(len(fresh))
-        new_table = extend_table(table, terms, ins, fresh)
-        tc, dc, df, tf = (_open_columns(a, ins) for a in (dense(base.term_count), dense(base.doc_count), base.df, base.tf))
-    else:
-        fresh = fresh_pos = ins = np.zeros(0, dtype=np.intp)
-        terms, new_table = bt, table
-        tc, dc, df, tf = dense(base.term_count, copy=True), dense(base.doc_count, copy=True), base.df.copy(), base.tf.copy()
-    places = []
-    for d, i in zip(deltas, ids):
-        p = i.astype(np.intp)
-        known = p >= 0
-        p[known] += np.searchsorted(ins, p[known], side="right")
-        if not known.all():
-            p[~known] = fresh_pos[np.searchsorted(fresh, d.stats.terms[~known])]
-        places.append(p)
-    U = np.unique(np.concatenate(places))
-    K, n = len(group), len(U)
-    s_cc, s_tc, s_dc, s_df, s_tf = np.zeros(K), np.zeros((K, n)), np.zeros((K, n)), np.zeros(n), np.zeros(n)
-    n_docs = 0.0
-    for d, p in zip(deltas, places):  # the sum, in order (as TextReplay adds)
-        s, loc = d.stats, np.searchsorted(U, p)
-        cp, _ = encode_labels(d.classes, group)
-        add_at((s_cc, s_tc, s_dc, s_df, s_tf), cp, loc, (s.class_count, s.term_count, s.doc_count, s.df, s.tf))
-        n_docs += s.n_docs
-    summed = Delta(TextStats(terms[U], s_cc, s_tc, s_dc, s_df, s_tf, n_docs), group,
-                   sum(d.rows for d in deltas), sum(d.weight for d in deltas))
-    cpos, _ = encode_labels(group, allc)
-    cc = base.class_count.copy()
-    add_at((cc, tc, dc, df, tf), cpos, U, (s_cc, s_tc, s_dc, s_df, s_tf))
-    stats = TextStats(terms, cc, tc, dc, df, tf, base.n_docs + n_docs, new_table)
-    new = copy.copy(model)
-    new.set_statistics(stats, allc, model.n_features_in_, model.input_feature_names())
-    return new, summed
-
-
-def _add_text(base: TextStats, d: TextStats, cpos: np.ndarray, table: TermTable) -> TextStats:
-    """``base`` + ``d`` (classes of ``d`` at rows ``cpos``) over the united vocabulary, with the
-    term table of ``base``'s terms extended to it."""
-    bt, dt = base.terms, d.terms
-    ids = lookup(table, dt)
-    known = ids >= 0
-    at = ids.astype(np.intp)
-    if not known.all():  # where the new terms go: a binary search for those only
-        at[~known] = np.searchsorted(bt, dt[~known])
-    if known.all():
-        terms, pos, new_table = bt, at, table
-        tc, dc, df, tf = dense(base.term_count, copy=True), dense(base.doc_count, copy=True), base.df.copy(), base.tf.copy()
-    else:
-        ins = at[~known]  # ascending: dt is sorted
-        fresh = dt[~known]
-        terms = np.insert(bt, ins, fresh)
-        pos = np.empty(len(dt), dtype=np.intp)
-        pos[known] = at[known] + np.searchsorted(ins, at[known], side="right")
-        pos[~known] = ins + np.arange(len(ins))
-        tc, dc, df, tf = (_open_columns(a, ins) for a in (dense(base.term_count), dense(base.doc_count), base.df, base.tf))
-        new_table = extend_table(table, terms, ins, fresh)
-    cc = base.class_count.copy()
-    add_at((cc, tc, dc, df, tf), cpos, pos, (d.class_count, d.term_count, d.doc_count, d.df, d.tf))
-    return TextStats(terms, cc, tc, dc, df, tf, base.n_docs + d.n_docs, new_table)
+    """(the next version: ``model`` plus every one of ``deltas``, their sum as one delta): the
+    deltas summed over their own terms (:func:`total`, O(their size)), then :func:`apply`."""
+    d = total(deltas)
+    return apply(model, d), d
 
 
 def add_at(into: tuple[np.ndarray, ...], cpos: np.ndarray, tpos: np.ndarray, add: tuple[Any, ...]) -> None:
@@ -225,58 +137,6 @@ def dense(a: Any, copy: bool = False) -> np.ndarray:
     if sp.issparse(a):
         return np.asarray(a.toarray(), dtype=np.float64)
     return np.array(a, dtype=np.float64) if copy else a
-
-
-def _open_columns(a: np.ndarray, ins: np.ndarray) -> np.ndarray:
-    """A copy of ``a`` with a zero column inserted before each of the (ascending) positions
-    ``ins`` of its last axis (``np.insert``, by runs of contiguous slices)."""
-    n = a.shape[-1]
-    out = np.empty(a.shape[:-1] + (n + len(ins),), dtype=a.dtype)
-    src = 0
-    for i, at in enumerate(ins.tolist()):
-        out[..., src + i:at + i] = a[..., src:at]
-        out[..., at + i] = 0.0
-        src = at
-    out[..., src + len(ins):] = a[..., src:]
-    return out
-
-
-def _code_points(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(code points, start, length) of ``terms`` laid end to end, as a term table holds them."""
-    items = terms.tolist()
-    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
-    starts = np.zeros(len(items), dtype=np.int64)
-    if len(items):
-        starts[1:] = np.cumsum(lengths)[:-1]
-    cps = np.frombuffer("".join(items).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
-    return cps, starts, lengths
-
-
-def lookup(table: TermTable, terms: np.ndarray) -> np.ndarray:
-    """The id of each of ``terms`` in ``table`` (its position in the table's sorted terms), -1
-    for a term it does not hold."""
-    qcps, qstart, qlength = _code_points(terms)
-    ids: np.ndarray = find_terms(qcps, qstart, qlength, table.slots, table.start, table.length, table.cps)
-    return ids
-
-
-def _pow2(n: int) -> int:
-    return 1 << max(10, int(n - 1).bit_length())
-
-
-def extend_table(table: TermTable, terms: np.ndarray, ins: np.ndarray, fresh: np.ndarray) -> TermTable:
-    """``table`` (over the terms of ``terms`` without ``fresh``) with the sorted ``fresh`` terms
-    inserted before the positions ``ins`` of the old order: their code points appended, the
-    hash table re-filled over the new ids (the kernel ``build``, as ``TermTable`` does)."""
-    cps_new, starts, lengths = _code_points(fresh)
-    starts = starts + len(table.cps)
-    cps = np.concatenate([table.cps, cps_new])
-    start = np.insert(table.start, ins, starts)
-    length = np.insert(table.length, ins, lengths)
-    n = len(terms)
-    slots = np.full(2 * _pow2(2 * n + 2), -1, dtype=np.int64)
-    build(cps, start, length, slots, np.zeros(n, dtype=np.int64))
-    return TermTable.from_parts(terms, slots, start, length, cps, table._how())
 
 
 class TextReplay:

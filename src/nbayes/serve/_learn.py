@@ -4,9 +4,10 @@ writer thread, made durable by the update log (:mod:`._log`) before any answer.
 - A learn request is turned into statistics (a :class:`~._delta.Delta`) by the request itself,
   with the model's own hooks (``prepare_input``, ``count_statistics``): tokenising and counting
   happen outside the writer. The writer adds a group's deltas into new arrays
-  (:func:`._delta.apply`: copy-on-write, the served version is never touched) and estimates
-  the parameters once per group. An unlearn is ``stats_.subtract`` then ``set_statistics`` on a
-  copy. Readers keep the model they started with; the new version replaces it whole.
+  (:func:`._delta.apply`: copy-on-write, the served version is never touched): a text model's
+  parameters are updated where the group touches them (:func:`nbayes.text.online.add_counts`),
+  other models estimate theirs once per group. An unlearn is ``stats_.subtract`` then
+  ``set_statistics`` on a copy. Readers keep the model they started with; the new version replaces it whole.
 - Group commit: the writer thread takes every update waiting, applies them in order (the
   learns of a run summed into one record), appends the records and fsyncs once, then publishes
   the new version and answers each request.

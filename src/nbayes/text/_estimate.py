@@ -85,6 +85,12 @@ class TextEstimation:
             "_intercept": priors["_intercept"],
         }
 
+    def _use_parameters(self: Any, stats: TextStats, derived: dict[str, Any]) -> None:
+        """Make ``stats`` and the parameters ``derived`` from them the model's, as
+        ``set_statistics`` would (:func:`nbayes.text.online.add_counts` estimates them itself)."""
+        self.stats_ = stats
+        self._set_derived(derived)
+
     def __getattr__(self: Any, name: str) -> Any:
         # parameters estimated over pairs: the dense ones only when something asks for them
         d = self.__dict__

@@ -1,0 +1,236 @@
+"""A text model plus a small update without re-estimating the model (the learning service).
+
+:func:`add_counts` gives what ``set_statistics(stats_ + update)`` gives for a multinomial
+:class:`~nbayes.text.TextClassifier` whose parameters are (class, term) pairs
+(:mod:`nbayes.text._estimate`), without densifying or re-estimating the whole model:
+
+- the update's terms are found with the model's term table; its new terms are inserted into the
+  sorted vocabulary, the table (its hash slots renumbered, the new terms added: no rebuild),
+  df / tf and the CSR per-class counts, each by one merge pass (:mod:`nbayes._kernels.online`);
+- a pair's weight log(n_ct + alpha) - log(alpha) depends on its own count only: the update's
+  pairs are recomputed and merged in, the others copied;
+- the per-class default weight base_c = log(alpha) - log(n_c + alpha V) is recomputed for
+  every class (O(classes)), with n_c summed in the same order as the full estimation.
+
+The cost is the update's size plus one copy of the model's arrays (copy-on-write: the version
+being served is never written), where the full estimation densified and re-derived every
+pair. The result equals the full estimation bit for bit (tests/text/test_online.py). Anything
+else (new classes, filters that drop terms, other models, a number that overflows) returns
+None and the caller takes the general path.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import weakref
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels.lookup import find_terms
+from .._kernels.online import extend_slots, inserted, merge_pairs, merge_rows, renumbered
+from .._kernels.text import build
+from .._validation import encode_labels
+from ..stats.text import TextStats
+from ._estimate import _forget_empty
+from .vocab import Pairs, TermTable
+
+__all__ = ["add_counts", "code_points", "find", "online_ready"]
+
+
+def code_points(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(code points, start, length) of ``terms`` laid end to end, as a term table holds them."""
+    items = terms.tolist()
+    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    starts = np.zeros(len(items), dtype=np.int64)
+    if len(items):
+        starts[1:] = np.cumsum(lengths)[:-1]
+    cps = np.frombuffer("".join(items).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
+    return cps, starts, lengths
+
+
+def find(table: TermTable, terms: np.ndarray) -> np.ndarray:
+    """The id of each of ``terms`` in ``table`` (its position in the table's sorted terms), -1
+    for a term it does not hold."""
+    qcps, qstart, qlength = code_points(terms)
+    ids: np.ndarray = find_terms(qcps, qstart, qlength, table.slots, table.start, table.length, table.cps)
+    return ids
+
+
+def online_ready(model: Any) -> bool:
+    """Whether :func:`add_counts` can update ``model`` (settings and the form of its state)."""
+    d = model.__dict__
+    s = d.get("stats_")
+    return bool(
+        isinstance(s, TextStats) and s.weighted is None and s.terms.dtype == object
+        and all(sp.issparse(m) and m.format == "csr" and m.has_canonical_format for m in (s.term_count, s.doc_count))
+        and getattr(model, "model", None) == "multinomial" and not getattr(model, "tfidf", True)
+        and getattr(model, "n_features", 0) is None and "_layout" not in d and not d.get("_pending")
+        and isinstance(d.get("_pairs"), Pairs) and isinstance(d.get("_table"), TermTable)
+        and len(d.get("_terms", ())) == len(s.terms) == len(d["_table"])
+        and np.ndim(model.alpha) == 0 and float(model.alpha) > 0
+    )
+
+
+class _Update:
+    """An update's nonzero counts as CSR over the model's K classes (entries in (class, new
+    term) order): ``ptr``, ``cols`` (new term ids), ``vals``, ``rows``, and where each goes in
+    the old order (``key``: the old id of a known term, else its insertion point; ``known``)."""
+
+    def __init__(self, m: Any, cpos: np.ndarray, pos: np.ndarray, key: np.ndarray, known: np.ndarray, K: int) -> None:
+        if sp.issparse(m):
+            c = m.tocoo()
+            r, j, v = c.row, c.col, c.data
+        else:
+            m = np.asarray(m, dtype=np.float64)
+            r, j = np.nonzero(m)
+            v = m[r, j]
+        nz = v != 0
+        r, j, v = cpos[r[nz]], j[nz], np.asarray(v[nz], dtype=np.float64)
+        order = np.lexsort((pos[j], r))
+        r, j = r[order], j[order]
+        self.rows, self.cols, self.vals = r.astype(np.int64), pos[j], v[order]
+        self.key, self.known = key[j], known[j]
+        self.ptr = np.zeros(K + 1, dtype=np.int64)
+        np.cumsum(np.bincount(r, minlength=K), out=self.ptr[1:])
+
+    def merged(self, m: sp.csr_matrix, ins: np.ndarray, V: int, sums: bool) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+        """``m`` (classes x old terms) plus this update: (the sum over the V new terms, where each
+        update entry's sum is in its data, the row sums when ``sums``)."""
+        it = np.int32 if max(V, m.nnz + len(self.vals)) < 2**31 - 1 else np.int64  # as scipy would choose
+        indptr, indices, data, at, row_sums = merge_rows(m.indptr, m.indices.astype(it, copy=False), m.data, ins,
+                                                         self.ptr, self.key, self.known, self.cols, self.vals, sums)
+        out = sp.csr_matrix((data, indices, indptr.astype(it)), shape=(m.shape[0], V))
+        out.has_canonical_format = True  # merged in order, each (class, term) once
+        return out, at, row_sums
+
+
+def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
+    """A copy of ``model`` whose statistics are its own plus ``d`` (over ``classes``, a subset of
+    the model's) and whose parameters are estimated from them, the model untouched; None when
+    this path does not apply (the caller then uses ``set_statistics``)."""
+    if not online_ready(model) or not isinstance(d, TextStats) or d.weighted is not None or d.terms.dtype != object:
+        return None
+    cpos, unknown = encode_labels(classes, model.classes_)
+    if unknown.any():
+        return None
+    s: TextStats = model.stats_
+    table: TermTable = model._table
+    K, V_old, bt = len(model.classes_), len(s.terms), s.terms
+    dt = d.terms
+    ids = find(table, dt)
+    known = ids >= 0
+    key = ids.astype(np.int64)
+    pos = key.copy()
+    if known.all():
+        ins = new_id = np.zeros(0, dtype=np.int64)
+        terms = bt
+    else:
+        fresh = dt[~known]  # sorted, as dt
+        ins = np.searchsorted(bt, fresh).astype(np.int64)  # a binary search for the new terms only
+        terms = np.insert(bt, ins, fresh)
+        new_id = renumbered(V_old, ins)
+        pos[known] = new_id[key[known]]
+        pos[~known] = ins + np.arange(len(ins))
+        key[~known] = ins
+    V = len(terms)
+    presence = model._presence
+    up_tc = _Update(d.term_count, cpos, pos, key, known, K)
+    up_dc = _Update(d.doc_count, cpos, pos, key, known, K)
+    tc, tc_at, tc_sums = up_tc.merged(s.term_count, ins, V, not presence)
+    dc, dc_at, dc_sums = up_dc.merged(s.doc_count, ins, V, presence)
+    cc = s.class_count.copy()
+    cc[cpos] += d.class_count
+    zeros = np.zeros(len(ins))
+    df, tf = inserted(s.df, ins, zeros), inserted(s.tf, ins, zeros)
+    df[pos] += d.df
+    tf[pos] += d.tf
+    # class totals: each class's counts summed in term order, as the full estimation's bincount
+    fc, up, f_at, sums = (dc, up_dc, dc_at, dc_sums) if presence else (tc, up_tc, tc_at, tc_sums)
+    a = float(model.alpha)
+    n = fc.data[f_at]
+    if not (np.isfinite(n).all() and np.isfinite(sums).all() and np.isfinite(cc).all()
+            and np.isfinite(df[pos]).all() and np.isfinite(tf[pos]).all()):
+        return None  # an overflow: the general path refuses it with its message
+    stats = TextStats(terms, cc, tc, dc, df, tf, s.n_docs + d.n_docs, None)
+    if not model._active(stats).all():
+        return None  # a filter (min_df, max_df, max_features) drops terms: the general path
+    o = np.lexsort((up.rows, up.cols))  # by (term, class)
+    P: Pairs = model._pairs
+    indptr, cls, delta = merge_pairs(P.indptr, P.cls, P.delta, new_id, V, up.cols[o], up.key[o], up.known[o],
+                                     up.rows[o], np.log(n[o] + a) - np.log(a))
+    total = sums + a * V
+    base = np.log(a) - np.log(total) if V else np.zeros(K)
+    stats.table = _extended(table, terms, ins, dt[~known]) if len(ins) else table
+    priors = model._inner().prior_parameters(cc)
+    priors.update(_forget_empty(priors, cc))
+    new = copy.copy(model)
+    new._use_parameters(stats, {
+        "_terms": terms,
+        "_keep": np.ones(V, dtype=bool),
+        "_idf_weights": None,
+        "_table": stats.table,
+        "_pairs": Pairs(indptr, cls, delta, base),
+        "_const": np.zeros(K),
+        "_fast": True,
+        "class_log_prior_": priors["class_log_prior_"],
+        "_intercept": priors["_intercept"],
+    })
+    return new
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(10, int(n - 1).bit_length())
+
+
+def _extended(table: TermTable, terms: np.ndarray, ins: np.ndarray, fresh: np.ndarray) -> TermTable:
+    """``table`` with the sorted ``fresh`` terms inserted before the old ids ``ins``: their
+    code points appended, the hash slots renumbered and the new terms added (re-filled only
+    when the table would be over half full, as :class:`TermTable` sizes it)."""
+    cps_new, starts, lengths = code_points(fresh)
+    cps = _append(table.cps, cps_new)
+    start = inserted(table.start, ins, starts + len(table.cps))
+    length = inserted(table.length, ins, lengths)
+    n = len(terms)
+    if 2 * n + 2 <= len(table.slots) // 2:
+        slots = extend_slots(table.slots, renumbered(len(table.start), ins), cps_new, starts, lengths,
+                             ins + np.arange(len(ins)))
+    else:
+        slots = np.full(2 * _pow2(2 * n + 2), -1, dtype=np.int64)
+        build(cps, start, length, slots, np.zeros(n, dtype=np.int64))
+    return TermTable.from_parts(terms, slots, start, length, cps, table._how())
+
+
+#: code point buffers this module made, with room at their end: id -> [the buffer, how much is used]
+_BUFFERS: dict[int, list[Any]] = {}
+_LOCK = threading.Lock()
+
+
+def _append(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``old`` followed by ``new`` (code points). When ``old`` is the used part of a buffer made
+    here and nothing was appended after it yet, ``new`` is written into the buffer's free room
+    (a table over ``old`` reads only within ``old``: the versions being served are untouched);
+    otherwise (a second version from the same parent, no room) a new buffer with room to grow."""
+    n, k = len(old), len(new)
+    with _LOCK:
+        base = old.base
+        entry = _BUFFERS.get(id(base)) if isinstance(base, np.ndarray) else None
+        if (entry is not None and entry[0]() is base and entry[1] == n and len(base) >= n + k
+                and old.__array_interface__["data"][0] == base.__array_interface__["data"][0]):
+            grown: np.ndarray = base
+        else:
+            grown = np.empty(max(2 * (n + k), 1024), dtype=np.uint32)
+            grown[:n] = old
+            entry = _BUFFERS[id(grown)] = [weakref.ref(grown, _forget(id(grown))), n]
+        grown[n:n + k] = new
+        entry[1] = n + k
+        return grown[:n + k]
+
+
+def _forget(key: int) -> Any:
+    """The weak reference callback dropping the entry ``key`` of a buffer that is gone."""
+    def drop(_: Any) -> None:
+        _BUFFERS.pop(key, None)
+    return drop
