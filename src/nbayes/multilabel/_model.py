@@ -20,7 +20,8 @@ from ..text import TextClassifier
 from . import _linear as linear
 from . import _state
 from . import _textfolds as textfolds
-from ._labels import label_lists, read_labels
+from ._decide import decisions, with_thresholds
+from ._labels import is_indicator, label_lists, read_labels
 from ._nblr import fit_labels, out_of_fold, presence
 from ._stats import count_labels, counter_of, pair, rows, stacked
 from ._scores import difference, extended, length, same
@@ -267,6 +268,7 @@ class MultiLabel(Classifier):
                 empty_rows: bool) -> None:
         models = self._predictor_of(S, labels, d, names)  # may raise: nothing assigned yet
         self.__dict__.pop("_binary", None)
+        self.__dict__.pop("_base_model", None)
         self.stats_ = S
         self.classes_ = labels
         self.n_features_in_ = d
@@ -293,6 +295,7 @@ class MultiLabel(Classifier):
             scores = out_of_fold(X01, Y, w, self._splits(Y.shape[0]), raw, *opts)
             thresholds = f1_thresholds(scores, Y, self.threshold)
         self.__dict__.pop("_binary", None)
+        self.__dict__.pop("_base_model", None)
         self.stats_ = S
         self.classes_ = labels
         self.n_features_in_ = int(Xv.shape[1])
@@ -315,14 +318,36 @@ class MultiLabel(Classifier):
             self._commit(S, labels, int(Xv.shape[1]), names, np.full(len(labels), self._default_threshold()),
                          bool((np.diff(Y.indptr) == 0).any()))
             return self
+        self.add_statistics(*self.label_statistics(X, y, sample_weight))
+        return self
+
+    def label_statistics(self, X: Any, y: Any, sample_weight: Any = None) -> tuple[Any, np.ndarray, bool]:
+        """(the statistics of the rows (X, y) over their own labels: one class row per label they
+        carry, then the row of all of them; those labels, sorted; whether a row had no label).
+        ``partial_fit`` is ``add_statistics`` of these; the learning service counts an update
+        with it (outside its writer) and logs it."""
+        self.check_fitted()
         self._no_nblr("partial_fit")
         Xv = self._prepared(X)
-        Y, labels = read_labels(y, int(Xv.shape[0]), self.classes_, allow_empty=bool(self.allow_empty))
-        w = check_sample_weight(sample_weight, int(Xv.shape[0]))
-        part = count_labels(counter_of(self._clone(), Xv, w), np.arange(int(Xv.shape[0])), Y)
-        S, thresholds = self._grown(self.stats_, self.classes_, self.thresholds_, labels)
-        self._commit(S + part, labels, self.n_features_in_, self.input_feature_names(), thresholds,
-                     self.__dict__["_empty_rows"] or bool((np.diff(Y.indptr) == 0).any()))
+        n = int(Xv.shape[0])
+        # an indicator matrix has the model's label columns; label lists name their own labels
+        Y, labels = read_labels(y, n, self.classes_ if is_indicator(y) else None, allow_empty=bool(self.allow_empty))
+        w = check_sample_weight(sample_weight, n)
+        S = count_labels(counter_of(self._clone(), Xv, w), np.arange(n), Y)
+        return S, labels, bool((np.diff(Y.indptr) == 0).any())
+
+    def add_statistics(self, S: Any, labels: np.ndarray, empty_rows: bool = False) -> Self:
+        """Add statistics over ``labels`` (their rows, then all rows: what :meth:`label_statistics`
+        gives); labels new to the model join ``classes_`` (thresholds kept, a new label's as
+        ``partial_fit`` sets it). ``empty_rows``: whether those rows held one without a label."""
+        self.check_fitted()
+        self._no_nblr("partial_fit")
+        allc = union_labels(self.classes_, labels) if len(labels) else self.classes_
+        base, thresholds = self._grown(self.stats_, self.classes_, self.thresholds_, allc)
+        pos, _ = encode_labels(np.asarray(labels), allc) if len(labels) else (np.zeros(0, dtype=np.intp), None)
+        part = S.embed(np.r_[pos, len(allc)].astype(np.intp), len(allc) + 1)
+        self._commit(base + part, allc, self.n_features_in_, self.input_feature_names(), thresholds,
+                     self.__dict__["_empty_rows"] or bool(empty_rows))
         return self
 
     def _grown(self, S: Any, old: np.ndarray, th: np.ndarray, labels: np.ndarray) -> tuple[Any, np.ndarray]:
@@ -418,25 +443,15 @@ class MultiLabel(Classifier):
     def predict(self, X: Any) -> np.ndarray:
         """The indicator matrix (n, L) of int 0/1 (scikit-learn's multi-label convention)."""
         self.check_fitted()
-        if "_nblr_weights" in self.__dict__:
-            s, n_terms = self.decision_function(X), None
-        else:
-            s, n_terms = self._scores(X)
-        if self.top_k is not None:
-            k = min(int(self.top_k), s.shape[1])
-            out = np.zeros(s.shape, dtype=np.int64)
-            top = np.argsort(-s, axis=1, kind="stable")[:, :k]
-            np.put_along_axis(out, top, 1, axis=1)
-            return out
-        if self._per_term() and "_nblr_weights" not in self.__dict__:
-            s = s / (length(self.__dict__["_predictor"], X) if n_terms is None else n_terms)
-        margin = s - self.thresholds_
-        out = (margin > 0).astype(np.int64)
-        empty = self.empty if self.empty != "auto" else ("keep" if self.__dict__["_empty_rows"] else "top1")
-        if empty == "top1" and s.shape[1]:
-            none = ~out.any(axis=1)
-            out[np.nonzero(none)[0], np.argmax(margin[none], axis=1)] = 1
-        return out
+        return decisions(self, X)[0]
+
+    def predict_with_thresholds(self, X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """(``predict(X)``, ``predict_proba(X)``, the probability each label had to exceed in each
+        row, shape (n, L), or None under ``top_k``) in one pass. The bar is per row when the
+        thresholds apply to the log-odds per known term (tuned text models). A row with no label
+        above its bar gets its closest label under ``empty="top1"``."""
+        self.check_fitted()
+        return with_thresholds(self, X)
 
     def predict_labels(self, X: Any) -> list[list[Any]]:
         """The predicted label lists (labels in ``classes_`` order)."""
@@ -469,6 +484,19 @@ class MultiLabel(Classifier):
                 out.append(m)
             self.__dict__["_binary"] = out
         return list(self.__dict__["_binary"])
+
+    @property
+    def base_model_(self) -> Any:
+        """The base model over L + 1 classes (each label's rows, then all rows) estimated from the
+        statistics, as the model file nests it: it describes the input (features, their kinds
+        and categories), as a calibrated model's ``base_estimator_`` does."""
+        self.check_fitted()
+        if "_base_model" not in self.__dict__:
+            m = self._clone()
+            m.set_statistics(self.stats_, np.arange(len(self.classes_) + 1), self.n_features_in_,
+                             self.input_feature_names())
+            self.__dict__["_base_model"] = m
+        return self.__dict__["_base_model"]
 
     def estimator_for(self, label: Any) -> Any:
         """The binary model of ``label``."""
