@@ -10,21 +10,21 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from .._estimator import Classifier
-from .._validation import check_choice, check_number, check_sample_weight, encode_labels, take_rows, union_labels
+from .._validation import check_choice, check_number, check_sample_weight, encode_labels, union_labels
 from ..errors import InvalidParameterError, MergeError, ModelFileError, UnlearnError
 from ..io.model_file import save_state
-from ..model_selection import KFold, check_cv, folds_for, take
+from ..model_selection import KFold, check_cv
 from ..naive_bayes import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 from ..stats import TextStats
 from ..text import TextClassifier
 from . import _linear as linear
 from . import _state
-from . import _textfolds as textfolds
 from ._decide import decisions, with_thresholds
 from ._labels import is_indicator, label_lists, read_labels
-from ._nblr import fit_labels, out_of_fold, presence
-from ._stats import count_labels, counter_of, pair, rows, stacked
-from ._scores import difference, extended, length, same
+from ._nblr import presence
+from ._oof import fit_nblr, out_of_fold
+from ._stats import count_labels, counter_of, pair, stacked
+from ._scores import difference, extended, same
 from ._thresholds import f1_thresholds
 
 #: what a multi-label model keeps of its base model's capabilities
@@ -189,45 +189,9 @@ class MultiLabel(Classifier):
 
     def _out_of_fold(self, X: Any, Xv: Any, Y: sp.csr_matrix, sample_weight: Any, w: np.ndarray | None,
                      labels: np.ndarray, names: list[str] | None) -> tuple[Any, np.ndarray]:
-        """(the statistics of all rows, each row's log-odds from the model without its fold).
-        The fold engine of :mod:`nbayes.model_selection` counts each held-out fold once (text:
-        sparse products of one document-term matrix); all rows are the folds' sum; a fold's
-        model is the total minus the fold. Splits whose folds do not tile the rows count the
-        training rows."""
-        n = Y.shape[0]
-        splits = self._splits(n)
-        hits = np.zeros(n, dtype=np.int64)
-        for _, test in splits:
-            np.add.at(hits, test, 1)
-        tiled = bool(np.all(hits == 1))
-        if self.__dict__.get("_shortcut", True) and linear.applies(self.estimator):
-            # text multinomial: tokenised once, all labels of a fold scored by one product
-            corpus = linear.corpus(self._clone(), Xv)
-            S = linear.label_stats(corpus, Y, w)
-            return S, linear.fold_scores(self.estimator, corpus, Y, w, splits, tiled, self._per_term())
-        first = np.asarray(Y.argmax(axis=1)).ravel()  # any code per row: the engine reads rows only
-        engine = folds_for(self._clone(), X, first, splits, sample_weight)
-        count = engine.count if hasattr(engine, "count") else counter_of(self._clone(), Xv, w)
-        fold_stats = [count_labels(count, t, Y[t]) for _, t in splits]
-        if tiled:
-            S = fold_stats[0]
-            for s in fold_stats[1:]:
-                S = S + s
-        else:
-            S = count_labels(count, np.arange(n), Y)
-        ext = extended(labels)
-        scores = np.zeros(Y.shape, dtype=np.float64)
-        shortcut = self.__dict__.get("_shortcut", True) and tiled and textfolds.applies(self.estimator, engine)
-        for (train, test), part in zip(splits, fold_stats):
-            trained = S.subtract(part, ext) if tiled else count_labels(count, train, Y[train])
-            if shortcut:  # count models on the engine's document-term matrix: no text model per fold
-                scores[test] = textfolds.fold_scores(self.estimator, engine, trained, test, ext[:-1], self._per_term())
-                continue
-            models = self._models(trained, labels, int(Xv.shape[1]), names)
-            scores[test] = self._log_odds(models, take(Xv, test))
-            if self._per_term():
-                scores[test] /= length(models, take_rows(X, test))
-        return S, scores
+        """(the statistics of all rows, each row's log-odds from the model without its fold):
+        :func:`._oof.out_of_fold`."""
+        return out_of_fold(self, X, Xv, Y, sample_weight, w, labels, names)
 
     def _models(self, S: Any, labels: np.ndarray, d: int, names: list[str] | None) -> Any:
         """The stacked model over 2L classes, or one binary model per label."""
@@ -282,25 +246,7 @@ class MultiLabel(Classifier):
 
     def _fit_nblr(self, X: Any, Xv: Any, Y: sp.csr_matrix, labels: np.ndarray, w: np.ndarray | None,
                   names: list[str] | None, empty_rows: bool) -> Self:
-        counter = self._clone()
-        S = count_labels(counter_of(counter, Xv, w), np.arange(int(Xv.shape[0])), Y)
-        vocab = self._clone()  # the vocabulary (min_df, max_df, max_features) of all documents
-        vocab.set_statistics(rows(S, np.array([len(labels)])), np.array([0]), int(Xv.shape[1]), names)
-        X01 = presence(vocab.transform(X))
-        est = self.estimator
-        opts = (float(est.alpha), float(est.C), float(est.nb_interpolation))
-        W, b, raw = fit_labels(X01, Y, w, *opts)
-        thresholds = np.full(len(labels), self._default_threshold())
-        if isinstance(self.threshold, str) and self.top_k is None:
-            scores = out_of_fold(X01, Y, w, self._splits(Y.shape[0]), raw, *opts)
-            thresholds = f1_thresholds(scores, Y, self.threshold)
-        self.__dict__.pop("_binary", None)
-        self.__dict__.pop("_base_model", None)
-        self.stats_ = S
-        self.classes_ = labels
-        self.n_features_in_ = int(Xv.shape[1])
-        self.thresholds_ = thresholds
-        self.__dict__.update({"_predictor": vocab, "_nblr_weights": (W, b), "_empty_rows": empty_rows})
+        fit_nblr(self, X, Xv, Y, labels, w, names, empty_rows)
         return self
 
     # ------------------------------------------------------------------ learning more, forgetting
