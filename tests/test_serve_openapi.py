@@ -51,7 +51,7 @@ def model_files(tmp_path_factory):
     nbayes.CalibratedClassifier(nbayes.NaiveBayes(), cv=2).fit(_table_frame(), Y8).save(d / "calibrated.nbm")
     sets = [["spam", "promo"], ["spam"], ["spam", "win"], ["promo"], ["ham"], ["ham", "home"], ["ham"], ["ham", "home"]]
     nbayes.MultiLabel(nbayes.TextClassifier(alpha=0.5), cv=2).fit(SPAM + HAM, sets).save(d / "multilabel_text.nbm")
-    nbayes.MultiLabel(nbayes.GaussianNB(), top_k=2).fit(X, [[y, c] for y, c in zip(Y8, "abcabcab")]).save(
+    nbayes.MultiLabel(nbayes.NaiveBayes(), top_k=2).fit(_table_frame(), [[y, c] for y, c in zip(Y8, "abcabcab")]).save(
         d / "multilabel_table.nbm")
     return d
 

@@ -213,3 +213,26 @@ def test_table_model_through_snapshots_and_log(tmp_path):
         got = c.post("/v1/predict", json={"rows": X[:8].tolist()}).json()["predictions"]
     np.testing.assert_allclose([list(p["probabilities"].values()) for p in got], ref.predict_proba(X[:8]),
                                rtol=0, atol=1e-12)
+
+
+def test_mixed_column_table_model_learns_and_replays(tmp_path):
+    """NaiveBayes over mixed columns (the CLI's table model) as a multi-label model: rows as
+    objects with missing values, a category never seen, through the log and a restart."""
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"age": [23.0, 35.0, 47.0, 52.0, 29.0, 61.0], "colour": ["red", "blue", "red", "green", "red", "blue"],
+                          "smoker": [True, False, True, False, True, False]})
+    sets = [["a"], ["b"], ["a", "c"], ["b"], ["a"], ["b", "c"]]
+    path = tmp_path / "mixed.nbm"
+    nbayes.MultiLabel(nbayes.NaiveBayes(), threshold=0.5).fit(frame, sets).save(path)
+    ref = nbayes.load(path)
+    new = [{"age": 30.0, "colour": "purple", "smoker": True}, {"age": None, "colour": "blue", "smoker": False}]
+    with learning(path) as c:
+        post(c, "/v1/learn", {"rows": new, "labels": [["c"], ["a", "b"]]})
+    ref.partial_fit(pl.DataFrame(new, schema=frame.schema), [["c"], ["a", "b"]])
+    with learning(path) as c:
+        assert c.get("/v1/model").json()["version"] == 1
+        got = c.post("/v1/predict", json={"rows": frame.to_dicts() + new}).json()["predictions"]
+    probe = pl.concat([frame, pl.DataFrame(new, schema=frame.schema)])
+    np.testing.assert_allclose([list(p["probabilities"].values()) for p in got], ref.predict_proba(probe),
+                               rtol=0, atol=1e-12)
+    assert [p["labels"] for p in got] == ref.predict_labels(probe)

@@ -129,6 +129,11 @@ class MultiLabel(Classifier):
         return isinstance(est, TextClassifier) and est.model == "nblr"
 
     def _clone(self) -> Any:
+        """A fresh base model with the estimator's settings and the layout of the statistics
+        (a NaiveBayes' column kinds, read when the input was first prepared)."""
+        template = self.__dict__.get("_template")
+        if template is not None:
+            return template.unfitted_like()
         return type(self.estimator)(**self.estimator.get_params())
 
     def _stacks(self) -> bool:
@@ -148,8 +153,10 @@ class MultiLabel(Classifier):
         """Count the statistics (and with ``threshold="micro"`` / ``"macro"`` choose the
         thresholds from ``cv`` out-of-fold predictions); returns self."""
         self._check_params()
+        self.__dict__.pop("_template", None)
         counter = self._clone()
         Xv, names = counter.prepare_input(X, fitting=True)
+        self.__dict__["_template"] = counter.unfitted_like()
         n = int(Xv.shape[0])
         Y, labels = read_labels(y, n, allow_empty=bool(self.allow_empty))
         w = check_sample_weight(sample_weight, n)
@@ -256,8 +263,10 @@ class MultiLabel(Classifier):
         if not hasattr(self, "classes_"):
             self._check_params()
             self._no_nblr("partial_fit")
+            self.__dict__.pop("_template", None)
             counter = self._clone()
             Xv, names = counter.prepare_input(X, fitting=True)
+            self.__dict__["_template"] = counter.unfitted_like()
             Y, labels = read_labels(y, int(Xv.shape[0]), allow_empty=bool(self.allow_empty))
             w = check_sample_weight(sample_weight, int(Xv.shape[0]))
             S = count_labels(counter_of(counter, Xv, w), np.arange(int(Xv.shape[0])), Y)
@@ -344,6 +353,7 @@ class MultiLabel(Classifier):
         th = tb.copy()
         th[mine] = ta[mine]
         new = type(self)(**self.get_params())
+        new.__dict__["_template"] = self.__dict__.get("_template")
         new._commit(Sa + Sb, labels, self.n_features_in_, self.input_feature_names(), th,
                     self.__dict__["_empty_rows"] or other.__dict__["_empty_rows"])
         return new
