@@ -88,9 +88,13 @@ class Loaded:
     def __post_init__(self) -> None:
         m = self.model
         # a calibrated model: its base model decides the input and explains; the map predicts.
-        # A multi-label model: its base model over the label rows describes the input
+        # A multi-label table model: its base model over the label rows describes the input (a
+        # text one reads documents: no need to estimate that model for every learned version)
         self.multilabel = isinstance(m, MultiLabel)
-        self.base = m.base_model_ if self.multilabel else getattr(m, "base_estimator_", m)
+        if self.multilabel:
+            self.base = m if "text" in m.capabilities else m.base_model_
+        else:
+            self.base = getattr(m, "base_estimator_", m)
         self.kind = "text" if "text" in self.base.capabilities else "table"
         self.classes = [plain(c) for c in m.classes_.tolist()]
         self.class_keys = [str(c) for c in self.classes]
