@@ -1,6 +1,6 @@
 """``/openapi.json`` is generated from the served model and is exactly as strict as the service:
 schemathesis, with every check and both positive and negative data, finds no failure against a
-text model and a table model (rows as objects and as arrays, typed per feature, nullable when
+text model and a table model, single- and multi-label (rows as objects and as arrays, typed per feature, nullable when
 the model leaves missing values out, categories as an enum); a schema violation is 422 (400 for
 a body that is not JSON), and 413 is kept for a body over ``--max-body`` only."""
 
@@ -49,6 +49,10 @@ def model_files(tmp_path_factory):
     counts = np.array([[3, 0, 1], [0, 2, 2], [4, 1, 0], [0, 3, 1]] * 2)
     nbayes.MultinomialNB().fit(counts, Y8).save(d / "counts.nbm")  # counts: values >= 0
     nbayes.CalibratedClassifier(nbayes.NaiveBayes(), cv=2).fit(_table_frame(), Y8).save(d / "calibrated.nbm")
+    sets = [["spam", "promo"], ["spam"], ["spam", "win"], ["promo"], ["ham"], ["ham", "home"], ["ham"], ["ham", "home"]]
+    nbayes.MultiLabel(nbayes.TextClassifier(alpha=0.5), cv=2).fit(SPAM + HAM, sets).save(d / "multilabel_text.nbm")
+    nbayes.MultiLabel(nbayes.NaiveBayes(), top_k=2).fit(_table_frame(), [[y, c] for y, c in zip(Y8, "abcabcab")]).save(
+        d / "multilabel_table.nbm")
     return d
 
 
@@ -59,7 +63,8 @@ def _schema(path):
     return schemathesis.openapi.from_asgi("/openapi.json", create_app(str(path), **LIMITS), config=config)
 
 
-@pytest.fixture(scope="module", params=["text", "table", "logistic", "counts", "calibrated"])
+@pytest.fixture(scope="module", params=["text", "table", "logistic", "counts", "calibrated", "multilabel_text",
+                                        "multilabel_table"])
 def served_schema(request, model_files):
     return _schema(model_files / f"{request.param}.nbm")
 

@@ -83,3 +83,22 @@ def test_bad_multilabel_input(files):
         mentions="--multilabel")
     bad("train", str(files / "news.csv"), "--target", "labels", "--multilabel", "--calibrate", "-o",
         str(files / "b.nbm"), mentions="--multilabel")
+
+
+def test_a_mixed_column_table_trains_and_cross_validates(tmp_path):
+    """The CLI's table model (NaiveBayes over mixed columns) under --multilabel."""
+    lines = ["age,colour,smoker,tags", "23,red,true,a;b", "35,blue,false,b", "47,red,true,a;c", "52,green,false,b",
+             "29,red,true,a", "61,blue,false,b;c", "33,green,false,b", "44,blue,true,a", "38,red,false,a;b",
+             "57,green,true,c"]
+    (tmp_path / "tab.csv").write_text("\n".join(lines) + "\n")
+    data, model = str(tmp_path / "tab.csv"), str(tmp_path / "tab.nbm")
+    ok("train", data, "--target", "tags", "--multilabel", "--labels-sep", ";", "-o", model)
+    frame = pl.read_csv(data)
+    sets = [t.split(";") for t in frame.get_column("tags").to_list()]
+    X = frame.drop("tags")
+    ref = nbayes.MultiLabel(nbayes.NaiveBayes()).fit(X, sets)
+    loaded = nbayes.load(model)
+    assert loaded.predict_labels(X) == ref.predict_labels(X)
+    r = json.loads(ok("evaluate", data, "--target", "tags", "--cv", "2", "--multilabel", "--labels-sep", ";",
+                      "--json").stdout)
+    assert len(r["folds"]) == 2 and r["labels"] == ["a", "b", "c"]

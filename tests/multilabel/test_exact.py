@@ -160,3 +160,26 @@ def test_nblr_fold_fits_start_warm_and_thresholds_help(texts):
         assert_allclose(oof[test], X01[test] @ Wt + bt, rtol=1e-2, atol=1e-2)
     ml = MultiLabel(nbayes.TextClassifier(model="nblr"), cv=3).fit(docs, tags)
     assert ml.thresholds_.shape == (len(ml.classes_),) and np.all(np.isfinite(ml.thresholds_))
+
+
+@pytest.mark.parametrize("threshold", [0.5, "micro"])
+def test_mixed_columns_naive_bayes_equals_per_label_fits_and_learns_saves_merges(tmp_path, threshold):
+    """NaiveBayes over mixed columns (the CLI's table model): the per-label models keep the
+    column kinds read from the input, through fit, partial_fit, save / load and merge."""
+    pl = pytest.importorskip("polars")
+    rng = np.random.RandomState(5)
+    n = 40
+    X = pl.DataFrame({"age": rng.normal(40, 10, n).round(1), "colour": rng.choice(["red", "blue", "green"], n),
+                      "smoker": rng.rand(n) < 0.4})
+    Y = (rng.rand(n, 3) < 0.4).astype(int)
+    Y[Y.sum(1) == 0, 0] = 1
+    ml = MultiLabel(nbayes.NaiveBayes(), threshold=threshold, cv=3).fit(X, Y)
+    assert_allclose(ml.predict_proba(X), per_label(nbayes.NaiveBayes(), X, Y), rtol=1e-10, atol=1e-12)
+    ml.save(tmp_path / "m.nbm")
+    loaded = nbayes.load(tmp_path / "m.nbm")
+    assert_allclose(loaded.predict_proba(X), ml.predict_proba(X), rtol=0, atol=1e-14)
+    loaded.partial_fit(X[:10], Y[:10])
+    assert_allclose(loaded.predict_proba(X), per_label(nbayes.NaiveBayes(), pl.concat([X, X[:10]]),
+                                                       np.vstack([Y, Y[:10]]))[:n], rtol=1e-10, atol=1e-12)
+    merged = ml.merge(MultiLabel(nbayes.NaiveBayes(), threshold=threshold, cv=3).fit(X[:10], Y[:10]))
+    assert_allclose(merged.predict_proba(X), loaded.predict_proba(X), rtol=1e-10, atol=1e-12)

@@ -123,3 +123,48 @@ def test_cli_learn_sends_table_rows_by_feature_name(tmp_path, monkeypatch, live_
     ref.partial_fit(pl.DataFrame(new, schema=frame.schema), ["yes", "no", "no"])
     np.testing.assert_allclose([[g["probabilities"][k] for k in ("no", "yes")] for g in got],
                                ref.predict_proba(pl.DataFrame(new, schema=frame.schema)), rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------- label sets
+SETS = [["spam", "promo"], ["spam"], ["spam", "promo"], ["ham"], ["ham", "home"], ["ham"]]
+
+
+def test_label_sets_through_the_python_client_and_the_cli(tmp_path, monkeypatch, live_server):
+    path = tmp_path / "news.nbm"
+    nbayes.MultiLabel(nbayes.TextClassifier(alpha=0.5), threshold=0.5).fit(SPAM + HAM, SETS).save(path)
+    ref = nbayes.load(path)
+    docs = [f"zebra{i} okapi" for i in range(13)]
+    sets = [("spam", "promo") if i % 2 else np.array(["ham"]) for i in range(13)]  # tuples and arrays are lists
+    csv = tmp_path / "more.csv"
+    csv.write_text("text,tags\n" + "".join(f"quokka{i} prize,spam; promo\n" for i in range(4)) + "lunch at home,ham;home\n")
+    jsonl = tmp_path / "more.jsonl"
+    jsonl.write_text('{"text": "wombat lunch", "tags": ["ham", "home"]}\n{"text": "wombat prize", "tags": ["spam"]}\n')
+    monkeypatch.setenv("NBAYES_TOKEN", TOKEN)
+    with serving(live_server, path) as url:
+        assert learn(url, docs, sets, batch_size=5) == {"learned": 13, "version": 3}
+        ref.partial_fit(docs, [list(s) for s in sets])
+        r = CliRunner().invoke(main, ["learn", url, str(csv), "--target", "tags", "--multilabel", "--labels-sep", ";"])
+        assert r.exit_code == 0 and "learned 5 rows" in r.output, r.output
+        ref.partial_fit([f"quokka{i} prize" for i in range(4)] + ["lunch at home"], [["spam", "promo"]] * 4 + [["ham", "home"]])
+        r = CliRunner().invoke(main, ["learn", url, str(jsonl), "--target", "tags", "--multilabel"])
+        assert r.exit_code == 0, r.output
+        r = CliRunner().invoke(main, ["unlearn", url, str(jsonl), "--target", "tags", "--multilabel"])
+        assert r.exit_code == 0 and "unlearned 2 rows" in r.output, r.output
+        assert unlearn(url, docs[:2], [list(s) for s in sets[:2]])["unlearned"] == 2
+        ref.unlearn(docs[:2], [list(s) for s in sets[:2]])
+        from nbayes.serve.client import request
+
+        got = request(url, "/v1/predict", {"texts": PROBE})["predictions"]
+        np.testing.assert_allclose([list(g["probabilities"].values()) for g in got], ref.predict_proba(PROBE),
+                                   rtol=0, atol=1e-12)
+        assert [g["labels"] for g in got] == ref.predict_labels(PROBE)
+        r = CliRunner().invoke(main, ["learn", url, str(csv), "--target", "tags"])
+        assert r.exit_code == 2 and "give --multilabel" in r.output
+        r = CliRunner().invoke(main, ["learn", url, str(csv), "--target", "tags", "--labels-sep", ";"])
+        assert r.exit_code == 2 and "with --multilabel" in r.output
+        with pytest.raises(ServiceError, match=r"422 labels\[1\] holds 'spma'"):
+            learn(url, ["a", "b"], [["ham"], ["spma"]])
+    base().save(tmp_path / "single.nbm")
+    with serving(live_server, tmp_path / "single.nbm") as url:
+        r = CliRunner().invoke(main, ["learn", url, str(csv), "--target", "tags", "--multilabel", "--labels-sep", ";"])
+        assert r.exit_code == 2 and "single-label model" in r.output

@@ -200,6 +200,13 @@ def test_a_table_model_learns_rows(tmp_path):
                                ref.predict_proba(X), rtol=0, atol=1e-12)
     model = nbayes.load(path)  # the unlearn wrote a snapshot
     np.testing.assert_allclose(model.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-12)
+    with client(path) as c:
+        post(c, "/v1/learn", {"rows": new, "labels": ["no", "yes"]})
+    ref.partial_fit(X, ["no", "yes"])
+    with client(path) as c:  # the log replayed: mixed-column statistics read back from a record
+        got = c.post("/v1/predict", json={"rows": new}).json()["predictions"]
+    np.testing.assert_allclose([[g["probabilities"][k] for k in ("no", "yes")] for g in got],
+                               ref.predict_proba(X), rtol=0, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------- the log

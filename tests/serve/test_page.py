@@ -72,3 +72,43 @@ def test_correct_this_prediction_learns_the_document_shown(browser, service):
         assert not problems, problems
     finally:
         page.context.close()
+
+
+def test_a_multi_label_model_shows_its_label_set_thresholds_and_learns_a_set(browser, tmp_path, live_server):
+    path = tmp_path / "news.nbm"
+    sets = [["spam", "promo"], ["spam"], ["spam", "promo"], ["ham"], ["ham", "home"], ["ham"]]
+    nbayes.MultiLabel(nbayes.TextClassifier(alpha=0.5), threshold=0.5).fit(SPAM + HAM, sets).save(path)
+    ref = nbayes.load(path)
+    text = "free prize at home tonight"
+    with live_server(create_app(str(path), learn=True, token=TOKEN)) as url:
+        page = browser.new_context().new_page()
+        problems: list[str] = []
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        try:
+            page.goto(url + "/")
+            page.wait_for_selector("#go:not([disabled])", timeout=10_000)
+            page.fill("#text", text)
+            page.click("#go")
+            page.wait_for_selector("#correct", state="visible", timeout=10_000)
+            assert page.inner_text("#headline-what") == "Predicted labels"
+            assert page.inner_text("#label") == ", ".join(ref.predict_labels([text])[0])
+            rows = page.eval_on_selector_all(
+                "#bars .bar-row", "rows => rows.map(r => [r.dataset.label, Number(r.dataset.p), Number(r.dataset.threshold),"
+                                  " r.classList.contains('top'), r.querySelector('.bar') !== null])")
+            P = dict(zip(ref.classes_.tolist(), ref.predict_proba([text])[0]))
+            assert sorted(r[0] for r in rows) == sorted(P) and all(r[2] == 0.5 and r[4] for r in rows)
+            np.testing.assert_allclose([r[1] for r in rows], [P[r[0]] for r in rows], rtol=0, atol=1e-9)
+            assert {r[0] for r in rows if r[3]} == set(ref.predict_labels([text])[0])
+            assert "against its absence" in page.inner_text("#sum")
+            page.select_option("#as", label=["ham", "home"])
+            page.fill("#token", TOKEN)
+            page.click("#learn")
+            assert "{ham, home}" in until(page, "#learned", lambda t: "version 1" in t)
+            ref.partial_fit([text], [["ham", "home"]])
+            assert page.inner_text("#label") == ", ".join(ref.predict_labels([text])[0]) or "no label"
+            probs = page.eval_on_selector_all("#bars .bar-row", "rows => rows.map(r => [r.dataset.label, Number(r.dataset.p)])")
+            P = dict(zip(ref.classes_.tolist(), ref.predict_proba([text])[0]))
+            np.testing.assert_allclose([p for _, p in probs], [P[k] for k, _ in probs], rtol=0, atol=1e-9)
+            assert not problems, problems
+        finally:
+            page.context.close()

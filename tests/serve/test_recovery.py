@@ -197,3 +197,69 @@ def test_every_acknowledged_update_survives_sigkill_at_any_point(tmp_path):
         assert server.proc.poll() is None and call(server.url, "/v1/model")[1]["version"] == version
     finally:
         server.kill()
+
+
+# ---------------------------------------------------------------------------- label sets
+def ml_base():
+    return nbayes.MultiLabel(nbayes.TextClassifier(alpha=0.5), threshold=0.5).fit(
+        SPAM + HAM, [["spam", "promo"], ["spam"], ["spam", "promo"], ["ham"], ["ham", "home"], ["ham", "work"]])
+
+
+def ml_doc(i: int) -> tuple[str, list[str]]:
+    return f"mk{i} {WORDS[i % 8]} {WORDS[(3 * i) % 8]}", sorted({("spam", "ham")[i % 2], ("promo", "home", "work")[i % 3]})
+
+
+def test_multilabel_updates_survive_sigkill_at_every_crash_point(tmp_path):
+    """A multi-label model's label-set updates (whole per-label statistics in the log) through
+    every crash point: the recovered model equals the original plus exactly the documents it
+    holds, learned offline by partial_fit, and holds every acknowledged one."""
+    model = tmp_path / "ml.nbm"
+    ml_base().save(model)
+    acked: set[int] = set()
+    unlearned: set[int] = set()
+    unknown: set[int] = set()
+    nxt = 0
+    for point in ["mid-append", "appended", "snapshot-written", "snapshot-saved", "log-written"]:
+        server = Server(model, point)
+        try:
+            if not server.ready():
+                continue
+            step = 0
+            while server.proc.poll() is None and step < 200:
+                step += 1
+                gone = sorted(acked - unlearned - unknown)
+                if step % 4 == 0 and gone:
+                    ids, op = [gone[0]], "unlearn"
+                else:
+                    ids, op = [nxt, nxt + 1], "learn"
+                    nxt += 2
+                docs = [ml_doc(i) for i in ids]
+                try:
+                    status, answer = call(server.url, f"/v1/{op}", {"texts": [d for d, _ in docs],
+                                                                     "labels": [s for _, s in docs]})
+                except OSError:
+                    unknown.update(ids)
+                    break
+                assert status == 200, answer
+                (acked if op == "learn" else unlearned).update(ids)
+            assert server.proc.wait(timeout=30) is not None, f"crash point {point} never reached"
+        finally:
+            server.kill()
+    logs = "".join(p.read_text(errors="replace") for p in tmp_path.glob("serve-*.log"))
+    assert "never acknowledged; cut" in logs and any(f" {n} update(s) replayed" in logs for n in range(1, 50))
+    server = Server(model)
+    try:
+        assert server.ready(), server.log.read_text(errors="replace")
+        prior = call(server.url, "/v1/predict", {"text": ""})[1]["probabilities"]
+        present = {i for i in range(nxt) if call(server.url, "/v1/predict", {"text": f"mk{i}"})[1]["probabilities"] != prior}
+        assert acked - unlearned - unknown <= present, sorted(acked - unlearned - unknown - present)
+        assert not (unlearned - unknown) & present and present <= acked | unknown
+        ref = ml_base()
+        ref.partial_fit([ml_doc(i)[0] for i in sorted(present)], [ml_doc(i)[1] for i in sorted(present)])
+        probe = [ml_doc(i)[0] for i in range(nxt)] + ["free lunch", "zebra", "claim prize now"]
+        got = call(server.url, "/v1/predict", {"texts": probe})[1]["predictions"]
+        np.testing.assert_allclose([list(g["probabilities"].values()) for g in got], ref.predict_proba(probe),
+                                   rtol=0, atol=1e-12)
+        assert [g["labels"] for g in got] == ref.predict_labels(probe)
+    finally:
+        server.kill()

@@ -72,3 +72,20 @@ def print_measures(r: dict[str, Any]) -> None:
     con.print(f"micro-F1 {r['micro_f1']:.4f}   macro-F1 {r['macro_f1']:.4f}   precision@1 {r['precision_at_1']:.4f}"
               f"   subset accuracy {100 * r['subset_accuracy']:.2f}%")
     con.print(scores_table("label", r["per_label"]))
+
+
+def print_folds(r: dict[str, Any]) -> None:
+    """The measures of ``evaluate --cv K --multilabel``: per fold, then the mean."""
+    from rich.table import Table
+
+    con = console()
+    con.print(f"[bold]{r['rows']:,} rows, multi-label ({len(r['labels'])} labels), {r['cv']}-fold cross-validation[/]")
+    t = Table(show_edge=False)
+    for c in ("fold", "rows", "micro-F1", "macro-F1", "precision@1"):
+        t.add_column(c, justify="right")
+    for f in r["folds"]:
+        t.add_row(str(f["fold"] + 1), f"{f['rows']:,}", f"{f['micro_f1']:.4f}", f"{f['macro_f1']:.4f}",
+                  f"{f['precision_at_1']:.4f}")
+    m = r["mean"]
+    t.add_row("mean", "", f"{m['micro_f1']:.4f}", f"{m['macro_f1']:.4f}", f"{m['precision_at_1']:.4f}")
+    con.print(t)

@@ -20,10 +20,10 @@ from ..evaluate import (
     write_report,
 )
 from ..model_selection import StratifiedKFold, cross_val_predict
-from ..multilabel import MultiLabel
+from ..multilabel import MultiLabel, cross_validate_labels
 from ._columns import choose_columns, columns_of, file_rows, labelled, make_model, model_input
 from ._modelfile import load
-from ._multilabel import label_sets, measures as ml_measures, print_measures as print_ml_measures
+from ._multilabel import label_sets, measures as ml_measures, print_folds, print_measures as print_ml_measures
 from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, split
 from ._output import chunks, console, emit, scores_table
 from ._paths import check_output
@@ -45,11 +45,17 @@ from ._read import DataFile
               help="With --cv: calibrate each fold's model (alone: temperature); report before/after.")
 @click.option("--report", "report_path", default=None, type=click.Path(),
               help="Also write an HTML report (measures, calibration, reliability diagram).")
+@click.option("--multilabel", is_flag=True,
+              help="With --cv: DATA's labels are sets (as nbayes train --multilabel); micro- and macro-F1 and "
+                   "precision@1 per fold.")
+@click.option("--labels-sep", "labels_sep", default=None, metavar="SEP",
+              help="The separator of labels in a CSV / TSV field (such as ';'), as in nbayes train.")
 @click.option("--json", "as_json", is_flag=True, help="Print the measures as JSON on stdout.")
 def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: str, alpha: float | None,
              C: float | None, ignore: tuple[str, ...], numeric_cols: tuple[str, ...], categorical_cols: tuple[str, ...],
              text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], na_values: tuple[str, ...],
-             calibrate: str | None, report_path: str | None, as_json: bool) -> None:
+             calibrate: str | None, report_path: str | None, multilabel: bool, labels_sep: str | None,
+             as_json: bool) -> None:
     """Accuracy, macro-F1, log-loss, per-class precision/recall and the confusion matrix.
 
     \b
@@ -62,11 +68,18 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
       nbayes evaluate spam.nbm test.csv --target label
       nbayes evaluate spam.csv --target label --cv 10
       nbayes evaluate spam.csv --target label --cv 5 --calibrate --report report.html
+      nbayes evaluate news.jsonl --target labels --cv 5 --multilabel
     """
     if cv is None and len(paths) != 2:
         raise click.UsageError("evaluate takes MODEL DATA (or DATA with --cv K)")
     if cv is not None and len(paths) != 1:
         raise click.UsageError("with --cv, evaluate takes DATA only (the model is trained per fold)")
+    if multilabel and cv is None:
+        raise click.UsageError("--multilabel is for DATA --cv K (a saved multi-label MODEL knows it is one)")
+    if labels_sep is not None and not multilabel and cv is not None:
+        raise click.UsageError("--labels-sep splits label sets: give it with --multilabel")
+    if multilabel and (report_path or calibrate):
+        raise click.UsageError("--report and --calibrate are for single-label models")
     if report_path:
         check_output(report_path, "the report", inputs=paths)
     na = split(na_values)
@@ -81,7 +94,7 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
         if isinstance(model, MultiLabel):  # label sets: micro / macro-F1, precision@1, per label
             if report_path or calibrate:
                 raise click.UsageError("--report and --calibrate are for single-label models")
-            sets = label_sets(lab.y, cli.get("labels_sep"), source)
+            sets = label_sets(lab.y, labels_sep if labels_sep is not None else cli.get("labels_sep"), source)
             with file_rows(source, lab.rows, columns=cols):
                 multi = ml_measures(model, sets, model.predict(Xm), model.predict_proba(Xm))
             multi.update(model=str(model_path), data=str(data), rows_without_label=lab.dropped)
@@ -103,6 +116,17 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
             raise source.fail(f"{len(y)} labelled rows cannot make {cv} folds")
         kinds = choose_columns(lab.X, split(ignore), overrides(numeric_cols, categorical_cols, text_cols, boolean_cols),
                                source.name)
+        if multilabel:  # label sets: each fold's model fitted (thresholds tuned) on the other folds only
+            ml = MultiLabel(make_model(model_name, kinds, alpha, C, source))
+            with file_rows(source, lab.rows, columns=kinds):
+                folds = cross_validate_labels(ml, model_input(ml, lab.X, kinds, source),
+                                              label_sets(y, labels_sep, source), cv=cv)
+            folds.update(data=str(source), rows=len(y), cv=cv, model=model_name, rows_without_label=lab.dropped)
+            if as_json:
+                emit(folds)
+            else:
+                print_folds(folds)
+            return
         # out-of-fold probabilities from fold statistics: each fold counted once (issue #9)
         m = make_model(model_name, kinds, alpha, C, source)
         splits = list(StratifiedKFold(cv, shuffle=True, random_state=0).split(np.empty((len(y), 0)), y))

@@ -12,6 +12,7 @@ import polars as pl
 
 from ..errors import DataError
 from ..serve.client import ServiceError, model_info, request
+from ._multilabel import label_sets
 from ._options import na_option, split
 from ._read import DataFile
 
@@ -31,6 +32,11 @@ def _options(f: Any) -> Any:
                      help="File holding the bearer token (default: the NBAYES_TOKEN environment variable)."),
         click.option("--timeout", type=click.FloatRange(0, None, min_open=True), default=60.0, show_default=True,
                      help="Seconds to wait for each answer."),
+        click.option("--multilabel", is_flag=True,
+                     help="A multi-label model: each row's labels are a set (a JSON list in JSON Lines or Parquet, "
+                          "or a field split by --labels-sep), as in nbayes train --multilabel."),
+        click.option("--labels-sep", "labels_sep", default=None, metavar="SEP",
+                     help="With --multilabel: the separator of labels in a CSV / TSV field (such as ';')."),
         na_option,
     ]):
         f = option(f)
@@ -40,7 +46,7 @@ def _options(f: Any) -> Any:
 @click.command()
 @_options
 def learn(url: str, data: str, target: str, text_column: str | None, weight_column: str | None, batch_size: int | None,
-          token_file: str | None, timeout: float, na_values: tuple[str, ...]) -> None:
+          token_file: str | None, timeout: float, multilabel: bool, labels_sep: str | None, na_values: tuple[str, ...]) -> None:
     """Send the rows of DATA to a learning service at URL (nbayes serve MODEL --learn).
 
     \b
@@ -48,16 +54,19 @@ def learn(url: str, data: str, target: str, text_column: str | None, weight_colu
     (the batches before it stay learned). The token comes from NBAYES_TOKEN or --token-file.
 
     \b
-    Example:
+    Examples:
       NBAYES_TOKEN=... nbayes learn http://127.0.0.1:8000 clicks.csv --target label
+      NBAYES_TOKEN=... nbayes learn http://127.0.0.1:8000 news.csv --target tags --multilabel --labels-sep ";"
     """
-    send("learn", url, data, target, text_column, weight_column, batch_size, token_file, timeout, na_values)
+    send("learn", url, data, target, text_column, weight_column, batch_size, token_file, timeout, na_values,
+         multilabel, labels_sep)
 
 
 @click.command()
 @_options
 def unlearn(url: str, data: str, target: str, text_column: str | None, weight_column: str | None, batch_size: int | None,
-            token_file: str | None, timeout: float, na_values: tuple[str, ...]) -> None:
+            token_file: str | None, timeout: float, multilabel: bool, labels_sep: str | None,
+            na_values: tuple[str, ...]) -> None:
     """Make a learning service at URL forget the rows of DATA exactly (nbayes serve MODEL --learn).
 
     \b
@@ -68,17 +77,26 @@ def unlearn(url: str, data: str, target: str, text_column: str | None, weight_co
     Example:
       NBAYES_TOKEN=... nbayes unlearn http://127.0.0.1:8000 deletion-request.csv --target label
     """
-    send("unlearn", url, data, target, text_column, weight_column, batch_size, token_file, timeout, na_values)
+    send("unlearn", url, data, target, text_column, weight_column, batch_size, token_file, timeout, na_values,
+         multilabel, labels_sep)
 
 
 def send(op: str, url: str, data: str, target: str, text_column: str | None, weight_column: str | None,
-         batch_size: int | None, token_file: str | None, timeout: float, na_values: tuple[str, ...]) -> None:
+         batch_size: int | None, token_file: str | None, timeout: float, na_values: tuple[str, ...],
+         multilabel: bool = False, labels_sep: str | None = None) -> None:
+    if labels_sep is not None and not multilabel:
+        raise click.UsageError("--labels-sep splits label sets: give it with --multilabel")
     token = _token(token_file)
     source = DataFile(data, split(na_values))
     info = model_info(url, token=token, timeout=timeout)
     learning = info.get("learning")
     if not learning:
         raise ServiceError(f"{url}: this service does not learn (start it with `nbayes serve MODEL --learn`)", 409)
+    served_sets = bool(info.get("multilabel"))
+    if served_sets != multilabel:
+        raise click.UsageError(
+            f"{url} serves a multi-label model: give --multilabel (and --labels-sep for a CSV / TSV field)" if served_sets
+            else f"{url} serves a single-label model ({info.get('model')}): --multilabel is for multi-label models")
     limit = int((info.get("limits") or {}).get("max_batch", 100))
     if batch_size is None:
         batch_size = min(100, limit)
@@ -90,6 +108,8 @@ def send(op: str, url: str, data: str, target: str, text_column: str | None, wei
     for chunk in source.chunks(chunk_rows=max(batch_size, 10_000)):
         frame = chunk.frame
         body_items, labels, weights = _batch_parts(info, frame, source, target, text_column, weight_column)
+        if multilabel:  # label sets, as nbayes train --multilabel reads them
+            labels = label_sets(labels, labels_sep, source)
         for start in range(0, len(labels), batch_size):
             stop = min(start + batch_size, len(labels))
             body: dict[str, Any] = {body_items[0]: body_items[1][start:stop], "labels": labels[start:stop]}

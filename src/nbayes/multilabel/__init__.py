@@ -6,7 +6,8 @@ statistics protocol's ``subtract``), so the statistics are counted once, not onc
 See :class:`MultiLabel` and docs/multilabel.md.
 """
 
+from ._crossval import cross_validate_labels, label_set_scores
 from ._labels import read_labels
 from ._model import MultiLabel
 
-__all__ = ["MultiLabel", "read_labels"]
+__all__ = ["MultiLabel", "cross_validate_labels", "label_set_scores", "read_labels"]

@@ -10,20 +10,21 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from .._estimator import Classifier
-from .._validation import check_choice, check_number, check_sample_weight, encode_labels, take_rows, union_labels
+from .._validation import check_choice, check_number, check_sample_weight, encode_labels, union_labels
 from ..errors import InvalidParameterError, MergeError, ModelFileError, UnlearnError
 from ..io.model_file import save_state
-from ..model_selection import KFold, check_cv, folds_for, take
+from ..model_selection import KFold, check_cv
 from ..naive_bayes import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 from ..stats import TextStats
 from ..text import TextClassifier
 from . import _linear as linear
 from . import _state
-from . import _textfolds as textfolds
-from ._labels import label_lists, read_labels
-from ._nblr import fit_labels, out_of_fold, presence
-from ._stats import count_labels, counter_of, pair, rows, stacked
-from ._scores import difference, extended, length, same
+from ._decide import decisions, with_thresholds
+from ._labels import is_indicator, label_lists, read_labels
+from ._nblr import presence
+from ._oof import fit_nblr, out_of_fold
+from ._stats import count_labels, counter_of, pair, stacked
+from ._scores import difference, extended, same
 from ._thresholds import f1_thresholds
 
 #: what a multi-label model keeps of its base model's capabilities
@@ -128,6 +129,11 @@ class MultiLabel(Classifier):
         return isinstance(est, TextClassifier) and est.model == "nblr"
 
     def _clone(self) -> Any:
+        """A fresh base model with the estimator's settings and the layout of the statistics
+        (a NaiveBayes' column kinds, read when the input was first prepared)."""
+        template = self.__dict__.get("_template")
+        if template is not None:
+            return template.unfitted_like()
         return type(self.estimator)(**self.estimator.get_params())
 
     def _stacks(self) -> bool:
@@ -147,8 +153,10 @@ class MultiLabel(Classifier):
         """Count the statistics (and with ``threshold="micro"`` / ``"macro"`` choose the
         thresholds from ``cv`` out-of-fold predictions); returns self."""
         self._check_params()
+        self.__dict__.pop("_template", None)
         counter = self._clone()
         Xv, names = counter.prepare_input(X, fitting=True)
+        self.__dict__["_template"] = counter.unfitted_like()
         n = int(Xv.shape[0])
         Y, labels = read_labels(y, n, allow_empty=bool(self.allow_empty))
         w = check_sample_weight(sample_weight, n)
@@ -188,45 +196,9 @@ class MultiLabel(Classifier):
 
     def _out_of_fold(self, X: Any, Xv: Any, Y: sp.csr_matrix, sample_weight: Any, w: np.ndarray | None,
                      labels: np.ndarray, names: list[str] | None) -> tuple[Any, np.ndarray]:
-        """(the statistics of all rows, each row's log-odds from the model without its fold).
-        The fold engine of :mod:`nbayes.model_selection` counts each held-out fold once (text:
-        sparse products of one document-term matrix); all rows are the folds' sum; a fold's
-        model is the total minus the fold. Splits whose folds do not tile the rows count the
-        training rows."""
-        n = Y.shape[0]
-        splits = self._splits(n)
-        hits = np.zeros(n, dtype=np.int64)
-        for _, test in splits:
-            np.add.at(hits, test, 1)
-        tiled = bool(np.all(hits == 1))
-        if self.__dict__.get("_shortcut", True) and linear.applies(self.estimator):
-            # text multinomial: tokenised once, all labels of a fold scored by one product
-            corpus = linear.corpus(self._clone(), Xv)
-            S = linear.label_stats(corpus, Y, w)
-            return S, linear.fold_scores(self.estimator, corpus, Y, w, splits, tiled, self._per_term())
-        first = np.asarray(Y.argmax(axis=1)).ravel()  # any code per row: the engine reads rows only
-        engine = folds_for(self._clone(), X, first, splits, sample_weight)
-        count = engine.count if hasattr(engine, "count") else counter_of(self._clone(), Xv, w)
-        fold_stats = [count_labels(count, t, Y[t]) for _, t in splits]
-        if tiled:
-            S = fold_stats[0]
-            for s in fold_stats[1:]:
-                S = S + s
-        else:
-            S = count_labels(count, np.arange(n), Y)
-        ext = extended(labels)
-        scores = np.zeros(Y.shape, dtype=np.float64)
-        shortcut = self.__dict__.get("_shortcut", True) and tiled and textfolds.applies(self.estimator, engine)
-        for (train, test), part in zip(splits, fold_stats):
-            trained = S.subtract(part, ext) if tiled else count_labels(count, train, Y[train])
-            if shortcut:  # count models on the engine's document-term matrix: no text model per fold
-                scores[test] = textfolds.fold_scores(self.estimator, engine, trained, test, ext[:-1], self._per_term())
-                continue
-            models = self._models(trained, labels, int(Xv.shape[1]), names)
-            scores[test] = self._log_odds(models, take(Xv, test))
-            if self._per_term():
-                scores[test] /= length(models, take_rows(X, test))
-        return S, scores
+        """(the statistics of all rows, each row's log-odds from the model without its fold):
+        :func:`._oof.out_of_fold`."""
+        return out_of_fold(self, X, Xv, Y, sample_weight, w, labels, names)
 
     def _models(self, S: Any, labels: np.ndarray, d: int, names: list[str] | None) -> Any:
         """The stacked model over 2L classes, or one binary model per label."""
@@ -267,6 +239,7 @@ class MultiLabel(Classifier):
                 empty_rows: bool) -> None:
         models = self._predictor_of(S, labels, d, names)  # may raise: nothing assigned yet
         self.__dict__.pop("_binary", None)
+        self.__dict__.pop("_base_model", None)
         self.stats_ = S
         self.classes_ = labels
         self.n_features_in_ = d
@@ -280,24 +253,7 @@ class MultiLabel(Classifier):
 
     def _fit_nblr(self, X: Any, Xv: Any, Y: sp.csr_matrix, labels: np.ndarray, w: np.ndarray | None,
                   names: list[str] | None, empty_rows: bool) -> Self:
-        counter = self._clone()
-        S = count_labels(counter_of(counter, Xv, w), np.arange(int(Xv.shape[0])), Y)
-        vocab = self._clone()  # the vocabulary (min_df, max_df, max_features) of all documents
-        vocab.set_statistics(rows(S, np.array([len(labels)])), np.array([0]), int(Xv.shape[1]), names)
-        X01 = presence(vocab.transform(X))
-        est = self.estimator
-        opts = (float(est.alpha), float(est.C), float(est.nb_interpolation))
-        W, b, raw = fit_labels(X01, Y, w, *opts)
-        thresholds = np.full(len(labels), self._default_threshold())
-        if isinstance(self.threshold, str) and self.top_k is None:
-            scores = out_of_fold(X01, Y, w, self._splits(Y.shape[0]), raw, *opts)
-            thresholds = f1_thresholds(scores, Y, self.threshold)
-        self.__dict__.pop("_binary", None)
-        self.stats_ = S
-        self.classes_ = labels
-        self.n_features_in_ = int(Xv.shape[1])
-        self.thresholds_ = thresholds
-        self.__dict__.update({"_predictor": vocab, "_nblr_weights": (W, b), "_empty_rows": empty_rows})
+        fit_nblr(self, X, Xv, Y, labels, w, names, empty_rows)
         return self
 
     # ------------------------------------------------------------------ learning more, forgetting
@@ -307,22 +263,46 @@ class MultiLabel(Classifier):
         if not hasattr(self, "classes_"):
             self._check_params()
             self._no_nblr("partial_fit")
+            self.__dict__.pop("_template", None)
             counter = self._clone()
             Xv, names = counter.prepare_input(X, fitting=True)
+            self.__dict__["_template"] = counter.unfitted_like()
             Y, labels = read_labels(y, int(Xv.shape[0]), allow_empty=bool(self.allow_empty))
             w = check_sample_weight(sample_weight, int(Xv.shape[0]))
             S = count_labels(counter_of(counter, Xv, w), np.arange(int(Xv.shape[0])), Y)
             self._commit(S, labels, int(Xv.shape[1]), names, np.full(len(labels), self._default_threshold()),
                          bool((np.diff(Y.indptr) == 0).any()))
             return self
+        self.add_statistics(*self.label_statistics(X, y, sample_weight))
+        return self
+
+    def label_statistics(self, X: Any, y: Any, sample_weight: Any = None) -> tuple[Any, np.ndarray, bool]:
+        """(the statistics of the rows (X, y) over their own labels: one class row per label they
+        carry, then the row of all of them; those labels, sorted; whether a row had no label).
+        ``partial_fit`` is ``add_statistics`` of these; the learning service counts an update
+        with it (outside its writer) and logs it."""
+        self.check_fitted()
         self._no_nblr("partial_fit")
         Xv = self._prepared(X)
-        Y, labels = read_labels(y, int(Xv.shape[0]), self.classes_, allow_empty=bool(self.allow_empty))
-        w = check_sample_weight(sample_weight, int(Xv.shape[0]))
-        part = count_labels(counter_of(self._clone(), Xv, w), np.arange(int(Xv.shape[0])), Y)
-        S, thresholds = self._grown(self.stats_, self.classes_, self.thresholds_, labels)
-        self._commit(S + part, labels, self.n_features_in_, self.input_feature_names(), thresholds,
-                     self.__dict__["_empty_rows"] or bool((np.diff(Y.indptr) == 0).any()))
+        n = int(Xv.shape[0])
+        # an indicator matrix has the model's label columns; label lists name their own labels
+        Y, labels = read_labels(y, n, self.classes_ if is_indicator(y) else None, allow_empty=bool(self.allow_empty))
+        w = check_sample_weight(sample_weight, n)
+        S = count_labels(counter_of(self._clone(), Xv, w), np.arange(n), Y)
+        return S, labels, bool((np.diff(Y.indptr) == 0).any())
+
+    def add_statistics(self, S: Any, labels: np.ndarray, empty_rows: bool = False) -> Self:
+        """Add statistics over ``labels`` (their rows, then all rows: what :meth:`label_statistics`
+        gives); labels new to the model join ``classes_`` (thresholds kept, a new label's as
+        ``partial_fit`` sets it). ``empty_rows``: whether those rows held one without a label."""
+        self.check_fitted()
+        self._no_nblr("partial_fit")
+        allc = union_labels(self.classes_, labels) if len(labels) else self.classes_
+        base, thresholds = self._grown(self.stats_, self.classes_, self.thresholds_, allc)
+        pos, _ = encode_labels(np.asarray(labels), allc) if len(labels) else (np.zeros(0, dtype=np.intp), None)
+        part = S.embed(np.r_[pos, len(allc)].astype(np.intp), len(allc) + 1)
+        self._commit(base + part, allc, self.n_features_in_, self.input_feature_names(), thresholds,
+                     self.__dict__["_empty_rows"] or bool(empty_rows))
         return self
 
     def _grown(self, S: Any, old: np.ndarray, th: np.ndarray, labels: np.ndarray) -> tuple[Any, np.ndarray]:
@@ -373,6 +353,7 @@ class MultiLabel(Classifier):
         th = tb.copy()
         th[mine] = ta[mine]
         new = type(self)(**self.get_params())
+        new.__dict__["_template"] = self.__dict__.get("_template")
         new._commit(Sa + Sb, labels, self.n_features_in_, self.input_feature_names(), th,
                     self.__dict__["_empty_rows"] or other.__dict__["_empty_rows"])
         return new
@@ -418,25 +399,15 @@ class MultiLabel(Classifier):
     def predict(self, X: Any) -> np.ndarray:
         """The indicator matrix (n, L) of int 0/1 (scikit-learn's multi-label convention)."""
         self.check_fitted()
-        if "_nblr_weights" in self.__dict__:
-            s, n_terms = self.decision_function(X), None
-        else:
-            s, n_terms = self._scores(X)
-        if self.top_k is not None:
-            k = min(int(self.top_k), s.shape[1])
-            out = np.zeros(s.shape, dtype=np.int64)
-            top = np.argsort(-s, axis=1, kind="stable")[:, :k]
-            np.put_along_axis(out, top, 1, axis=1)
-            return out
-        if self._per_term() and "_nblr_weights" not in self.__dict__:
-            s = s / (length(self.__dict__["_predictor"], X) if n_terms is None else n_terms)
-        margin = s - self.thresholds_
-        out = (margin > 0).astype(np.int64)
-        empty = self.empty if self.empty != "auto" else ("keep" if self.__dict__["_empty_rows"] else "top1")
-        if empty == "top1" and s.shape[1]:
-            none = ~out.any(axis=1)
-            out[np.nonzero(none)[0], np.argmax(margin[none], axis=1)] = 1
-        return out
+        return decisions(self, X)[0]
+
+    def predict_with_thresholds(self, X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """(``predict(X)``, ``predict_proba(X)``, the probability each label had to exceed in each
+        row, shape (n, L), or None under ``top_k``) in one pass. The bar is per row when the
+        thresholds apply to the log-odds per known term (tuned text models). A row with no label
+        above its bar gets its closest label under ``empty="top1"``."""
+        self.check_fitted()
+        return with_thresholds(self, X)
 
     def predict_labels(self, X: Any) -> list[list[Any]]:
         """The predicted label lists (labels in ``classes_`` order)."""
@@ -469,6 +440,19 @@ class MultiLabel(Classifier):
                 out.append(m)
             self.__dict__["_binary"] = out
         return list(self.__dict__["_binary"])
+
+    @property
+    def base_model_(self) -> Any:
+        """The base model over L + 1 classes (each label's rows, then all rows) estimated from the
+        statistics, as the model file nests it: it describes the input (features, their kinds
+        and categories), as a calibrated model's ``base_estimator_`` does."""
+        self.check_fitted()
+        if "_base_model" not in self.__dict__:
+            m = self._clone()
+            m.set_statistics(self.stats_, np.arange(len(self.classes_) + 1), self.n_features_in_,
+                             self.input_feature_names())
+            self.__dict__["_base_model"] = m
+        return self.__dict__["_base_model"]
 
     def estimator_for(self, label: Any) -> Any:
         """The binary model of ``label``."""

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def to_state(model: "MultiLabel") -> dict[str, Any]:
     L = len(model.classes_)
-    base = type(model.estimator)(**model.estimator.get_params())
+    base = model._clone()
     base.set_statistics(model.stats_, np.arange(L + 1), model.n_features_in_, model.input_feature_names())
     inner = base.to_state()
     arrays = {f"base/{k}": v for k, v in inner["arrays"].items()}
@@ -66,6 +66,7 @@ def from_state(cls: type["MultiLabel"], state: dict[str, Any], build: Callable[[
     model = cls(type(base)(**base.get_params()), **{k: params[k] for k in
                 ("threshold", "top_k", "empty", "allow_empty", "normalize")}, cv=5 if params.get("cv") is None else params["cv"])
     model._check_params()
+    model.__dict__["_template"] = base  # its layout (a NaiveBayes' column kinds) for the per-label models
     d = int(meta["n_features_in"])
     names_in = meta.get("feature_names")
     empty_rows = bool(meta.get("empty_rows", False))

@@ -321,6 +321,13 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         new.set_statistics(stats, classes, self.n_features_in_, self.input_feature_names())
         return new
 
+    def unfitted_like(self) -> Self:
+        """An unfitted model with this one's hyperparameters and the layout of its statistics
+        (a ``NaiveBayes``: the column kinds its ``prepare_input`` read, or fitted), ready to
+        count input this model prepared or to receive statistics by ``set_statistics``: what a
+        wrapper (``MultiLabel``) makes its per-label models from."""
+        return self._new_like(self)
+
     def _new_like(self, other: "BaseNB") -> Self:
         """An unfitted model with this one's hyperparameters (and component layout), to receive
         merged statistics or another prior."""

@@ -363,6 +363,15 @@ class NaiveBayes(BaseNB):
     def from_state(cls, state: dict[str, Any]) -> "NaiveBayes":
         return _load(cls, state)
 
+    def unfitted_like(self) -> "NaiveBayes":
+        """An unfitted NaiveBayes with this one's settings and column kinds (those its
+        ``prepare_input`` read, or its fitted ``column_kinds_``)."""
+        new = type(self)(**self.get_params())
+        kinds = self.__dict__.get("_pending_kinds") or self.__dict__.get("column_kinds_")
+        if kinds is not None:
+            new._pending_kinds = list(kinds)
+        return new
+
     def _new_like(self, other: BaseNB) -> "NaiveBayes":
         if list(other.column_kinds_) != list(self.column_kinds_):
             raise MergeError(
@@ -373,8 +382,32 @@ class NaiveBayes(BaseNB):
         return new
 
     @classmethod
-    def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> MixedStats:  # pragma: no cover - see _load
-        raise NotImplementedError
+    def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> MixedStats:
+        """The statistics of ``MixedStats.to_arrays``' arrays (an update in the learning
+        service's log): each part's under ``part/<kind>/``, its number of columns read from its
+        arrays' names (a model file's reader, ``_load``, takes them from the column kinds)."""
+        parts = {}
+        for kind in KINDS:
+            prefix = f"part/{kind}/"
+            sub = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+            if not sub:
+                continue
+            S = _stats_class(kind)
+            parts[kind] = S.from_arrays(sub) if S in (MomentStats, CountStats) else S.from_arrays(sub, _n_columns(sub))
+        return MixedStats(np.asarray(arrays["stats/class_count"], dtype=np.float64), parts)
+
+
+def _n_columns(sub: dict[str, np.ndarray]) -> int:
+    """The number of columns of a categorical part (``stats/categories/<j>``) or a text part
+    (``col/<j>/...``) from its arrays' names."""
+    cols = set()
+    for k in sub:
+        parts = k.split("/")
+        if k.startswith("stats/categories/") and parts[2].isdigit():
+            cols.add(int(parts[2]))
+        elif parts[0] == "col" and len(parts) > 1 and parts[1].isdigit():
+            cols.add(int(parts[1]))
+    return len(cols)
 
 
 def _load(cls: type[NaiveBayes], state: dict[str, Any]) -> NaiveBayes:

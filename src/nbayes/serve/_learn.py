@@ -38,6 +38,7 @@ from ..errors import ModelFileError, NBayesError
 from ..io.info import count, json_value
 from ..io.model_file import state_to_bytes
 from . import _delta, _log
+from . import _labelsets as labelsets
 from ._delta import Delta
 from ._model import Loaded, ModelHolder, Problem, log
 from ._records import LogTerms, read_deltas, replay
@@ -81,7 +82,7 @@ def counted(model: Any, X: Any, y: list[Any], w: list[float] | None) -> Delta:
     rows the model refuses or numbers that overflow."""
     try:
         with np.errstate(over="raise", invalid="raise"):
-            return _delta.count(model, X, y, w)
+            return (labelsets.count if labelsets.applies(model) else _delta.count)(model, X, y, w)
     except (NBayesError, FloatingPointError) as exc:
         raise _refused(exc, LEARN) from None
 
@@ -89,6 +90,8 @@ def counted(model: Any, X: Any, y: list[Any], w: list[float] | None) -> Delta:
 def without_rows(work: Any, X: Any, y: list[Any], w: list[float] | None) -> tuple[Any, int, float]:
     """(``work`` without the rows (X, y, w), rows, weight): a new model; UnlearnError (422) if a
     count would go below zero."""
+    if labelsets.applies(work):
+        return labelsets.without_rows(work, X, y, w)
     Xv, _ = work.prepare_input(X, fitting=False)
     n = int(Xv.shape[0])
     labels = check_y(_delta.as_labels(y), n)
@@ -282,7 +285,7 @@ class Learner:
         def commit(items: list[Job]) -> None:
             """Add the deltas of ``items`` to ``work`` as one record (raises, changing nothing)."""
             nonlocal work, version, learned
-            new, delta = _delta.apply_all(work, [j.X for j in items])
+            new, delta = (labelsets.apply_all if labelsets.applies(work) else _delta.apply_all)(work, [j.X for j in items])
             body = self._terms.body(delta)
             work, version = new, version + 1
             records.append(_log.Record(version, _log.OP_LEARN, delta.rows, delta.weight, body))
@@ -310,6 +313,8 @@ class Learner:
                     d: Delta = job.X
                     if not self.allow_new_classes:
                         _, unknown = encode_labels(d.classes, work.classes_)
+                        if unknown.any() and isinstance(d, labelsets.LabelSetDelta):
+                            labelsets.unknown_label(work.classes_, d.sets, learn=True)
                         if unknown.any():
                             labels = d.labels if d.labels is not None else d.classes
                             raise Problem(422, _unknown_label(labels, work.classes_, learn=True))
@@ -459,7 +464,7 @@ class Learner:
         cur = self.holder.current
         about = dict(cur.about)
         about["classes"] = [json_value(c) for c in np.asarray(model.classes_).tolist()]
-        about["training_rows"] = count(float(np.sum(model.stats_.class_count)))
+        about["training_rows"] = count(labelsets.training_rows(model))
         new = Loaded(cur.path, model, cur.cli, cur.state_meta, cur.header, cur.signature, cur.loaded_at, about,
                      version=self.version)
         self.holder.current = new  # one reference swap: a request keeps the version it started with

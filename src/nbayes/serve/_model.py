@@ -24,6 +24,7 @@ import numpy as np
 from ..io.info import json_value, model_info
 from ..io.load import load_with_state
 from ..linear import LogisticRegression
+from ..multilabel import MultiLabel
 from ..naive_bayes import CategoricalNB, ComplementNB, MultinomialNB
 
 log = logging.getLogger("nbayes.serve")
@@ -82,11 +83,18 @@ class Loaded:
     class_keys: list[str] = field(default_factory=list)
     features: list[dict[str, Any]] = field(default_factory=list)
     version: int = 0  # the model's version under ``--learn`` (0: the file as written)
+    multilabel: bool = False  # a MultiLabel: label sets (:mod:`._multilabel` answers it)
 
     def __post_init__(self) -> None:
         m = self.model
-        # a calibrated model: its base model decides the input and explains; the map predicts
-        self.base = getattr(m, "base_estimator_", m)
+        # a calibrated model: its base model decides the input and explains; the map predicts.
+        # A multi-label table model: its base model over the label rows describes the input (a
+        # text one reads documents: no need to estimate that model for every learned version)
+        self.multilabel = isinstance(m, MultiLabel)
+        if self.multilabel:
+            self.base = m if "text" in m.capabilities else m.base_model_
+        else:
+            self.base = getattr(m, "base_estimator_", m)
         self.kind = "text" if "text" in self.base.capabilities else "table"
         self.classes = [plain(c) for c in m.classes_.tolist()]
         self.class_keys = [str(c) for c in self.classes]

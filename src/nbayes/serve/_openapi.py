@@ -60,6 +60,30 @@ def row_schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
     return {"oneOf": [as_object, as_array]}
 
 
+def label_set_schemas(loaded: Loaded) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A multi-label model's (prediction, explained label, runner-up) schemas: the predicted
+    label set, each label's probability (they need not sum to 1) and the probability it had to
+    exceed for this item (``thresholds``; under ``top_k``, ``top_k`` instead)."""
+    labels = loaded.class_keys
+    per_label = lambda what: {  # noqa: E731
+        "type": "object", "description": what, "additionalProperties": False, "required": labels,
+        "properties": {c: {"type": "number", "minimum": 0, "maximum": 1} for c in labels}}
+    prediction = {
+        "type": "object", "required": ["labels", "probabilities"], "additionalProperties": False,
+        "properties": {
+            "labels": {"type": "array", "uniqueItems": True, "maxItems": len(labels), "items": {"enum": loaded.classes},
+                       "description": "the predicted label set, in the model's label order (may be empty)"},
+            "probabilities": per_label("P(label | input) per label (labels as strings); labels are not exclusive: "
+                                       "they need not sum to 1"),
+            "thresholds": per_label("per label, the probability it had to exceed for this input (per-term "
+                                    "thresholds of text models make it depend on the input's length)"),
+            "top_k": {"type": "integer", "minimum": 1, "description": "the k most probable labels are predicted"},
+        },
+    }
+    label = {"description": "the most probable label, explained against its absence", "enum": loaded.classes}
+    return prediction, label, {"type": "null", "description": "null: the label is explained against its absence"}
+
+
 def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
@@ -115,12 +139,15 @@ def schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
         parts = {"features": {"type": "array", "items": item}}
     prediction = {"type": "object", "required": ["label", "probabilities"],
                   "properties": {"label": label, "probabilities": probs}}
+    runner_up: dict[str, Any] = {"enum": loaded.classes}
+    if loaded.multilabel:
+        prediction, label, runner_up = label_set_schemas(loaded)
     explanation = {
         "type": "object",
         "required": ["label", "runner_up", "log_odds", "baseline", *parts],
         "properties": {
             "label": label,
-            "runner_up": {"enum": loaded.classes},
+            "runner_up": runner_up,
             "log_odds": {"type": "number", "description": "log P(x, label) - log P(x, runner_up) = baseline + sum of contributions"},
             "baseline": {"type": "number", "description": "the prior difference (and Bernoulli's absent-feature total)"},
             **parts,

@@ -7,12 +7,18 @@ import copy
 from typing import Any
 
 
-def add_learning(doc: dict[str, Any], classes: list[Any], allow_new_classes: bool) -> dict[str, Any]:
+def add_learning(doc: dict[str, Any], classes: list[Any], allow_new_classes: bool, *, sets: bool = False,
+                 allow_empty: bool = False) -> dict[str, Any]:
     """``doc`` (the service's OpenAPI schema) with the learning endpoints and their bodies: the
-    bodies of ``/v1/predict`` plus labels (and optional weights)."""
+    bodies of ``/v1/predict`` plus labels (and optional weights). ``sets``: a multi-label
+    model, whose item's label is a list of labels (empty only if ``allow_empty``)."""
     schemas = doc["components"]["schemas"]
     label: dict[str, Any] = ({"type": ["string", "integer", "boolean"], "description": "a class label (new ones create a class)"}
                              if allow_new_classes else {"enum": classes, "description": "one of the model's classes"})
+    if sets:
+        label = {"type": "array", "items": label, "minItems": 0 if allow_empty else 1,
+                 "description": "the item's label set (a label named twice counts once)"
+                                + ("" if allow_empty else "; the model takes no empty set")}
     weight = {"type": "number", "minimum": 0}
     one, many = copy.deepcopy(schemas["One"]), copy.deepcopy(schemas["Batch"])
     one["properties"].update(label=label, weight=weight)

@@ -21,7 +21,9 @@ import numpy as np
 from ..errors import ModelFileError
 from ..stats.text import TextStats
 from . import _codec, _delta
+from . import _labelsets as labelsets
 from ._delta import Delta
+from ._labelsets import LabelSetDelta
 
 _TEXT = ("stats/class_count", "stats/term_count", "stats/doc_count", "stats/df", "stats/tf", "stats/n_docs")
 
@@ -36,6 +38,8 @@ class LogTerms:
 
     def body(self, d: Delta) -> bytes:
         """The record body of ``d``."""
+        if isinstance(d, LabelSetDelta):  # a multi-label update: its statistics whole (:mod:`._labelsets`)
+            return labelsets.body(d)
         s = d.stats
         if not _delta.plain_text(s):
             return _codec.encode(d.classes, s.to_arrays())
@@ -86,6 +90,8 @@ def _numbers(arrays: dict[str, np.ndarray], known: int, where: str) -> tuple[lis
 def read_deltas(model: Any, bodies: list[Any], where: str = "an update log record") -> list[Delta]:
     """The deltas of a log's record bodies, in order (each record read with the words the
     records before it numbered)."""
+    if labelsets.applies(model):
+        return labelsets.read_deltas(model, bodies, where)
     words: list[str] = []
     out = []
     for body in bodies:
@@ -109,6 +115,8 @@ def replay(model: Any, bodies: list[Any], skip: int, where: str) -> tuple[Any, l
     the log numbered). The updates are summed first (text counts added by term number into one
     vocabulary, :class:`._delta.TextReplay`; other statistics in a balanced tree of sums),
     then added to the model and estimated once."""
+    if labelsets.applies(model):  # label sets: records hold whole statistics, no term numbers
+        return labelsets.replay(model, bodies, skip, where), []
     text: _delta.TextReplay | None = None
     tree = _Sum()
     words: list[str] = []

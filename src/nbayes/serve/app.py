@@ -48,6 +48,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("nbayes serve needs the web stack: pip install 'nbayes[serve]'") from exc
 
 from ..errors import NBayesError
+from . import _multilabel
 from ._learn import LEARN, UNLEARN, Learner, cannot
 from ._model import Limits, Loaded, ModelHolder, Problem, log
 from ._openapi_learn import add_learning
@@ -210,8 +211,9 @@ def _authorize(request: Request, token: str | None) -> None:
         raise Problem(403, "the token is not the service's")
 
 
-def _labels(body: dict[str, Any], n: int, single: bool) -> tuple[list[Any], list[float] | None]:
-    """The labels (and weights) of a learn / unlearn request, checked against its items."""
+def _labels(body: dict[str, Any], n: int, single: bool, sets: bool = False) -> tuple[list[Any], list[float] | None]:
+    """The labels (and weights) of a learn / unlearn request, checked against its items;
+    ``sets``: a multi-label model's, one list of labels per item."""
     lk, wk = ("label", "weight") if single else ("labels", "weights")
     other = ("labels", "weights") if single else ("label", "weight")
     wrong = [k for k in other if k in body]
@@ -219,13 +221,21 @@ def _labels(body: dict[str, Any], n: int, single: bool) -> tuple[list[Any], list
         raise Problem(422, f"{'one item' if single else 'a batch'} takes {lk!r} and {wk!r}, not {wrong[0]!r}")
     if lk not in body:
         raise Problem(422, f"missing field {lk!r}: the class of {'the item' if single else 'each item'}")
-    raw = _per_item(body[lk], "labels", lk, single, n, "one label per item", "labels",
-                    lambda v: isinstance(v, str | int | float | bool), "a string, integer or boolean")
+    if sets:  # a multi-label model: a list of labels per item ([] for none, if the model allows it)
+        raw = _per_item(body[lk], "labels", lk, single, n, "one list of labels per item", "label sets", _label_set,
+                        "a list of labels (this model is multi-label: such as [\"a\", \"b\"], or [])")
+    else:
+        raw = _per_item(body[lk], "labels", lk, single, n, "one label per item", "labels",
+                        lambda v: isinstance(v, str | int | float | bool), "a string, integer or boolean")
     if wk not in body:
         return raw, None
     wraw = _per_item(body[wk], "weights", wk, single, n, "one number per item", "numbers",
                      lambda v: not isinstance(v, bool) and isinstance(v, int | float) and v >= 0, "a number >= 0")
     return raw, [float(v) for v in wraw]
+
+
+def _label_set(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str | int | float | bool) for x in v)
 
 
 def _per_item(value: Any, field: str, key: str, single: bool, n: int, shape: str, unit: str,
@@ -305,6 +315,9 @@ def create_app(
         version = {"X-Model-Version": str(loaded.version)}
         if not items:
             return JSONResponse({"predictions": []}, headers=version)
+        if loaded.multilabel:  # label sets: per label, its probability and the bar it had to pass
+            answers = await _run(size, _multilabel.answers, loaded.model, loaded.classes, loaded.class_keys, X)
+            return JSONResponse(answers[0] if single else {"predictions": answers}, headers=version)
         best, P = await _run(size, loaded.predict, X)
         if single:
             return JSONResponse(loaded.prediction(int(best[0]), P[0]), headers=version)
@@ -322,7 +335,7 @@ def create_app(
             raise Problem(409, reason)
         fields = {k: v for k, v in body.items() if k not in ("label", "labels", "weight", "weights")}
         X, single, size, items = _input(loaded, fields, limits, batch=True)
-        y, w = _labels(body, len(items), single)
+        y, w = _labels(body, len(items), single, loaded.multilabel)
         if not items:
             return JSONResponse({"learned" if op == LEARN else "unlearned": 0, "version": learner.version})
         if op == LEARN:  # tokenise and count here, outside the writer (a worker thread when large)
@@ -340,6 +353,8 @@ def create_app(
         body = await _body(request, limits)
         loaded = holder.current
         _, _, size, items = _input(loaded, body, limits, batch=False)
+        if loaded.multilabel:  # the most probable label against its absence
+            return JSONResponse(await _run(size, _multilabel.explain, loaded, items[0]))
         if loaded.kind == "text":
             return JSONResponse(await _run(size, loaded.explain_text, items[0]))
         return JSONResponse(await _run(size, loaded.explain_row, items[0]))
@@ -347,6 +362,7 @@ def create_app(
     async def model_info(request: Request) -> Response:
         cur = holder.current
         out = cur.info()
+        out["multilabel"] = _multilabel.about(cur.model) if cur.multilabel else None
         out["limits"] = {"max_body": limits.max_body, "max_batch": limits.max_batch, "max_text": limits.max_text}
         out["version"] = cur.version
         out["learning"] = learner.status() if learner is not None else None
@@ -361,7 +377,8 @@ def create_app(
         cur = holder.current
         doc = schema(cur, limits)
         if learner is not None:
-            doc = add_learning(doc, cur.classes, learner.allow_new_classes)
+            doc = add_learning(doc, cur.classes, learner.allow_new_classes, sets=cur.multilabel,
+                               allow_empty=cur.multilabel and bool(cur.model.allow_empty))
         return JSONResponse(doc)
 
     async def index(request: Request) -> Response:

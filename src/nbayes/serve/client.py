@@ -66,7 +66,8 @@ def learn(url: str, X: Any, y: Sequence[Any], *, sample_weight: Sequence[float] 
           token: str | None = None, batch_size: int = 100, timeout: float = 60.0,
           progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Send (X, y) to ``url``'s ``/v1/learn`` in batches of ``batch_size``: X a list of texts, or
-    rows (objects feature -> value, arrays in feature order, or a pandas / polars frame). The
+    rows (objects feature -> value, arrays in feature order, or a pandas / polars frame); y one
+    label per item, or for a multi-label model one collection of labels per item. The
     token defaults to the NBAYES_TOKEN environment variable. ``progress(done, total)`` is called
     after each batch. Returns {"learned": rows, "version": the model version after the last}."""
     return _send(url, "learn", X, y, sample_weight, token, batch_size, timeout, progress)
@@ -84,7 +85,7 @@ def _send(url: str, op: str, X: Any, y: Sequence[Any], w: Sequence[float] | None
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ServiceError(f"batch_size must be a positive integer, got {batch_size!r}")
     items, key = _items(X)
-    labels = [_plain(v) for v in _as_list(y)]
+    labels = [_label(v) for v in _as_list(y)]
     if len(labels) != len(items):
         raise ServiceError(f"{len(items)} items but {len(labels)} labels")
     weights = None if w is None else [float(v) for v in _as_list(w)]
@@ -119,6 +120,13 @@ def _items(X: Any) -> tuple[list[Any], str]:
 
 def _as_list(v: Any) -> list[Any]:
     return v.tolist() if hasattr(v, "tolist") else list(v)
+
+
+def _label(v: Any) -> Any:
+    """A label, or a multi-label model's label set (a list, tuple, set or array of labels) as a list."""
+    if isinstance(v, list | tuple | set | frozenset) or (hasattr(v, "tolist") and getattr(v, "ndim", 0) >= 1):
+        return [_plain(x) for x in (sorted(v, key=str) if isinstance(v, set | frozenset) else _as_list(v))]
+    return _plain(v)
 
 
 def _plain(v: Any) -> Any:
