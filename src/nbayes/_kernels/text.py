@@ -26,13 +26,18 @@ from numba import njit
 
 from .murmur import bucket, feed, finish, murmur3, to_bucket
 
-__all__ = ["LEAN", "build", "gram_scratch", "hash_counts", "learn_counts", "merge_learned", "murmur3", "rehash", "score", "term_ids"]
+__all__ = ["build", "gram_scratch", "hash_counts", "lean", "learn_counts", "merge_learned", "murmur3", "rehash", "score", "term_ids"]
 
-#: options of the hot loops: compiled without reference counting (numba's NRT). Such a kernel
-#: allocates nothing (its caller passes the scratch arrays); the counts of references to the
-#: arrays its inlined helpers take, kept on every token otherwise, cost up to 2x on 20
-#: Newsgroups (scoring 0.24 -> 0.12 s, counting 0.29 -> 0.24 s, one thread).
-LEAN = {"cache": True, "nogil": True, "_nrt": False}
+_NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
+
+
+def lean(fn: Any) -> Any:
+    """``njit`` for the hot loops: compiled without reference counting (numba's NRT). Such a
+    kernel allocates nothing (its caller passes the scratch arrays); the counts of references
+    to the arrays its inlined helpers take, kept on every token otherwise, cost up to 2x on 20
+    Newsgroups (scoring 0.24 -> 0.12 s, counting 0.29 -> 0.24 s, one thread)."""
+    return njit(cache=True, nogil=True, **_NO_REFCOUNTS)(fn)
+
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -420,12 +425,12 @@ def found_terms(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, ter
 def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps, K, pairs,
                  n_pairs, df, tf):
     """:func:`_learn_counts` with its scratch (the ring of token spans) made here: the kernel
-    allocates nothing, so it runs without reference counting (see :data:`LEAN`)."""
+    allocates nothing, so it runs without reference counting (see :func:`lean`)."""
     return _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps, K,
                          pairs, n_pairs, df, tf, np.zeros((hi_n, 2), dtype=np.int64))
 
 
-@njit(**LEAN)
+@lean
 def _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps,
                   K, pairs, n_pairs, df, tf, ring):  # pragma: no cover - compiled
     """Tokenise documents doc0.., drop stop words, form the word n-grams lo_n..hi_n of what is
@@ -501,12 +506,12 @@ def hash_counts(buf, bounds, codes, w, has_w, is_word, lo_n, hi_n, stop, n_featu
 
 def gram_scratch(hi_n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The n-gram walkers' scratch (ring of token spans, running hash states, terms found), made
-    outside the kernels so that they allocate nothing (see :data:`LEAN`)."""
+    outside the kernels so that they allocate nothing (see :func:`lean`)."""
     return (np.zeros((hi_n, 2), dtype=np.int64), np.zeros((hi_n, 4), dtype=np.uint64),
             np.empty(hi_n, dtype=np.int64))
 
 
-@njit(**LEAN)
+@lean
 def _hash_counts(buf, bounds, codes, w, has_w, is_word, lo_n, hi_n, stop, n_features, counts, cdf, df, tf, last,
                  ring, states, found):  # pragma: no cover - compiled
     """:func:`hash_counts`' loop."""
@@ -569,7 +574,7 @@ def rows_on_threads(kernel: Any, args: tuple, n_docs: int, T: int, scratch: Any 
 _MIN_THREAD_DOCS = 64
 
 
-@njit(**LEAN)
+@lean
 def _score_rows(d0, d1, buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, out, last, ring,
                 states, found):  # pragma: no cover - compiled
     """Rows ``d0:d1`` of :func:`score`'s ``out``."""

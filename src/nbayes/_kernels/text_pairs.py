@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .text import LEAN, _grams, _next_token, _word, append_index, found_terms, gram_scratch, rows_on_threads
+from .text import _grams, _next_token, _word, append_index, found_terms, gram_scratch, lean, rows_on_threads
 
 __all__ = ["add_term", "presence_rows", "score_pairs"]
 
@@ -53,7 +53,7 @@ def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indpt
                            lambda: (np.full(V, -1, dtype=np.int64), *gram_scratch(hi_n)))
 
 
-@njit(**LEAN)
+@lean
 def _score_words(d0, d1, buf, bounds, is_word, n_features, terms, indptr, cls, delta, base, row, rows, binary, out,
                  last):  # pragma: no cover - compiled
     """Rows ``d0:d1`` of :func:`score_pairs` for single words and no stop list."""
@@ -71,7 +71,7 @@ def _score_words(d0, d1, buf, bounds, is_word, n_features, terms, indptr, cls, d
             out[d, c] += known * base[c]
 
 
-@njit(**LEAN)
+@lean
 def _score_grams(d0, d1, buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls, delta, base, row, rows,
                  binary, out, last, ring, states, found):  # pragma: no cover - compiled
     """Rows ``d0:d1`` of :func:`score_pairs` in general: word n-grams, stop words."""
