@@ -77,6 +77,9 @@ CALLS: dict[str, Callable[..., Any]] = {
     "to_state": lambda m, X, y, one, tmp: m.to_state(),
     "check_fitted": lambda m, X, y, one, tmp: m.check_fitted(),
     "display_feature_names": lambda m, X, y, one, tmp: m.display_feature_names(),
+    "label_statistics": lambda m, X, y, one, tmp: m.label_statistics(X, y),
+    "add_statistics": lambda m, X, y, one, tmp: m.add_statistics(None, np.array(["spam"])),
+    "predict_with_thresholds": lambda m, X, y, one, tmp: m.predict_with_thresholds(X),
 }
 
 #: methods that fit (or describe settings): they work before fit
@@ -86,7 +89,7 @@ LEARNING = {"fit", "partial_fit", "get_params", "set_params"}
 PROTOCOL = {"check_params", "prepare_input", "count_statistics", "count_expected", "estimate_parameters",
             "log_likelihood", "joint_log_likelihood", "feature_terms", "feature_scores", "prior_parameters",
             "set_statistics", "input_feature_names", "statistics_from_arrays", "from_state", "settings",
-            "set_coefficients", "infer_column_kinds"}
+            "set_coefficients", "infer_column_kinds", "unfitted_like"}
 
 
 def _public_methods(cls: type) -> list[str]:
