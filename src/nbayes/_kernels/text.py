@@ -26,7 +26,7 @@ from numba import njit
 
 from .murmur import bucket, feed, finish, murmur3, to_bucket
 
-__all__ = ["build", "gram_scratch", "hash_counts", "lean", "learn_counts", "merge_learned", "murmur3", "rehash", "renumber", "score", "term_ids"]
+__all__ = ["build", "gram_scratch", "hash_counts", "lean", "learn_counts", "merge_learned", "murmur3", "rehash", "score", "term_ids"]
 
 _NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 
@@ -295,14 +295,6 @@ def rehash(slots, keys, n_terms):  # pragma: no cover - compiled
             i = (i + 1) & mask
         slots[2 * i] = keys[t]
         slots[2 * i + 1] = t
-
-
-@lean
-def renumber(slots, rank):  # pragma: no cover - compiled
-    """Term ids of a table renumbered in place: the id t of each used slot becomes rank[t]."""
-    for i in range(1, len(slots), 2):
-        if slots[i] >= 0:
-            slots[i] = rank[slots[i]]
 
 
 @njit(cache=True, nogil=True)

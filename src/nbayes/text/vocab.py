@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from .._kernels import run, text_chars, threads
 from .._kernels import text as word_kernels
-from .._kernels.text import build, merge_learned, rehash, renumber
+from .._kernels.text import build, merge_learned, rehash
 from .._kernels.text_pairs import presence_rows, score_pairs
 from .._kernels.text_sort import pair_order, sort_order, term_strings
 
@@ -315,7 +315,9 @@ def learn_terms(
     # the learner's table, renumbered to sorted ids, serves predictions when every term is kept
     rank = np.empty(n_terms, dtype=np.int64)
     rank[order] = np.arange(n_terms)
-    renumber(main.slots, rank)
+    ids = main.slots[1::2]
+    used = ids >= 0
+    ids[used] = rank[ids[used]]
     learned = TermTable.from_parts(terms, main.slots, start[order], length[order], cps, how)
     K, n = max(n_classes, 1), main.n_pairs
     pkeys = main.pkeys[:n]
