@@ -56,53 +56,31 @@ def main() -> None:
     print(f"nbayes {nbayes.__version__} vs scikit-learn {sklearn.__version__}; {os.cpu_count()} cores; "
           f"20 Newsgroups: {len(Xtr)} train + {len(Xte)} test documents, {mb:.1f} MB")
 
-    def ours():
-        clf = nbayes.TextClassifier(alpha=0.01).fit(Xtr, ytr)
-        return clf.predict(Xte)
-
-    def theirs():
-        cv = CountVectorizer()
-        model = MultinomialNB(alpha=0.01).fit(cv.fit_transform(Xtr), ytr)
-        return model.predict(cv.transform(Xte))
-
-    t_o, b_o, p_o = timed(ours)
-    t_s, b_s, p_s = timed(theirs)
-    print(f"\nfit + predict, median of 3 (best)")
-    print(f"  nbayes        {t_o:.3f} s ({b_o:.3f})   accuracy {np.mean(p_o == yte):.4f}")
-    print(f"  scikit-learn  {t_s:.3f} s ({b_s:.3f})   accuracy {np.mean(p_s == yte):.4f}")
-    print(f"  ratio {t_s / t_o:.1f}x (goal >= 10x); predictions identical: {bool(np.all(p_o == p_s))}")
-
-    codes = np.unique(ytr, return_inverse=True)[1]
     from sklearn.feature_extraction.text import HashingVectorizer
 
-    def ours_h():
-        return nbayes.TextClassifier(alpha=0.01, n_features=2**20).fit(Xtr, ytr).predict(Xte)
+    def compare(title: str, settings: dict, vectorizer: object, goal: str) -> None:
+        """nbayes' TextClassifier(alpha=0.01, **settings) against ``vectorizer`` + MultinomialNB,
+        fit + predict, timed in turn in this process."""
+        def ours():
+            return nbayes.TextClassifier(alpha=0.01, **settings).fit(Xtr, ytr).predict(Xte)
 
-    def ours_bi():
-        return nbayes.TextClassifier(alpha=0.01, ngram_range=(1, 2)).fit(Xtr, ytr).predict(Xte)
+        def theirs():
+            model = MultinomialNB(alpha=0.01).fit(vectorizer.fit_transform(Xtr), ytr)
+            return model.predict(vectorizer.transform(Xte))
 
-    def theirs_bi():
-        cv = CountVectorizer(ngram_range=(1, 2))
-        return MultinomialNB(alpha=0.01).fit(cv.fit_transform(Xtr), ytr).predict(cv.transform(Xte))
+        t_o, b_o, p_o = timed(ours)
+        t_s, b_s, p_s = timed(theirs)
+        print(f"\n{title}, fit + predict, median of 3 (best)")
+        print(f"  nbayes        {t_o:.3f} s ({b_o:.3f})   accuracy {np.mean(p_o == yte):.4f}")
+        print(f"  scikit-learn  {t_s:.3f} s ({b_s:.3f})   accuracy {np.mean(p_s == yte):.4f}")
+        print(f"  ratio {t_s / t_o:.1f}x{goal}; predictions identical: {bool(np.all(p_o == p_s))}")
 
-    t_o, b_o, p_o = timed(ours_bi)
-    t_s, b_s, p_s = timed(theirs_bi)
-    print(f"\nbigrams, ngram_range=(1, 2), fit + predict, median of 3 (best); one process")
-    print(f"  nbayes        {t_o:.3f} s ({b_o:.3f})   accuracy {np.mean(p_o == yte):.4f}")
-    print(f"  scikit-learn  {t_s:.3f} s ({b_s:.3f})   accuracy {np.mean(p_s == yte):.4f}")
-    print(f"  ratio {t_s / t_o:.1f}x (goal >= 10x); predictions identical: {bool(np.all(p_o == p_s))}")
+    compare("unigrams", {}, CountVectorizer(), " (goal >= 10x)")
+    compare("bigrams, ngram_range=(1, 2)", {"ngram_range": (1, 2)}, CountVectorizer(ngram_range=(1, 2)), " (goal >= 10x)")
+    compare("hashing mode, 2**20 buckets (HashingVectorizer(alternate_sign=False, norm=None))", {"n_features": 2**20},
+            HashingVectorizer(n_features=2**20, alternate_sign=False, norm=None), "")
 
-    def theirs_h():
-        hv = HashingVectorizer(n_features=2**20, alternate_sign=False, norm=None)
-        return MultinomialNB(alpha=0.01).fit(hv.transform(Xtr), ytr).predict(hv.transform(Xte))
-
-    t_o, b_o, p_o = timed(ours_h)
-    t_s, b_s, p_s = timed(theirs_h)
-    print(f"\nhashing mode, 2**20 buckets (HashingVectorizer(alternate_sign=False, norm=None)), median of 3 (best)")
-    print(f"  nbayes        {t_o:.3f} s ({b_o:.3f})   accuracy {np.mean(p_o == yte):.4f}")
-    print(f"  scikit-learn  {t_s:.3f} s ({b_s:.3f})   accuracy {np.mean(p_s == yte):.4f}")
-    print(f"  ratio {t_s / t_o:.1f}x; predictions identical: {bool(np.all(p_o == p_s))}")
-
+    codes = np.unique(ytr, return_inverse=True)[1]
     t_tok, _, _ = timed(lambda: learn_terms(*to_buffer(Xtr), codes, None, 20, Tokens()))
     parallel, vocab._PARALLEL_CHARS = vocab._PARALLEL_CHARS, 1 << 62  # one learner: one core
     t_one, _, _ = timed(lambda: learn_terms(*to_buffer(Xtr), codes, None, 20, Tokens()))

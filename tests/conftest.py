@@ -114,3 +114,22 @@ def browser() -> Iterator[Any]:
             yield b
         finally:
             b.close()
+
+
+#: a small multi-label text set (Reuters-like topics), shared by the multi-label and service tests
+LABELLED_DOCS = [
+    "wheat harvest up in the plains", "corn and wheat prices rise", "oil output cut by producers",
+    "crude oil price falls", "wheat exports to asia", "oil tanker hit in the gulf",
+    "grain silos full of corn", "opec crude quota talks", "corn belt rain helps crops",
+    "gulf oil shipping rates", "wheat and corn futures", "crude stocks build",
+]
+LABEL_SETS = [
+    ["grain", "wheat"], ["corn", "grain", "wheat"], ["crude"], ["crude"], ["grain", "wheat"], ["crude", "ship"],
+    ["corn", "grain"], ["crude"], ["corn", "grain"], ["crude", "ship"], ["corn", "grain", "wheat"], ["crude"],
+]
+
+
+@pytest.fixture
+def texts() -> tuple[list[str], list[list[str]]]:
+    """(documents, label sets): fresh copies for each test."""
+    return list(LABELLED_DOCS), [list(t) for t in LABEL_SETS]

@@ -200,9 +200,10 @@ def test_murmur3_equals_its_twin_and_scikit_learn(text):
 
 
 def test_text_score_on_threads_equals_one_thread(monkeypatch):
-    """``score`` splits the documents over Python threads (its compiled loop releases the GIL):
+    """``score`` (through ``score_pairs``) splits the documents over Python threads (its compiled loop releases the GIL):
     each document's sums are made in the same order, so the result is the same bit for bit."""
     import nbayes._kernels.text as kt
+    from nbayes._kernels.text_pairs import score
 
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(300)]
@@ -217,7 +218,7 @@ def test_text_score_on_threads_equals_one_thread(monkeypatch):
             assert_array_equal(lookup.score(buf, bounds, table, W, binary), one)
             for T in (2, 3, 700):  # more threads than cores, one document each
                 w = np.ascontiguousarray(W)
-                assert_array_equal(kt.score(buf, bounds, table, *lookup_args(lookup), w, binary, T), one)
+                assert_array_equal(score(buf, bounds, table, *lookup_args(lookup), w, binary, T), one)
 
 
 def lookup_args(lookup):

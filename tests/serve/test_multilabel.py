@@ -18,27 +18,13 @@ from starlette.testclient import TestClient  # noqa: E402
 
 TOKEN = "label-set-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
-DOCS = [
-    "wheat harvest up in the plains", "corn and wheat prices rise", "oil output cut by producers",
-    "crude oil price falls", "wheat exports to asia", "oil tanker hit in the gulf",
-    "grain silos full of corn", "opec crude quota talks", "corn belt rain helps crops",
-    "gulf oil shipping rates", "wheat and corn futures", "crude stocks build",
-]
-TAGS = [
-    ["grain", "wheat"], ["corn", "grain", "wheat"], ["crude"], ["crude"], ["grain", "wheat"], ["crude", "ship"],
-    ["corn", "grain"], ["crude"], ["corn", "grain"], ["crude", "ship"], ["corn", "grain", "wheat"], ["crude"],
-]
 PROBE = ["wheat and corn", "oil tanker in the gulf", "zebra grain", "okapi", "", "crude wheat ship rates corn"]
 
 
-def text_model(**kw):
-    return nbayes.MultiLabel(nbayes.TextClassifier(alpha=0.5), **kw).fit(DOCS, TAGS)
-
-
 @pytest.fixture
-def text_file(tmp_path):
+def text_file(tmp_path, texts):
     path = tmp_path / "news.nbm"
-    text_model().save(path)
+    nbayes.MultiLabel(nbayes.TextClassifier(alpha=0.5)).fit(*texts).save(path)
     return path
 
 
@@ -176,9 +162,9 @@ def test_unlearn_refuses_unknown_labels_and_more_than_was_learned(text_file):
         assert c.get("/v1/model").json()["version"] == 1
 
 
-def test_new_labels_and_empty_sets_when_the_model_allows_them(tmp_path):
+def test_new_labels_and_empty_sets_when_the_model_allows_them(tmp_path, texts):
     path = tmp_path / "m.nbm"
-    nbayes.MultiLabel(nbayes.TextClassifier(alpha=0.5), allow_empty=True, threshold=0.95).fit(DOCS, TAGS).save(path)
+    nbayes.MultiLabel(nbayes.TextClassifier(alpha=0.5), allow_empty=True, threshold=0.95).fit(*texts).save(path)
     ref = nbayes.load(path)
     assert ref.predict_labels(["okapi"]) != [[]]  # every training row had a label: "auto" is top1
     with learning(path, allow_new_classes=True) as c:

@@ -22,6 +22,18 @@ from .text import _home, _key
 __all__ = ["extend_slots", "inserted", "merge_pairs", "merge_rows", "renumbered"]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _lower_bound(a, lo, hi, v):  # pragma: no cover - compiled
+    """The first position in lo..hi of the sorted a[lo:hi] whose value is >= v (hi if none)."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @njit(cache=True, nogil=True)
 def renumbered(n_old, ins):  # pragma: no cover - compiled
     """The new id of each old term once the terms ``ins`` are inserted."""
@@ -56,14 +68,7 @@ def _run(indices, data, a, p, ins, out_idx, out_val, n):  # pragma: no cover - c
         s = _shift(ins, indices[a])
         q = p
         if s < len(ins):  # the run ends at the first id >= ins[s]
-            lo, hi = a, p
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if indices[mid] < ins[s]:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            q = lo
+            q = _lower_bound(indices, a, p, ins[s])
         for i in range(q - a):
             out_idx[n + i] = indices[a + i] + s
         n += q - a
@@ -92,13 +97,7 @@ def merge_rows(indptr, indices, data, ins, up_ptr, up_key, up_known, up_cols, up
         row = n
         for b in range(up_ptr[r], up_ptr[r + 1]):
             key = up_key[b]
-            lo, hi = a, ae
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if indices[mid] < key:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = _lower_bound(indices, a, ae, key)
             n = _run(indices, data, a, lo, ins, out_idx, out_val, n)
             a = lo
             out_idx[n] = up_cols[b]
@@ -138,13 +137,7 @@ def merge_pairs(indptr, cls, delta, new_id, n_new, up_terms, up_key, up_known, u
     for b in range(nb):
         key = up_key[b]
         if up_known[b]:
-            lo, hi = indptr[key], indptr[key + 1]
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if cls[mid] < up_cls[b]:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = _lower_bound(cls, indptr[key], indptr[key + 1], up_cls[b])
             where[b] = lo
             same[b] = lo < indptr[key + 1] and cls[lo] == up_cls[b]
         else:

@@ -26,7 +26,7 @@ from numba import njit
 
 from .murmur import bucket, feed, finish, murmur3, to_bucket
 
-__all__ = ["build", "gram_scratch", "hash_counts", "lean", "learn_counts", "merge_learned", "murmur3", "rehash", "score", "term_ids"]
+__all__ = ["build", "gram_scratch", "hash_counts", "lean", "learn_counts", "merge_learned", "murmur3", "rehash", "term_ids"]
 
 _NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 
@@ -320,15 +320,6 @@ def _push(out, n, d, t, s, e):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _accumulate(out, d, t, weights, last, binary):  # pragma: no cover - compiled
-    """out[d] += weights[t] (once per document for term t when ``binary``)."""
-    if not binary or last[t] != d:
-        last[t] = d
-        for c in range(weights.shape[1]):
-            out[d, c] += weights[t, c]
-
-
 # ----------------------------------------------------------------------------- the walkers
 # One body for both modes. ``n_features > 0``: hashing mode, a term is its bucket and there is
 # no table. ``n_features == 0``: vocabulary mode, a term is its id in the table
@@ -540,20 +531,6 @@ def _hash_counts(buf, bounds, codes, w, has_w, is_word, lo_n, hi_n, stop, n_feat
             i, j = _next_token(buf, j, e0, is_word)
 
 
-def score(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, T):
-    """out[d, c] = sum over the known terms of document d of weights[t, c] (each distinct term
-    once when ``binary``); unknown terms are skipped. No document-term matrix is built.
-
-    The documents are split into ``T`` ranges scored by :func:`_score_rows` on Python threads
-    (the kernel releases the GIL): the same parallelism as a ``parallel=True`` kernel, whose
-    compilation took 3-4 times as long (the first ``nbayes demo`` compiles it twice, for
-    Latin-1 and for wider text)."""
-    out = np.zeros((len(bounds) - 1, weights.shape[1]))
-    return rows_on_threads(_score_rows, (buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights,
-                                         binary, out), len(bounds) - 1, T,
-                           lambda: (np.full(weights.shape[0], -1, dtype=np.int64), *gram_scratch(hi_n)))
-
-
 def rows_on_threads(kernel: Any, args: tuple, n_docs: int, T: int, scratch: Any = None) -> Any:
     """Run ``kernel(d0, d1, *args, *scratch())`` over ``T`` ranges of the ``n_docs`` documents
     on Python threads (the kernel releases the GIL; too few documents a thread: one call),
@@ -572,23 +549,6 @@ def rows_on_threads(kernel: Any, args: tuple, n_docs: int, T: int, scratch: Any 
 
 #: documents per thread below which scoring stays on the calling thread
 _MIN_THREAD_DOCS = 64
-
-
-@lean
-def _score_rows(d0, d1, buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, out, last, ring,
-                states, found):  # pragma: no cover - compiled
-    """Rows ``d0:d1`` of :func:`score`'s ``out``."""
-    simple = hi_n == 1 and len(stop[1]) == 0
-    for d in range(d0, d1):
-        e0 = bounds[d + 1]
-        ntok = 0
-        i, j = _next_token(buf, bounds[d], e0, is_word)
-        while i < e0:
-            ntok, count = found_terms(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, found, simple)
-            for m in range(count):
-                if found[m] >= 0:
-                    _accumulate(out, d, found[m], weights, last, binary)
-            i, j = _next_token(buf, j, e0, is_word)
 
 
 def term_ids(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms):

@@ -29,8 +29,8 @@ import numpy as np
 from numba import njit, prange
 
 from .murmur import bucket
-from .text import _add, _find, _key, append_index, rows_on_threads
-from .text_pairs import add_term
+from .text import _add, _find, _key, append_index
+from .text_pairs import add_term, dense_layout
 
 __all__ = ["hash_counts", "learn_counts", "presence_rows", "score", "score_pairs", "term_ids"]
 
@@ -232,31 +232,9 @@ def hash_counts(buf, bounds, codes, w, has_w, is_space, lo_n, hi_n, wb, n_featur
 
 
 def score(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, weights, binary, T):
-    """:func:`nbayes._kernels.text.score` for character n-grams: out[d, c] = the sum of
-    weights[t, c] over the known grams t of document d (each distinct one once when ``binary``),
-    on ``T`` Python threads (the kernel releases the GIL)."""
-    out = np.zeros((len(bounds) - 1, weights.shape[1]))
-    return rows_on_threads(_score_rows, (buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, weights,
-                                         binary, out), len(bounds) - 1, T)
-
-
-@njit(cache=True, nogil=True)
-def _score_rows(d0, d1, buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, weights, binary,
-                out):  # pragma: no cover - compiled
-    """Rows ``d0:d1`` of :func:`score`'s ``out``."""
-    last = np.full(weights.shape[0], -1, dtype=np.int64)
-    norm, ps, pe, seg = _scratch(bounds, d0, d1)
-    for d in range(d0, d1):
-        n_seg = _normalise(buf, bounds[d], bounds[d + 1], is_space, wb, norm, ps, pe, seg)
-        g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, 0, lo_n, 0)
-        while g < n_seg:
-            s, e = _span(seg, g, n, i)
-            t = _lookup(norm, s, e, n_features, terms)
-            if t >= 0 and (not binary or last[t] != d):
-                last[t] = d
-                for c in range(weights.shape[1]):
-                    out[d, c] += weights[t, c]
-            g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, g, n, i + 1)
+    """:func:`nbayes._kernels.text_pairs.score` for character n-grams: out[d, c] = the sum of
+    weights[t, c] over the known grams t of document d (each distinct one once when ``binary``)."""
+    return score_pairs(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, *dense_layout(weights), binary, T)
 
 
 @njit(parallel=True, cache=True, nogil=True)

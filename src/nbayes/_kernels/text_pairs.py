@@ -14,7 +14,7 @@ from numba import njit
 
 from .text import _grams, _next_token, _word, append_index, found_terms, gram_scratch, lean, rows_on_threads
 
-__all__ = ["add_term", "presence_rows", "score_pairs"]
+__all__ = ["add_term", "dense_layout", "presence_rows", "score", "score_pairs"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -30,6 +30,22 @@ def add_term(out, d, t, indptr, cls, delta, row, rows):  # pragma: no cover - co
     for p in range(indptr[t], indptr[t + 1]):
         out[d, cls[p]] += delta[p]
     return 1
+
+
+def dense_layout(weights: np.ndarray) -> tuple[np.ndarray, ...]:
+    """A terms x classes table of weights as :func:`score_pairs` takes weights: every term has
+    its full row (``rows = weights``, ``row[t] = t``), no pairs, no base. Scoring a dense table
+    is the same pass as scoring pairs whose terms all have rows."""
+    V, K = weights.shape
+    none = np.zeros(0, dtype=np.int64)
+    return (np.zeros(V + 1, dtype=np.int64), none, np.zeros(0), np.zeros(K), np.arange(V, dtype=np.int64),
+            weights)
+
+
+def score(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, T):
+    """out[d, c] = sum over the known terms of document d of weights[t, c] (each distinct term
+    once when ``binary``); unknown terms are skipped. No document-term matrix is built."""
+    return score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, *dense_layout(weights), binary, T)
 
 
 def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls, delta, base, row, rows,

@@ -100,7 +100,7 @@ def count_terms(docs: list[str], codes: list[int], w: list[float] | None, n_clas
 
 def score(docs: list[str], ngram_range: tuple[int, int], stop: Iterable[str],
           vocabulary: Mapping[str, int] | None, n_features: int, weights: np.ndarray, binary: bool) -> np.ndarray:
-    """Twin of ``text.score``: per document, the sum of weights[t] over its known terms (each
+    """Twin of ``text_pairs.score``: per document, the sum of weights[t] over its known terms (each
     distinct term once when ``binary``)."""
     out = np.zeros((len(docs), weights.shape[1]))
     for d, doc in enumerate(docs):

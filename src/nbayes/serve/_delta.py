@@ -69,16 +69,24 @@ def total(deltas: list[Delta]) -> Delta:
         for d in deltas:
             acc.add(d.classes, d.stats)
         return Delta(acc.result(), acc.classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
+    classes, stats = summed(deltas)
+    return Delta(stats, classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
+
+
+def summed(deltas: list[Any], extra: int = 0) -> tuple[np.ndarray, Any]:
+    """(the union of the deltas' classes, the sum of their statistics over it): each delta's
+    class rows embedded at its classes' places, then ``extra`` rows its statistics carry after
+    them (the all-rows row of a label-set update) at the end."""
     classes = deltas[0].classes
     for d in deltas[1:]:
         classes = union_labels(classes, d.classes)
     K = len(classes)
     stats = None
     for d in deltas:
-        pos, _ = encode_labels(d.classes, classes)
-        s = d.stats.embed(pos, K)
+        pos, _ = encode_labels(d.classes, classes) if len(d.classes) else (np.zeros(0, dtype=np.intp), None)
+        s = d.stats.embed(np.r_[pos, np.arange(K, K + extra)].astype(np.intp), K + extra)
         stats = s if stats is None else stats + s
-    return Delta(stats, classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
+    return classes, stats
 
 
 def plain_text(s: Any) -> bool:

@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_sample_weight, encode_labels, label_array, show, union_labels
+from .._validation import check_sample_weight, encode_labels, label_array, show
 from ..errors import ModelFileError
 from ..io.info import json_value
 from ..multilabel import MultiLabel
 from . import _codec
-from ._delta import Delta
+from ._delta import Delta, summed
 from ._model import Problem
 
 _EMPTY = "labelsets/empty_rows"
@@ -101,15 +101,7 @@ def total(deltas: list[LabelSetDelta]) -> LabelSetDelta:
     """One update holding the sum of ``deltas`` (labels united, all-rows rows added)."""
     if len(deltas) == 1:
         return deltas[0]
-    labels = deltas[0].classes
-    for d in deltas[1:]:
-        labels = union_labels(labels, d.classes)
-    K = len(labels)
-    stats = None
-    for d in deltas:
-        pos, _ = encode_labels(d.classes, labels) if len(d.classes) else (np.zeros(0, dtype=np.intp), None)
-        s = d.stats.embed(np.r_[pos, K].astype(np.intp), K + 1)
-        stats = s if stats is None else stats + s
+    labels, stats = summed(deltas, extra=1)
     return LabelSetDelta(stats, labels, sum(d.rows for d in deltas), sum(d.weight for d in deltas), None,
                          empty_rows=any(d.empty_rows for d in deltas))
 

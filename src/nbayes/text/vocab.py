@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from .._kernels import run, text_chars, threads
 from .._kernels import text as word_kernels
 from .._kernels.text import build, merge_learned, rehash
-from .._kernels.text_pairs import presence_rows, score_pairs
+from .._kernels.text_pairs import presence_rows, score, score_pairs
 from .._kernels.text_sort import pair_order, sort_order, term_strings
 
 _NONE_I = np.zeros(0, dtype=np.int64)
@@ -38,7 +38,7 @@ class Kernels(NamedTuple):
     term_ids: Any
 
 
-WORD_KERNELS = Kernels(word_kernels.learn_counts, word_kernels.hash_counts, word_kernels.score, score_pairs,
+WORD_KERNELS = Kernels(word_kernels.learn_counts, word_kernels.hash_counts, score, score_pairs,
                        presence_rows, word_kernels.term_ids)
 CHAR_KERNELS = Kernels(text_chars.learn_counts, text_chars.hash_counts, text_chars.score, text_chars.score_pairs,
                        text_chars.presence_rows, text_chars.term_ids)
