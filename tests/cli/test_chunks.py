@@ -132,3 +132,32 @@ def test_memory_does_not_grow_with_the_stream(tmp_path):
     # whole 10-20 MB file in one 100,000-row chunk and peaked at several times the file's size
     assert p2 < 1.25 * p1 + 2 * MB, (p1 / MB, p2 / MB)
     assert p2 < 0.8 * long_.stat().st_size, (p2 / MB, long_.stat().st_size / MB)
+
+
+@pytest.mark.parametrize("shape", ["plain", "crlf", "no final newline", "blank lines", "indented", "gz"])
+def test_blocks_read_as_the_lines(tmp_path, shape):
+    """Blocks whose every line is a JSON object are parsed as read; any other block (a blank or
+    indented line) line by line: the same rows, chunk starts and chunk ends either way."""
+    lines = [_line(f"doc {i} " + "w" * (i % 97), "ab"[i % 2]) for i in range(4000)]
+    if shape == "crlf":
+        lines = [x.replace(b"\n", b"\r\n") for x in lines]
+    if shape == "blank lines":
+        lines[1500] = b"\n" + lines[1500]
+    if shape == "indented":
+        lines[2500] = b"  " + lines[2500]
+    data = b"".join(lines)
+    if shape == "no final newline":
+        data = data.rstrip(b"\n")
+    path = tmp_path / ("d.jsonl.gz" if shape == "gz" else "d.jsonl")
+    path.write_bytes(gzip.compress(data) if shape == "gz" else data)
+    for limit, rows in ((8192, 100_000), (1 << 20, 100_000), (8192, 7)):
+        chunks = list(DataFile(path, chunk_bytes=limit).chunks(chunk_rows=rows))
+        texts = [t for c in chunks for t in c.frame["text"].to_list()]
+        assert texts == [json.loads(x)["text"] for x in data.splitlines() if x.strip()]
+        assert [c.start for c in chunks] == np.cumsum([0] + [c.frame.height for c in chunks[:-1]]).tolist()
+        assert max(c.frame.height for c in chunks) <= rows
+        if rows > 4000 and limit == 8192:  # every chunk but the last reached the limit, none much over it
+            sizes = np.array([len(x) for x in data.splitlines(keepends=True) if x.strip()])
+            ends = np.cumsum([c.frame.height for c in chunks])
+            per_chunk = np.add.reduceat(sizes, np.r_[0, ends[:-1]])
+            assert np.all(per_chunk[:-1] >= limit - 2) and np.all(per_chunk < limit + 2 * sizes.max())

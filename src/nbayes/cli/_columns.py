@@ -230,8 +230,11 @@ def columns_of(model: Any, cli: dict[str, Any], frame: pl.DataFrame, target: str
     return {c: "?" for c in cols}
 
 
-def model_input(model: Any, frame: pl.DataFrame, columns: dict[str, str], source: Any) -> Any:
-    """The feature frame in the form the model takes: documents, a table, or a float matrix."""
+def model_input(model: Any, frame: pl.DataFrame, columns: dict[str, str], source: Any, column: bool = False) -> Any:
+    """The feature frame in the form the model takes: documents, a table, or a float matrix.
+    ``column``: documents as the frame's column (a missing one empty), which the text kernels
+    read from its Arrow buffers without a Python string per document (to train on or predict a
+    chunk; a list elsewhere, where the documents are indexed and joined)."""
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise DataError(f"{source}: no column {missing[0]!r}, which the model was trained on; columns are {frame.columns}")
@@ -240,6 +243,8 @@ def model_input(model: Any, frame: pl.DataFrame, columns: dict[str, str], source
     caps = model.capabilities
     if "text" in caps:
         col = sub.get_column(list(columns)[0])
+        if column and col.dtype == pl.String:
+            return col.fill_null("")
         return ["" if t is None else str(t) for t in col.to_list()]
     if "columns" in caps or isinstance(model, CategoricalNB):
         return sub

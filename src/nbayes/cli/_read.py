@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Iterator, Sequence
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -335,28 +336,39 @@ class DataFile:
     def _jsonl(self, chunk_rows: int) -> Iterator[Chunk]:
         """Lines gathered up to ``chunk_rows`` rows or ``chunk_bytes`` bytes, each gathering
         parsed by polars' JSON reader at once; a gathering it refuses is read again line by line
-        (:meth:`_json_rows`), which names the line at fault."""
+        (:meth:`_json_rows`), which names the line at fault. A block of ``chunk_bytes`` (ended at
+        a line's end) whose every line is a JSON object is parsed as it was read, without a
+        Python object per line."""
         lines: list[bytes] = []
         first = 1  # file line number of lines[0]
         n = size = rows = start = 0
         try:
             with self._open_binary() as f:
-                for n, line in enumerate(f, start=1):
-                    if not lines:
-                        first = n
-                    lines.append(line)
-                    size += len(line)
-                    if not line.isspace():
-                        rows += 1
-                    if rows >= chunk_rows or size >= self.chunk_bytes:
-                        if rows:
-                            yield Chunk(self._json_chunk(lines, first, rows, start), start)
-                            start += rows
-                        lines, size, rows = [], 0, 0
+                while block := f.read(self.chunk_bytes):
+                    if not block.endswith(b"\n"):
+                        block += f.readline()
+                    plain = 0 if lines else _object_lines(block, chunk_rows)
+                    if plain:
+                        yield Chunk(self._json_chunk(block, None, n + 1, plain, start), start)
+                        n, start = n + plain, start + plain
+                        continue
+                    for line in block.splitlines(keepends=True):
+                        n += 1
+                        if not lines:
+                            first = n
+                        lines.append(line)
+                        size += len(line)
+                        if not line.isspace():
+                            rows += 1
+                        if rows >= chunk_rows or size >= self.chunk_bytes:
+                            if rows:
+                                yield Chunk(self._json_chunk(b"".join(lines), lines, first, rows, start), start)
+                                start += rows
+                            lines, size, rows = [], 0, 0
         except (OSError, EOFError) as exc:
             raise self.fail(f"cannot be read past line {n:,} ({_gzip_reason(exc)})") from None
         if rows:
-            yield Chunk(self._json_chunk(lines, first, rows, start), start)
+            yield Chunk(self._json_chunk(b"".join(lines), lines, first, rows, start), start)
         elif start == 0:
             raise self.fail("holds no rows")
 
@@ -365,14 +377,17 @@ class DataFile:
             return gzip.open(self.path, "rb")  # type: ignore[return-value]
         return open(self.path, "rb")
 
-    def _json_chunk(self, lines: list[bytes], first: int, rows: int, start: int) -> pl.DataFrame:
-        if all(line.lstrip()[:1] == b"{" for line in lines if not line.isspace()):
+    def _json_chunk(self, data: bytes, lines: list[bytes] | None, first: int, rows: int, start: int) -> pl.DataFrame:
+        """The ``rows`` rows of ``data`` (its ``lines`` if split already; the first is line
+        ``first`` of the file) as a frame."""
+        if lines is None or all(line.lstrip()[:1] == b"{" for line in lines if not line.isspace()):
             try:
-                frame = pl.read_ndjson(io.BytesIO(b"".join(lines)), infer_schema_length=None)
+                frame = pl.read_ndjson(io.BytesIO(data), infer_schema_length=None)
             except Exception:  # noqa: BLE001 - polars' many kinds: the line-by-line reading names the line
                 frame = None
             if frame is not None and frame.height == rows:
                 return self._mark_missing(frame)
+        lines = data.splitlines(keepends=True) if lines is None else lines
         return self._json_frame(self._json_rows(lines, first), start)
 
     def _json_rows(self, lines: list[bytes], first: int) -> list[dict[str, Any]]:
@@ -461,3 +476,14 @@ def _gzip_reason(exc: BaseException) -> str:
     if isinstance(exc, EOFError):
         return "the gzip stream is truncated"
     return str(exc) or type(exc).__name__
+
+
+def _object_lines(block: bytes, most: int) -> int:
+    """The number of lines of ``block`` when each starts with ``{`` (no blank line, no
+    indentation) and there are at most ``most``; else 0 (the block is read line by line)."""
+    raw = np.frombuffer(block, dtype=np.uint8)
+    ends = np.flatnonzero(raw == 10)
+    count = len(ends) + (0 if raw[-1] == 10 else 1)
+    if count > most or raw[0] != 123 or not np.all(raw[ends[ends < len(raw) - 1] + 1] == 123):
+        return 0
+    return count

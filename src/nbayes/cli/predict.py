@@ -86,7 +86,7 @@ def predictions(model: Any, cli: dict[str, Any], source: DataFile, target: str |
     for chunk in chunks(source, "predicting"):
         if cols is None:
             cols = columns_of(model, cli, chunk.frame, target)
-        X = model_input(model, chunk.frame, cols, source)
+        X = model_input(model, chunk.frame, cols, source, column=True)
         with file_rows(source, chunk.start + np.arange(chunk.frame.height), columns=cols):
             P = model.predict_proba(X) if proba else None
             if P is not None and isinstance(model, LogisticRegression):

@@ -158,7 +158,8 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
         rows += len(part.y)
         if streams(model) and not calibrate and not em and multilabel is None:
             with file_rows(source, part.rows, columns=kinds):
-                model.partial_fit(model_input(model, part.X, kinds, source), part.y)
+                model.partial_fit(model_input(model, part.X, kinds, source, column=True), part.y)
+            del chunk, part  # before the next chunk is read: one chunk in memory at a time
         else:
             held.append(part)
     if rows == 0 or kinds is None:

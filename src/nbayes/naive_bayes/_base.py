@@ -376,7 +376,9 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
-        if d.get("_pending") and not name.startswith("__") and name not in _NOT_DERIVED:
+        # only a parameter the last estimation made: a probe such as getattr(model, "x", None)
+        # must not cost an estimation per chunk of a stream
+        if d.get("_pending") and name in d.get("_derived_keys", ()):
             self._set_derived(estimate_checked(self, d["stats_"], d["n_features_in_"]))
             if name in d:
                 return d[name]
@@ -530,11 +532,6 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         :data:`EM_ATTRS` (``nbayes info`` and ``GET /v1/model`` show it)."""
         if meta.get("em") is not None:
             self.__dict__.update(report_from_meta(meta["em"]))
-
-
-#: attributes that are set (or not) at commit, never by estimation: probing them must not
-#: trigger a deferred estimation
-_NOT_DERIVED = frozenset({"feature_names_in_", "column_kinds_", "_pending_kinds", "_derived_keys"})
 
 
 # ---------------------------------------------------------------------------- helpers

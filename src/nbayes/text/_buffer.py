@@ -44,6 +44,9 @@ def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, 
 
     Latin-1 text becomes a uint8 buffer (one byte per character), anything else uint32.
     """
+    arrow = _ascii_column(docs, lowercase)
+    if arrow is not None:  # no separators: the word kernels stop every token at bounds[d + 1]
+        return arrow[0], arrow[1], word_table(False)
     texts = _texts(docs, lowercase)
     buf, table = _encode(SEP.join(texts))
     # document d spans bounds[d] .. bounds[d+1]: it starts at its first character, and ends
@@ -54,6 +57,39 @@ def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, 
     np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1, out=bounds[1:])
     bounds[-1] = len(buf)
     return buf, bounds, table
+
+
+def _ascii_column(docs: Any, lowercase: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """(bytes, bounds) of a column of ASCII strings held by Arrow (a polars Series, a pyarrow
+    Array or ChunkedArray), read from its buffers without making a Python string per document;
+    None for anything else (other input, nulls, a non-ASCII character: the general path, which
+    says what is wrong or decodes the text). ASCII is UTF-8 and Latin-1 alike, so the bytes are
+    the code points, lower-cased as ``str.lower`` would."""
+    module = type(docs).__module__.split(".")[0]
+    if module not in ("polars", "pyarrow") or not hasattr(docs, "__len__") or len(docs) == 0:
+        return None
+    try:
+        import pyarrow as pa
+        arr = docs.to_arrow() if module == "polars" else docs
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks()
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type) or pa.types.is_string_view(arr.type)):
+            return None
+        if arr.null_count:
+            return None
+        if not pa.types.is_large_string(arr.type):
+            arr = arr.cast(pa.large_string())
+    except (ImportError, AttributeError, TypeError, ValueError, NotImplementedError):
+        return None
+    _, offsets_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
+    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, dtype=np.uint8)
+    data = data[offsets[0] : offsets[-1]]
+    if data.size and int(data.max()) >= 128:
+        return None
+    # a new array either way (Arrow's memory is read-only); A-Z are the bytes b with b - 65 < 26
+    buf = data + (data - np.uint8(65) < 26).view(np.uint8) * np.uint8(32) if lowercase else data.copy()
+    return buf, offsets - offsets[0]
 
 
 def _texts(docs: Iterable[Any], lowercase: bool) -> list[str]:
@@ -87,6 +123,9 @@ def to_char_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndar
     """(code points, document bounds, whitespace table) for the character kernels: as
     :func:`to_buffer`, but the documents are joined without a separator, so every code point
     of ``bounds[d]:bounds[d + 1]`` is document d's own (a character n-gram sees them all)."""
+    arrow = _ascii_column(docs, lowercase)
+    if arrow is not None:
+        return arrow[0], arrow[1], space_table(False)
     texts = _texts(docs, lowercase)
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
     bounds = np.zeros(len(texts) + 1, dtype=np.int64)

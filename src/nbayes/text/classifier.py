@@ -14,10 +14,9 @@ from .._validation import (
     check_sample_weight,
     check_y,
     classes_and_codes,
-    encode_labels,
 )
 from ..errors import DataError, InvalidParameterError, MergeError
-from ..naive_bayes._base import BaseNB, same_labels
+from ..naive_bayes._base import BaseNB
 from ..naive_bayes.bernoulli import BernoulliNB, Binary
 from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, log_ratio_scores
@@ -25,7 +24,8 @@ from ..stats.text import TextStats
 from ._em import TextEM
 from .settings import TextSettings, Docs
 from ._tfidf import TfidfCounting
-from .vocab import AnyTerms, Pairs, TermTable, count_hashed_into, hash_terms, learn_terms
+from .vocab import AnyTerms, Pairs, TermTable, hash_terms, learn_terms
+from ._stream import StreamCounting
 from .explain import TokenExplanation, explain_tokens
 from ._estimate import TextEstimation
 from .nblr import fit_nblr, keep_columns
@@ -39,7 +39,7 @@ _NOT_STATS = (
 )
 
 
-class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB):
+class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB):
     """A Naive Bayes text classifier: vectoriser and model behind one object and one file.
 
     Tokens follow scikit-learn's ``CountVectorizer`` defaults: lower-cased (``lowercase``),
@@ -206,40 +206,11 @@ class TextClassifier(TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB
             raise InvalidParameterError(_NOT_STATS.format(what="partial_fit"))
         self._check_streamable("partial_fit")
         if y is not None and self._accumulates(classes):
-            if not isinstance(X, list | tuple | np.ndarray):
+            if not hasattr(X, "__len__"):
                 X = list(X)  # read a one-shot iterable once, whichever path takes it
             if len(X) and self._accumulate(X, y, sample_weight):  # (an empty chunk: the base)
                 return self
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
-
-    def _accumulates(self, classes: Any) -> bool:
-        """Hashing mode, counts, fitted, the same classes: add the chunk's counts in place."""
-        return (
-            self.n_features is not None
-            and not self.tfidf
-            and hasattr(self, "stats_")
-            and (classes is None or same_labels(np.asarray(list(classes), dtype=object), self.classes_))
-        )
-
-    def _accumulate(self, X: Any, y: Any, sample_weight: Any) -> bool:
-        """Count the chunk straight into the model's statistics (no per-chunk K x n_features
-        tables, no re-estimation until the parameters are next used). False when the chunk
-        brings a class the model has not seen (the general path handles it)."""
-        self.check_params()
-        docs, _ = self.prepare_input(X, fitting=False)
-        n = docs.shape[0]
-        y = check_y(y, n)
-        w = check_sample_weight(sample_weight, n)
-        codes, unknown = encode_labels(y, self.classes_)
-        if unknown.any():
-            return False
-        s = self.stats_
-        count_hashed_into(docs.buf, docs.bounds, docs.table, codes, w, self._how(), s.term_count, s.doc_count,
-                          s.df, s.tf)
-        s.class_count += np.bincount(codes, weights=w, minlength=len(self.classes_))
-        s.n_docs += n
-        self._defer_estimation()
-        return True
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         if self.model == "nblr":

@@ -237,6 +237,9 @@ class _Learner:
         wv = w if has_w else np.empty(0)
         n_docs = len(bounds) - 1
         doc = 0
+        # documents are numbered from 0 in every batch: forget which one last held each term
+        # (a learner kept across the chunks of a stream would otherwise miss a document)
+        self.last[: self.n_terms] = -1
         while True:
             terms = (self.slots, self.keys, self.start, self.length, self.cps, self.last)
             pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf)
@@ -265,16 +268,18 @@ class _Learner:
 _PARALLEL_CHARS = 1 << 21
 
 
-def _learn(buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
-           n_classes: int, how: Tokens) -> _Learner:
-    """One learner over all documents: with several threads, one learner per range of
-    documents (split by code points), each counting on its own thread (the kernel releases
-    the GIL), then merged in order into the first."""
+def learn_into(learner: _Learner | None, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray,
+               codes: np.ndarray, w: np.ndarray | None, n_classes: int, how: Tokens) -> _Learner:
+    """``learner`` (a new one when None) having also counted these documents: with several
+    threads, one learner per range of documents (split by code points), each counting on its
+    own thread (the kernel releases the GIL), then merged in order into the first."""
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
     grams = how.hi - how.lo + 1
     n_docs = len(bounds) - 1
     T = min(threads(), n_docs)
     if T <= 1 or bounds[-1] - bounds[0] < _PARALLEL_CHARS:
-        return _Learner(n_classes, len(buf), grams).learn(buf, bounds, table, codes, w, how)
+        main = _Learner(n_classes, len(buf), grams) if learner is None else learner
+        return main.learn(buf, bounds, table, codes, w, how)
     cuts = np.unique(np.searchsorted(bounds, np.linspace(bounds[0], bounds[-1], T + 1)[1:-1]))
     cuts = np.concatenate([[0], cuts[(cuts > 0) & (cuts < n_docs)], [n_docs]])
 
@@ -282,7 +287,8 @@ def _learn(buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.nda
         d0, d1 = int(cuts[k]), int(cuts[k + 1])
         # the first learner absorbs the others: sized for all the input, it need not grow then
         chars = int(bounds[-1] - bounds[0]) if k == 0 else int(bounds[d1] - bounds[d0])
-        return _Learner(n_classes, chars, grams).learn(
+        into = learner if k == 0 and learner is not None else _Learner(n_classes, chars, grams)
+        return into.learn(
             buf, bounds[d0 : d1 + 1], table, codes[d0:d1], None if w is None else w[d0:d1], how)
 
     with ThreadPoolExecutor(len(cuts) - 1) as pool:
@@ -304,8 +310,14 @@ def learn_terms(
     occurrences and weighted documents containing the term per class; unweighted documents
     containing it and unweighted occurrences over the batch.
     """
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
-    main = _learn(buf, bounds, table, codes, w, n_classes, how)
+    return learned_terms(learn_into(None, buf, bounds, table, codes, w, n_classes, how), n_classes, how, keep=False)
+
+
+def learned_terms(
+    main: _Learner, n_classes: int, how: Tokens, keep: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, TermTable]:
+    """What ``main`` counted, as :func:`learn_terms` returns it. ``keep=False`` lets the
+    learner's table become the model's (renumbered in place: the learner is spent)."""
     n_terms = main.n_terms
     cps, start, length = main.cps[: main.n_cps], main.start[:n_terms], main.length[:n_terms]
     if 2 * main.n_cps < len(main.cps):  # the model keeps the code points: not a mostly empty buffer
@@ -315,10 +327,11 @@ def learn_terms(
     # the learner's table, renumbered to sorted ids, serves predictions when every term is kept
     rank = np.empty(n_terms, dtype=np.int64)
     rank[order] = np.arange(n_terms)
-    ids = main.slots[1::2]
+    slots = main.slots if not keep else main.slots.copy()
+    ids = slots[1::2]
     used = ids >= 0
     ids[used] = rank[ids[used]]
-    learned = TermTable.from_parts(terms, main.slots, start[order], length[order], cps, how)
+    learned = TermTable.from_parts(terms, slots, start[order], length[order], cps, how)
     K, n = max(n_classes, 1), main.n_pairs
     pkeys = main.pkeys[:n]
     term_of, cls = rank[pkeys // K], pkeys % K

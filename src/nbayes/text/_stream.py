@@ -1,0 +1,97 @@
+"""Streams of ``partial_fit`` chunks counted in place, the statistics made once when read.
+
+A chunk whose labels the model already knows (counts, not a learned tf-idf) is not turned
+into statistics of its own and added to the model's, which would cost a union of
+vocabularies, an ordering of the chunk's terms and their Python strings per chunk:
+
+- hashing mode adds its counts straight into the model's dense per-bucket statistics;
+- vocabulary mode counts into one term table kept across the chunks (a ``_Learner``: the
+  terms' code points and the (class, term) pairs seen, so its memory grows with the distinct
+  terms and pairs, never with the length of the stream). ``stats_`` leaves the model while
+  the table is open; the first read of ``stats_`` or of any parameter makes the table's
+  statistics (sorted terms, CSR counts) once and adds them to those of the first chunk.
+
+Either way the parameters are estimated again on their next use, so a stream of chunks costs
+its counting, and ``partial_fit`` over the chunks equals ``fit`` on all of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_sample_weight, check_y, encode_labels
+from ..naive_bayes._base import same_labels
+from ..stats.text import TextStats
+from ._estimate import _DENSE
+from .vocab import _Learner, count_hashed_into, learn_into, learned_terms
+
+#: the model's attribute holding an open table: (learner, class counts, documents)
+_OPEN = "_stream"
+#: the statistics of the chunks before the table was opened
+_BEFORE = "_stream_before"
+
+
+class StreamCounting:
+    """Mixin of :class:`~nbayes.text.TextClassifier`: the in-place path of ``partial_fit``."""
+
+    def _accumulates(self: Any, classes: Any) -> bool:
+        """Counts (no learned idf), fitted, the same classes: count the chunk in place."""
+        d = self.__dict__
+        return (
+            not self.tfidf
+            and ("stats_" in d or _OPEN in d)
+            and "classes_" in d
+            and (classes is None or same_labels(np.asarray(list(classes), dtype=object), self.classes_))
+        )
+
+    def _accumulate(self: Any, X: Any, y: Any, sample_weight: Any) -> bool:
+        """Count the chunk into the model (no per-chunk statistics, no re-estimation until the
+        parameters are next used). False when the chunk brings a class the model has not seen
+        (the general path handles it)."""
+        self.check_params()
+        docs, _ = self.prepare_input(X, fitting=False)
+        n = docs.shape[0]
+        y = check_y(y, n)
+        w = check_sample_weight(sample_weight, n)
+        codes, unknown = encode_labels(y, self.classes_)
+        if unknown.any():
+            return False
+        K = len(self.classes_)
+        cc = np.bincount(codes, weights=w, minlength=K).astype(np.float64)
+        d = self.__dict__
+        if self.n_features is not None:
+            s = d["stats_"] if _OPEN not in d else self.stats_
+            count_hashed_into(docs.buf, docs.bounds, docs.table, codes, w, self._how(), s.term_count, s.doc_count,
+                              s.df, s.tf)
+            s.class_count += cc
+            s.n_docs += n
+        else:
+            learner, seen, docs_seen = d.get(_OPEN) or (None, np.zeros(K), 0.0)
+            learner = learn_into(learner, docs.buf, docs.bounds, docs.table, codes, w, K, self._how())
+            if _OPEN not in d:
+                d[_BEFORE] = d.pop("stats_")
+            d[_OPEN] = (learner, seen + cc, docs_seen + n)
+        self._defer_estimation()
+        return True
+
+    def _close_stream(self: Any) -> None:
+        """The open table's statistics added to those before it: ``stats_`` again."""
+        d = self.__dict__
+        learner, cc, n = d[_OPEN]
+        terms, counts, dcounts, df, tf, table = learned_terms(learner, len(cc), self._how())
+        stats = d[_BEFORE] + TextStats(terms, cc, counts, dcounts, df, tf, n, table)
+        # the table stays intact until here: a failure above leaves the stream open
+        d["stats_"] = stats
+        del d[_OPEN], d[_BEFORE]
+
+    def __getattr__(self: Any, name: str) -> Any:
+        d = self.__dict__
+        # the statistics or a parameter estimated from them (not any name probed by getattr)
+        if _OPEN in d and (name == "stats_" or name in d.get("_derived_keys", ()) or name in _DENSE):
+            self._close_stream()
+            if name in d:
+                return d[name]
+        return super().__getattr__(name)  # type: ignore[misc]  # the next class's in the MRO
+

@@ -1,0 +1,112 @@
+"""A stream of partial_fit chunks counted into one open term table (nbayes.text._stream), and
+documents read from Arrow buffers: both must give what fitting the lists of strings gives."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nbayes import TextClassifier
+from nbayes.errors import DataError
+
+WORDS = ["spam", "Ham", "eggs", "naïve", "Ünïcode", "a", "b1", "x_y", "déjà", "ok", "OK", "日本語", "42"]
+SETTINGS = [
+    {},
+    {"ngram_range": (1, 2)},
+    {"ngram_range": (1, 3), "stop_words": ["eggs"]},
+    {"analyzer": "char_wb", "ngram_range": (2, 4)},
+    {"binary": True, "min_df": 2},
+    {"model": "complement", "max_features": 5},
+    {"n_features": 64, "ngram_range": (1, 2)},
+]
+
+docs_st = st.lists(st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join), min_size=3, max_size=40)
+
+
+def _same_stats(a: TextClassifier, b: TextClassifier) -> None:
+    sa, sb = a.stats_, b.stats_
+    assert sa.terms.tolist() == sb.terms.tolist()
+    for x, y in ((sa.term_count, sb.term_count), (sa.doc_count, sb.doc_count)):
+        x = x.toarray() if hasattr(x, "toarray") else x
+        y = y.toarray() if hasattr(y, "toarray") else y
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=0)
+    np.testing.assert_array_equal(sa.df, sb.df)
+    np.testing.assert_array_equal(sa.tf, sb.tf)
+    np.testing.assert_allclose(sa.class_count, sb.class_count, rtol=1e-12)
+    assert sa.n_docs == sb.n_docs
+
+
+@settings(max_examples=40, deadline=None)
+@given(docs=docs_st, data=st.data(), kw=st.sampled_from(SETTINGS), weighted=st.booleans(), arrow=st.booleans())
+def test_chunks_counted_into_one_table_equal_one_fit(docs, data, kw, weighted, arrow):
+    n = len(docs)
+    y = data.draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n))
+    w = np.asarray(data.draw(st.lists(st.floats(0.5, 3.0), min_size=n, max_size=n))) if weighted else None
+    cuts = sorted(data.draw(st.lists(st.integers(1, n - 1), max_size=4, unique=True)))
+    whole = TextClassifier(**kw).fit(docs, y, sample_weight=w)
+    parts = TextClassifier(**kw)
+    classes = sorted(set(y))
+    for k, (lo, hi) in enumerate(zip([0, *cuts], [*cuts, n])):
+        chunk = pl.Series(docs[lo:hi], dtype=pl.String) if arrow else docs[lo:hi]
+        parts.partial_fit(chunk, y[lo:hi], classes=classes if k == 0 else None,
+                          sample_weight=None if w is None else w[lo:hi])
+        getattr(parts, "base_estimator_", None)  # a probe, as the command line makes: nothing is estimated
+    _same_stats(whole, parts)
+    np.testing.assert_allclose(parts.predict_log_proba(docs), whole.predict_log_proba(docs), rtol=1e-12, atol=1e-12)
+
+
+def test_the_table_stays_open_until_something_reads_the_statistics():
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 50
+    y = ["spam", "ham"] * 100
+    m = TextClassifier().partial_fit(docs[:100], y[:100])
+    m.partial_fit(docs[100:150], y[100:150])
+    m.partial_fit(docs[150:], y[150:])
+    assert "_stream" in m.__dict__ and "stats_" not in m.__dict__
+    assert getattr(m, "base_estimator_", None) is None and getattr(m, "no_such_thing", 7) == 7
+    assert "_stream" in m.__dict__  # probes of names the model does not have leave it open
+    assert m.predict(["cheap pills"]).tolist() == ["spam"]  # a parameter: the statistics are made once
+    assert "_stream" not in m.__dict__ and m.stats_.n_docs == 200
+    # a chunk bringing a new class closes nothing twice and counts through the general path
+    m.partial_fit(["a brand new class"], ["other"])
+    m.partial_fit(["more of it"], ["other"])
+    ref = TextClassifier().fit(docs + ["a brand new class", "more of it"], y + ["other", "other"])
+    _same_stats(ref, m)
+
+
+def test_a_probe_does_not_estimate_a_hashing_stream(monkeypatch):
+    m = TextClassifier(n_features=2**10).fit(["a b c", "d e f"], [0, 1])
+    m.partial_fit(["a b", "e f"], [0, 1])
+    calls = []
+    original = type(m).estimate_parameters
+    monkeypatch.setattr(type(m), "estimate_parameters", lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
+    getattr(m, "base_estimator_", None)
+    getattr(m, "anything", None)
+    assert calls == [] and m.__dict__["_pending"]
+    m.predict(["a b"])
+    assert len(calls) == 1
+
+
+ASCII = ["Cheap PILLS now!", "", "meeting at NOON", "a\tb\nc  dd", "x" * 300, "ZZ top 2024"]
+UNICODE = ASCII + ["Größe ÜBER alles", "日本語 テキスト", "déjà VU"]
+
+
+@pytest.mark.parametrize("texts", [ASCII, UNICODE], ids=["ascii", "unicode"])
+@pytest.mark.parametrize("kw", [{}, {"ngram_range": (1, 2)}, {"analyzer": "char", "ngram_range": (1, 3)},
+                                {"lowercase": False}, {"n_features": 32}])
+def test_arrow_columns_read_as_the_lists_of_strings(texts, kw):
+    y = [i % 2 for i in range(len(texts))]
+    ref = TextClassifier(**kw).fit(texts, y)
+    sliced = pa.chunked_array([pa.array(["pad", *texts[:3]]), pa.array(texts[3:])])[1:]
+    for column in (pl.Series(texts), pa.array(texts), pa.array(texts, type=pa.string_view()), sliced):
+        m = TextClassifier(**kw).fit(column, y)
+        _same_stats(ref, m)
+        np.testing.assert_array_equal(m.predict_log_proba(column), ref.predict_log_proba(texts))
+
+
+def test_a_missing_document_in_a_column_is_named():
+    with pytest.raises(DataError, match="item 1"):
+        TextClassifier().fit(pl.Series(["a b", None, "c d"]), [0, 1, 0])
