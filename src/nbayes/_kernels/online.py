@@ -19,7 +19,7 @@ from numba import njit
 
 from .text import _home, _key
 
-__all__ = ["extend_slots", "inserted", "merge_pairs", "merge_rows", "renumbered"]
+__all__ = ["extend_slots", "heavy_rows", "inserted", "merge_pairs", "merge_rows", "renumbered"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -201,3 +201,27 @@ def inserted(a, ins, values):  # pragma: no cover - compiled
         src = at
     out[src + len(ins):] = a[src:]
     return out
+
+
+@njit(cache=True, nogil=True)
+def heavy_rows(indptr, cls, delta, base):  # pragma: no cover - compiled
+    """What ``Pairs.heavy`` computes (:mod:`nbayes.text.vocab`), in one pass without the GIL:
+    (row per term or -1, rows) where the terms held by at least a quarter of the classes get a
+    row of full weights, ``base[c] + delta[p]`` at their pairs' classes and ``base[c]`` elsewhere."""
+    V, K = len(indptr) - 1, len(base)
+    row = np.full(V, -1, dtype=np.int64)
+    n = 0
+    for t in range(V):
+        held = indptr[t + 1] - indptr[t]
+        if 4 * held >= K and held > 0:
+            row[t] = n
+            n += 1
+    rows = np.empty((n, K))
+    for t in range(V):
+        r = row[t]
+        if r < 0:
+            continue
+        rows[r, :] = base
+        for p in range(indptr[t], indptr[t + 1]):
+            rows[r, cls[p]] = base[cls[p]] + delta[p]
+    return row, rows

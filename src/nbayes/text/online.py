@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.lookup import find_terms
-from .._kernels.online import extend_slots, inserted, merge_pairs, merge_rows, renumbered
+from .._kernels.online import extend_slots, heavy_rows, inserted, merge_pairs, merge_rows, renumbered
 from .._kernels.text import build
 from .._validation import encode_labels
 from ..stats.text import TextStats
@@ -166,13 +166,15 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     stats.table = _extended(table, terms, ins, dt[~known]) if len(ins) else table
     priors = model._inner().prior_parameters(cc)
     priors.update(_forget_empty(priors, cc))
+    pairs = Pairs(indptr, cls, delta, base)
+    pairs._heavy = heavy_rows(indptr, cls, delta, base)  # here, not by the version's first prediction
     new = copy.copy(model)
     new._use_parameters(stats, {
         "_terms": terms,
         "_keep": np.ones(V, dtype=bool),
         "_idf_weights": None,
         "_table": stats.table,
-        "_pairs": Pairs(indptr, cls, delta, base),
+        "_pairs": pairs,
         "_const": np.zeros(K),
         "_fast": True,
         "class_log_prior_": priors["class_log_prior_"],
