@@ -71,6 +71,7 @@ def main() -> None:
                     help="then S seconds of predictions in a thread alone, and S seconds while requests of 10 "
                          "posts are submitted at --rate per second to the learner's own writer thread")
     ap.add_argument("--rate", type=float, default=100.0)
+    ap.add_argument("--pace", type=float, default=2.0, help="the learner's pace (0: a group as soon as the last ends)")
     ap.add_argument("--switch", type=float, default=None, help="sys.setswitchinterval (s)")
     args = ap.parse_args()
     if args.switch:
@@ -93,7 +94,7 @@ def main() -> None:
         t0 = time.perf_counter()
         nbayes.TextClassifier().fit([r["text"] for r in rows], [r["label"] for r in rows]).save(path)
         print(f"trained on {len(rows):,} posts in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-        learner = Learner(ModelHolder(str(path), freeze_gc=True), freeze_gc=True)
+        learner = Learner(ModelHolder(str(path), freeze_gc=True), freeze_gc=True, pace=args.pace)
         for X, y in requests[:20]:  # warm-up (compilation, caches)
             learner._apply_group([Job(LEARN, learner.count(X, y, None), y, None)])
         count_t: list[float] = []
@@ -172,6 +173,8 @@ def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, ra
     c0 = time.process_time()
     stop = threading.Event()
 
+    lat: list[float] = []
+
     def feed() -> None:
         import numba
 
@@ -181,9 +184,13 @@ def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, ra
             due += 1 / rate
             time.sleep(max(0.0, due - time.perf_counter()))
             X, y = requests[k % len(requests)]
-            futs.append(learner.submit(LEARN, learner.count(X, y, None), y, None))
+            t0 = time.perf_counter()
+            fut = learner.submit(LEARN, learner.count(X, y, None), y, None)
+            fut.add_done_callback(lambda _, t0=t0: lat.append(time.perf_counter() - t0))
+            futs.append(fut)
             k += 1
         out["acked"] = sum(1 for f in futs if f.result() is not None)
+        out["latency"] = lat
 
     f = threading.Thread(target=feed)
     f.start()
@@ -192,6 +199,8 @@ def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, ra
     f.join()
     cpu = time.process_time() - c0
     a = out["alone"]
+    lat = np.array(out["latency"]) * 1e3
+    print(f"learn requests: acknowledged p50 {np.median(lat):.1f} ms, p99 {np.percentile(lat, 99):.1f} ms")
     print(f"predictions alone:          {a[0]:7,.0f}/s p50 {a[1]:.2f} ms p99 {a[2]:.2f} ms")
     print(f"predictions while learning: {both[0]:7,.0f}/s p50 {both[1]:.2f} ms p99 {both[2]:.2f} ms "
           f"({out['acked']} requests of 10 posts acknowledged in {learner.version - v0} versions; process CPU "
