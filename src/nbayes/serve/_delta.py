@@ -170,18 +170,18 @@ class TextReplay:
         self.ids.update(zip(words, range(n, n + len(words))))
         self.words.extend(words)
 
-    def numbers(self, terms: list[str]) -> np.ndarray:
-        """The numbers of ``terms``, numbering the new ones next."""
-        tid = np.fromiter(map(self.ids.get, terms, repeat(-1)), dtype=np.intp, count=len(terms))  # a C loop
+    def numbers(self, terms: np.ndarray) -> np.ndarray:
+        """The numbers of the distinct ``terms`` (an object array), numbering the new ones next."""
+        tid = np.fromiter(map(self.ids.get, terms.tolist(), repeat(-1)), dtype=np.intp, count=len(terms))  # a C loop
         fresh = np.flatnonzero(tid < 0)
-        if len(fresh):
-            new = list(dict.fromkeys(terms[j] for j in fresh.tolist()))
-            self.define(new)
-            tid[fresh] = [self.ids[terms[j]] for j in fresh.tolist()]
+        if len(fresh):  # distinct: numbered in order, with no loop in Python
+            n = len(self.words)
+            self.define(terms[fresh].tolist())
+            tid[fresh] = np.arange(n, n + len(fresh))
         return tid
 
     def add(self, classes: np.ndarray, s: TextStats) -> None:
-        self.add_counts(classes, self.numbers(s.terms.tolist()), s.class_count, dense(s.term_count), dense(s.doc_count),
+        self.add_counts(classes, self.numbers(s.terms), s.class_count, dense(s.term_count), dense(s.doc_count),
                         s.df, s.tf, s.n_docs)
 
     def add_counts(self, classes: np.ndarray, tid: np.ndarray, cc: np.ndarray, tc: np.ndarray, dc: np.ndarray,
