@@ -58,9 +58,10 @@ def test_merge_rows_equals_inserting_columns_and_adding(case):
     m.sort_indices()
     u.sort_indices()
     new_id, key, known = _keys(old.shape[1], ins)
-    indptr, indices, data, at, sums = merge_rows(m.indptr.astype(np.int64), m.indices, m.data, ins,
-                                                 u.indptr.astype(np.int64),
-                                                 key[u.indices], known[u.indices], u.indices.astype(np.int64), u.data, True)
+    args = (ins, u.indptr.astype(np.int64), key[u.indices], known[u.indices], u.indices.astype(np.int64), u.data)
+    indptr, indices, data, data2, at, sums = merge_rows(m.indptr.astype(np.int64), m.indices, m.data, np.zeros(0),
+                                                        *args, np.zeros(0), 1)
+    assert len(data2) == 0
     want = np.insert(old, ins, 0.0, axis=1) + up
     got = sp.csr_matrix((data, indices, indptr), shape=want.shape)
     np.testing.assert_array_equal(got.toarray(), want)
@@ -68,6 +69,18 @@ def test_merge_rows_equals_inserting_columns_and_adding(case):
     np.testing.assert_array_equal(data[at], want[np.repeat(np.arange(len(up)), np.diff(u.indptr)), u.indices])
     rows = np.repeat(np.arange(len(want)), np.diff(indptr))
     np.testing.assert_array_equal(sums, np.bincount(rows, weights=data, minlength=len(want)))  # the same order
+    # a second matrix and update of the same patterns (document counts beside term counts): in
+    # the same pass, the same indices, each as merged alone; the sums of the second
+    old2, up2 = old * 0.5 + (old != 0) * 0.25, up * 3.0 + (up != 0)
+    m2, u2 = sp.csr_matrix(old2), sp.csr_matrix(up2)
+    both = merge_rows(m.indptr.astype(np.int64), m.indices, m.data, m2.data, *args, u2.data, 2)
+    alone = merge_rows(m2.indptr.astype(np.int64), m2.indices, m2.data, np.zeros(0), *args[:-1], u2.data,
+                       np.zeros(0), 1)
+    for k in (0, 1, 4):
+        np.testing.assert_array_equal(both[k], (indptr, indices, at)[(0, 1, 4).index(k)])
+    np.testing.assert_array_equal(both[2], data)
+    np.testing.assert_array_equal(both[3], alone[2])
+    np.testing.assert_array_equal(both[5], alone[5])
 
 
 @settings(max_examples=150, deadline=None)
