@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import inspect
 import json
 import os
 import shutil
@@ -94,7 +95,8 @@ def main() -> None:
         t0 = time.perf_counter()
         nbayes.TextClassifier().fit([r["text"] for r in rows], [r["label"] for r in rows]).save(path)
         print(f"trained on {len(rows):,} posts in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-        learner = Learner(ModelHolder(str(path), freeze_gc=True), freeze_gc=True, pace=args.pace)
+        paced = "pace" in inspect.signature(Learner).parameters  # (a tree before pacing: measured as it is)
+        learner = Learner(ModelHolder(str(path), freeze_gc=True), freeze_gc=True, **({"pace": args.pace} if paced else {}))
         for X, y in requests[:20]:  # warm-up (compilation, caches)
             learner._apply_group([Job(LEARN, learner.count(X, y, None), y, None)])
         count_t: list[float] = []
