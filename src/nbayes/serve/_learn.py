@@ -10,10 +10,7 @@ writer thread, made durable by the update log (:mod:`._log`) before any answer.
   ``set_statistics`` on a copy. Readers keep the model they started with; the new version replaces it whole.
 - Group commit: the writer thread takes every update waiting, applies them in order (the
   learns of a run summed into one record), appends the records and fsyncs once, then publishes
-  the new version and answers each request. It paces itself: after a group that cost t of its
-  CPU, the next starts ``pace * t`` later (at most ``max_pause``), so that it takes at most
-  ``1 / (1 + pace)`` of a core from the predictions; updates arriving meanwhile share the next
-  version (a version's cost is mostly a copy of the model's arrays, whatever the group's size).
+  the new version and answers each request. It paces itself (``pace``: docs/serve.md).
 - Forgetting: a group holding an unlearn is not logged; the model file is rewritten (a
   snapshot) and the log emptied before the answer, so no record of the forgotten rows remains.
 - Snapshots also every ``snapshot_every`` records or ``snapshot_bytes`` of log, written from an
@@ -129,7 +126,7 @@ class Learner:
                  max_pause: float = 0.05) -> None:
         self.holder = holder
         # after a group that took t of the writer's CPU, the next starts min(pace * t, max_pause)
-        # later: the writer takes at most 1 / (1 + pace) of a core from the predictions
+        # later, the updates arriving meanwhile joining it: at most 1 / (1 + pace) of a core
         self.pace, self.max_pause = float(pace), float(max_pause)
         self.path = holder.path
         self.log_path = _log.log_path(self.path)
