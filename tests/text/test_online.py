@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 import nbayes
 from nbayes._kernels.online import extend_slots, inserted, merge_pairs, merge_rows, renumbered
 from nbayes._validation import encode_labels, sorted_unique
-from nbayes.text.online import add_counts, find, online_ready
-from nbayes.text.vocab import TermTable
+from nbayes.text.online import add_counts, built, find, online_ready
+from nbayes.text.vocab import Pairs, TermTable
 
 LETTERS = list("abcdé") + ["𝔘"]
 
@@ -261,6 +261,18 @@ def test_other_models_take_the_general_path(params):
     model = nbayes.TextClassifier(**params).fit(_docs(rng, vocab, 10) + ["w1 w2"] * 4, ["a", "b"] * 7)
     d, cls = _delta(model, ["w1 brand new"], ["a"], None)
     assert add_counts(model, d, cls) is None
+    # what a first prediction would build, built by the service's writer, equals it bit for bit
+    fresh = copy.copy(model)
+    fresh.set_statistics(model.stats_, model.classes_, model.n_features_in_, model.input_feature_names())
+    pairs = fresh.__dict__.get("_pairs")
+    if pairs is not None:
+        assert pairs._heavy is None
+        built(fresh)
+        want = Pairs(pairs.indptr, pairs.cls, pairs.delta, pairs.base).heavy()
+        for a, b in zip(pairs._heavy, want):
+            _bits(a, b)
+    probe = _docs(rng, vocab, 4) + ["brand new"]
+    np.testing.assert_array_equal(built(fresh).predict_proba(probe), model.predict_proba(probe))
 
 
 def test_a_model_read_from_its_file_takes_the_online_path(tmp_path):

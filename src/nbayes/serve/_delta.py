@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from .._validation import check_sample_weight, check_y, encode_labels, sorted_unique, union_labels
 from ..stats.text import TextStats
-from ..text.online import add_counts
+from ..text.online import add_counts, built
 
 
 @dataclass
@@ -117,7 +117,7 @@ def apply(model: Any, d: Delta) -> Any:
     stats, classes = added(model, d)
     new = copy.copy(model)
     new.set_statistics(stats, classes, model.n_features_in_, model.input_feature_names())
-    return new
+    return built(new)
 
 
 def apply_all(model: Any, deltas: list[Delta]) -> tuple[Any, Delta]:

@@ -37,6 +37,7 @@ from .._validation import check_sample_weight, check_y, encode_labels, show
 from ..errors import ModelFileError, NBayesError
 from ..io.info import count, json_value
 from ..io.model_file import state_to_bytes
+from ..text.online import built
 from . import _delta, _log
 from . import _labelsets as labelsets
 from ._delta import Delta
@@ -103,7 +104,7 @@ def without_rows(work: Any, X: Any, y: list[Any], w: list[float] | None) -> tupl
     stats = work.stats_.subtract(part, work.classes_)
     new = copy.copy(work)
     new.set_statistics(stats, work.classes_, work.n_features_in_, work.input_feature_names())
-    return new, n, float(n if weights is None else weights.sum())
+    return built(new), n, float(n if weights is None else weights.sum())
 
 
 def _unknown_label(labels: np.ndarray, classes: np.ndarray, *, learn: bool) -> str:

@@ -37,7 +37,7 @@ from ..stats.text import TextStats
 from ._estimate import _forget_empty
 from .vocab import Pairs, TermTable
 
-__all__ = ["add_counts", "code_points", "find", "online_ready"]
+__all__ = ["add_counts", "built", "code_points", "find", "online_ready"]
 
 
 def code_points(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -200,7 +200,6 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     priors = model._inner().prior_parameters(cc)
     priors.update(_forget_empty(priors, cc))
     pairs = Pairs(indptr, cls, delta, base)
-    pairs._heavy = heavy_rows(indptr, cls, delta, base)  # here, not by the version's first prediction
     new = copy.copy(model)
     new._use_parameters(stats, {
         "_terms": terms,
@@ -213,7 +212,18 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
         "class_log_prior_": priors["class_log_prior_"],
         "_intercept": priors["_intercept"],
     })
+    built(new)
     return new
+
+
+def built(model: Any) -> Any:
+    """``model`` with what its first prediction would build made now (the rows of full weights
+    of its frequent terms, :meth:`Pairs.heavy`, in a compiled pass without the GIL): the
+    service calls it on a version before publishing it, so that no request pays for it."""
+    pairs = model.__dict__.get("_pairs")
+    if isinstance(pairs, Pairs) and pairs._heavy is None:
+        pairs._heavy = heavy_rows(pairs.indptr, pairs.cls, pairs.delta, pairs.base)
+    return model
 
 
 def _pow2(n: int) -> int:
