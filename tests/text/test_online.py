@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 import nbayes
 from nbayes._kernels.online import extend_slots, inserted, merge_pairs, merge_rows, renumbered
 from nbayes._validation import encode_labels, sorted_unique
-from nbayes.text.online import add_counts, find, online_ready
-from nbayes.text.vocab import TermTable
+from nbayes.text.online import add_counts, built, find, online_ready
+from nbayes.text.vocab import Pairs, TermTable
 
 LETTERS = list("abcdé") + ["𝔘"]
 
@@ -58,9 +58,10 @@ def test_merge_rows_equals_inserting_columns_and_adding(case):
     m.sort_indices()
     u.sort_indices()
     new_id, key, known = _keys(old.shape[1], ins)
-    indptr, indices, data, at, sums = merge_rows(m.indptr.astype(np.int64), m.indices, m.data, ins,
-                                                 u.indptr.astype(np.int64),
-                                                 key[u.indices], known[u.indices], u.indices.astype(np.int64), u.data, True)
+    args = (ins, u.indptr.astype(np.int64), key[u.indices], known[u.indices], u.indices.astype(np.int64), u.data)
+    indptr, indices, data, data2, at, sums = merge_rows(m.indptr.astype(np.int64), m.indices, m.data, np.zeros(0),
+                                                        *args, np.zeros(0), 1)
+    assert len(data2) == 0
     want = np.insert(old, ins, 0.0, axis=1) + up
     got = sp.csr_matrix((data, indices, indptr), shape=want.shape)
     np.testing.assert_array_equal(got.toarray(), want)
@@ -68,6 +69,18 @@ def test_merge_rows_equals_inserting_columns_and_adding(case):
     np.testing.assert_array_equal(data[at], want[np.repeat(np.arange(len(up)), np.diff(u.indptr)), u.indices])
     rows = np.repeat(np.arange(len(want)), np.diff(indptr))
     np.testing.assert_array_equal(sums, np.bincount(rows, weights=data, minlength=len(want)))  # the same order
+    # a second matrix and update of the same patterns (document counts beside term counts): in
+    # the same pass, the same indices, each as merged alone; the sums of the second
+    old2, up2 = old * 0.5 + (old != 0) * 0.25, up * 3.0 + (up != 0)
+    m2, u2 = sp.csr_matrix(old2), sp.csr_matrix(up2)
+    both = merge_rows(m.indptr.astype(np.int64), m.indices, m.data, m2.data, *args, u2.data, 2)
+    alone = merge_rows(m2.indptr.astype(np.int64), m2.indices, m2.data, np.zeros(0), *args[:-1], u2.data,
+                       np.zeros(0), 1)
+    for k in (0, 1, 4):
+        np.testing.assert_array_equal(both[k], (indptr, indices, at)[(0, 1, 4).index(k)])
+    np.testing.assert_array_equal(both[2], data)
+    np.testing.assert_array_equal(both[3], alone[2])
+    np.testing.assert_array_equal(both[5], alone[5])
 
 
 @settings(max_examples=150, deadline=None)
@@ -164,6 +177,11 @@ def _same_model(got, want):
         _bits(got.stats_.to_arrays()[k], v)
     for field in ("indptr", "cls", "delta", "base"):
         _bits(getattr(got._pairs, field), getattr(want._pairs, field))
+    # the rows of the frequent terms, built by the writer (not by the version's first
+    # prediction), equal those the full estimation's pairs build on demand
+    assert got._pairs._heavy is not None
+    for a, b in zip(got._pairs.heavy(), want._pairs.heavy()):
+        _bits(a, b)
     for key in ("_intercept", "class_log_prior_", "_const", "_terms", "_keep"):
         _bits(getattr(got, key), getattr(want, key))
     np.testing.assert_array_equal(find(got._table, want._terms), np.arange(len(want._terms)))
@@ -243,6 +261,18 @@ def test_other_models_take_the_general_path(params):
     model = nbayes.TextClassifier(**params).fit(_docs(rng, vocab, 10) + ["w1 w2"] * 4, ["a", "b"] * 7)
     d, cls = _delta(model, ["w1 brand new"], ["a"], None)
     assert add_counts(model, d, cls) is None
+    # what a first prediction would build, built by the service's writer, equals it bit for bit
+    fresh = copy.copy(model)
+    fresh.set_statistics(model.stats_, model.classes_, model.n_features_in_, model.input_feature_names())
+    pairs = fresh.__dict__.get("_pairs")
+    if pairs is not None:
+        assert pairs._heavy is None
+        built(fresh)
+        want = Pairs(pairs.indptr, pairs.cls, pairs.delta, pairs.base).heavy()
+        for a, b in zip(pairs._heavy, want):
+            _bits(a, b)
+    probe = _docs(rng, vocab, 4) + ["brand new"]
+    np.testing.assert_array_equal(built(fresh).predict_proba(probe), model.predict_proba(probe))
 
 
 def test_a_model_read_from_its_file_takes_the_online_path(tmp_path):

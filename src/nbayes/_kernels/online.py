@@ -19,7 +19,7 @@ from numba import njit
 
 from .text import _home, _key
 
-__all__ = ["extend_slots", "inserted", "merge_pairs", "merge_rows", "renumbered"]
+__all__ = ["extend_slots", "heavy_rows", "inserted", "merge_pairs", "merge_rows", "renumbered"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -60,10 +60,13 @@ def _shift(ins, j):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _run(indices, data, a, p, ins, out_idx, out_val, n):  # pragma: no cover - compiled
+def _run(indices, data, data2, a, p, ins, out_idx, out_val, out_val2, n):  # pragma: no cover - compiled
     """Copy the old entries a..p (ascending term ids) to the output at n, their term ids
-    renumbered: in runs of one shift, each run's end found by a binary search."""
+    renumbered: in runs of one shift, each run's end found by a binary search (``data2``,
+    when not empty, the values of a second matrix of the same pattern)."""
     out_val[n:n + p - a] = data[a:p]
+    if len(data2):
+        out_val2[n:n + p - a] = data2[a:p]
     while a < p:
         s = _shift(ins, indices[a])
         q = p
@@ -77,18 +80,23 @@ def _run(indices, data, a, p, ins, out_idx, out_val, n):  # pragma: no cover - c
 
 
 @njit(cache=True, nogil=True)
-def merge_rows(indptr, indices, data, ins, up_ptr, up_key, up_known, up_cols, up_vals,
-               want_sums):  # pragma: no cover - compiled
+def merge_rows(indptr, indices, data, data2, ins, up_ptr, up_key, up_known, up_cols, up_vals, up_vals2,
+               sums_of):  # pragma: no cover - compiled
     """A CSR matrix (rows x old terms) plus an update (CSR over the same rows: ``up_cols`` the
     new term ids, ascending in each row, ``up_key`` / ``up_known`` where they go in the old
-    order): (indptr, indices, data) over the new terms, for each update entry its position in
-    the result (where its sum is), and (``want_sums``) each row's sum, added in term order as
-    ``np.bincount`` over the rows' entries adds them."""
+    order): (indptr, indices, data, data2) over the new terms, for each update entry its
+    position in the result (where its sum is), and each row's sum of ``data`` (``sums_of`` 1)
+    or ``data2`` (2), added in term order as ``np.bincount`` over the rows' entries adds them
+    (0: no sums). ``data2`` / ``up_vals2``, when not empty, are the values of a second matrix
+    and update with the same patterns (a text model's document counts beside its term counts:
+    merged in the same pass, one index array for both); else the returned data2 is empty."""
     K = len(indptr) - 1
     nb = len(up_vals)
+    two = len(data2) > 0 or len(up_vals2) > 0
     out_ptr = np.zeros(K + 1, dtype=np.int64)
     out_idx = np.empty(len(data) + nb, dtype=indices.dtype)
     out_val = np.empty(len(data) + nb)
+    out_val2 = np.empty(len(data) + nb if two else 0)
     at = np.empty(nb, dtype=np.int64)
     sums = np.zeros(K)
     n = 0
@@ -98,26 +106,31 @@ def merge_rows(indptr, indices, data, ins, up_ptr, up_key, up_known, up_cols, up
         for b in range(up_ptr[r], up_ptr[r + 1]):
             key = up_key[b]
             lo = _lower_bound(indices, a, ae, key)
-            n = _run(indices, data, a, lo, ins, out_idx, out_val, n)
+            n = _run(indices, data, data2, a, lo, ins, out_idx, out_val, out_val2, n)
             a = lo
             out_idx[n] = up_cols[b]
             if up_known[b] and a < ae and indices[a] == key:
                 out_val[n] = data[a] + up_vals[b]
+                if two:
+                    out_val2[n] = data2[a] + up_vals2[b]
                 a += 1
             else:
                 out_val[n] = up_vals[b]
+                if two:
+                    out_val2[n] = up_vals2[b]
             at[b] = n
             n += 1
-        n = _run(indices, data, a, ae, ins, out_idx, out_val, n)
+        n = _run(indices, data, data2, a, ae, ins, out_idx, out_val, out_val2, n)
         out_ptr[r + 1] = n
-        if want_sums:
+        if sums_of:
+            vals = out_val if sums_of == 1 else out_val2
             t = 0.0
             for i in range(row, n):
-                t += out_val[i]
+                t += vals[i]
             sums[r] = t
     if n < len(out_val):  # some entries summed: exact lengths (the matrix keeps these arrays)
-        return out_ptr, out_idx[:n].copy(), out_val[:n].copy(), at, sums
-    return out_ptr, out_idx, out_val, at, sums
+        return out_ptr, out_idx[:n].copy(), out_val[:n].copy(), out_val2[:n].copy(), at, sums
+    return out_ptr, out_idx, out_val, out_val2, at, sums
 
 
 @njit(cache=True, nogil=True)
@@ -201,3 +214,27 @@ def inserted(a, ins, values):  # pragma: no cover - compiled
         src = at
     out[src + len(ins):] = a[src:]
     return out
+
+
+@njit(cache=True, nogil=True)
+def heavy_rows(indptr, cls, delta, base):  # pragma: no cover - compiled
+    """What ``Pairs.heavy`` computes (:mod:`nbayes.text.vocab`), in one pass without the GIL:
+    (row per term or -1, rows) where the terms held by at least a quarter of the classes get a
+    row of full weights, ``base[c] + delta[p]`` at their pairs' classes and ``base[c]`` elsewhere."""
+    V, K = len(indptr) - 1, len(base)
+    row = np.full(V, -1, dtype=np.int64)
+    n = 0
+    for t in range(V):
+        held = indptr[t + 1] - indptr[t]
+        if 4 * held >= K and held > 0:
+            row[t] = n
+            n += 1
+    rows = np.empty((n, K))
+    for t in range(V):
+        r = row[t]
+        if r < 0:
+            continue
+        rows[r, :] = base
+        for p in range(indptr[t], indptr[t + 1]):
+            rows[r, cls[p]] = base[cls[p]] + delta[p]
+    return row, rows

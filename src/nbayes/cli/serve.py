@@ -37,9 +37,12 @@ from ._paths import check_model_file
               help="With --learn: rewrite the model file and empty the log after this many logged updates.")
 @click.option("--snapshot-mb", type=click.IntRange(1, None), default=256, show_default=True,
               help="With --learn: ... or once the log holds this many MB.")
+@click.option("--learn-pace", type=click.FloatRange(0, None), default=2.0, show_default=True,
+              help="With --learn: after a group of updates that cost t of the writer's CPU, the next starts PACE x t "
+                   "later (at most 50 ms), so learning takes at most 1/(1+PACE) of a core from predictions; 0: at once.")
 def serve(model_path: str, host: str, port: int, workers: int, max_body: int, max_batch: int, max_text: int,
           access_log: bool, learn: bool, token_file: str | None, token_required_for_predict: bool,
-          allow_new_classes: bool, snapshot_every: int, snapshot_mb: int) -> None:
+          allow_new_classes: bool, snapshot_every: int, snapshot_mb: int, learn_pace: float) -> None:
     """Serve MODEL over HTTP: a JSON API and a web page that shows why (needs nbayes[serve]).
 
     \b
@@ -86,7 +89,7 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
         options.update(token=token, token_required_for_predict=token_required_for_predict)
     if learn:
         options.update(learn=True, allow_new_classes=allow_new_classes, snapshot_every=snapshot_every,
-                       snapshot_bytes=snapshot_mb << 20)
+                       snapshot_bytes=snapshot_mb << 20, learn_pace=learn_pace)
     log_config = copy.deepcopy(LOGGING_CONFIG)
     log_config["loggers"]["nbayes.serve"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     common: dict[str, Any] = dict(host=host, port=port, log_config=log_config, access_log=access_log,

@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from .._validation import check_sample_weight, check_y, encode_labels, sorted_unique, union_labels
 from ..stats.text import TextStats
-from ..text.online import add_counts
+from ..text.online import add_counts, built
 
 
 @dataclass
@@ -117,7 +117,7 @@ def apply(model: Any, d: Delta) -> Any:
     stats, classes = added(model, d)
     new = copy.copy(model)
     new.set_statistics(stats, classes, model.n_features_in_, model.input_feature_names())
-    return new
+    return built(new)
 
 
 def apply_all(model: Any, deltas: list[Delta]) -> tuple[Any, Delta]:
@@ -170,18 +170,18 @@ class TextReplay:
         self.ids.update(zip(words, range(n, n + len(words))))
         self.words.extend(words)
 
-    def numbers(self, terms: list[str]) -> np.ndarray:
-        """The numbers of ``terms``, numbering the new ones next."""
-        tid = np.fromiter(map(self.ids.get, terms, repeat(-1)), dtype=np.intp, count=len(terms))  # a C loop
+    def numbers(self, terms: np.ndarray) -> np.ndarray:
+        """The numbers of the distinct ``terms`` (an object array), numbering the new ones next."""
+        tid = np.fromiter(map(self.ids.get, terms.tolist(), repeat(-1)), dtype=np.intp, count=len(terms))  # a C loop
         fresh = np.flatnonzero(tid < 0)
-        if len(fresh):
-            new = list(dict.fromkeys(terms[j] for j in fresh.tolist()))
-            self.define(new)
-            tid[fresh] = [self.ids[terms[j]] for j in fresh.tolist()]
+        if len(fresh):  # distinct: numbered in order, with no loop in Python
+            n = len(self.words)
+            self.define(terms[fresh].tolist())
+            tid[fresh] = np.arange(n, n + len(fresh))
         return tid
 
     def add(self, classes: np.ndarray, s: TextStats) -> None:
-        self.add_counts(classes, self.numbers(s.terms.tolist()), s.class_count, dense(s.term_count), dense(s.doc_count),
+        self.add_counts(classes, self.numbers(s.terms), s.class_count, dense(s.term_count), dense(s.doc_count),
                         s.df, s.tf, s.n_docs)
 
     def add_counts(self, classes: np.ndarray, tid: np.ndarray, cc: np.ndarray, tc: np.ndarray, dc: np.ndarray,

@@ -10,7 +10,7 @@ writer thread, made durable by the update log (:mod:`._log`) before any answer.
   ``set_statistics`` on a copy. Readers keep the model they started with; the new version replaces it whole.
 - Group commit: the writer thread takes every update waiting, applies them in order (the
   learns of a run summed into one record), appends the records and fsyncs once, then publishes
-  the new version and answers each request.
+  the new version and answers each request. It paces itself (``pace``: docs/serve.md).
 - Forgetting: a group holding an unlearn is not logged; the model file is rewritten (a
   snapshot) and the log emptied before the answer, so no record of the forgotten rows remains.
 - Snapshots also every ``snapshot_every`` records or ``snapshot_bytes`` of log, written from an
@@ -37,6 +37,7 @@ from .._validation import check_sample_weight, check_y, encode_labels, show
 from ..errors import ModelFileError, NBayesError
 from ..io.info import count, json_value
 from ..io.model_file import state_to_bytes
+from ..text.online import built
 from . import _delta, _log
 from . import _labelsets as labelsets
 from ._delta import Delta
@@ -103,7 +104,7 @@ def without_rows(work: Any, X: Any, y: list[Any], w: list[float] | None) -> tupl
     stats = work.stats_.subtract(part, work.classes_)
     new = copy.copy(work)
     new.set_statistics(stats, work.classes_, work.n_features_in_, work.input_feature_names())
-    return new, n, float(n if weights is None else weights.sum())
+    return built(new), n, float(n if weights is None else weights.sum())
 
 
 def _unknown_label(labels: np.ndarray, classes: np.ndarray, *, learn: bool) -> str:
@@ -122,8 +123,12 @@ class Learner:
     updates in a writer thread, answers once they are durable."""
 
     def __init__(self, holder: ModelHolder, *, allow_new_classes: bool = False, snapshot_every: int = 10_000,
-                 snapshot_bytes: int = 256 << 20, freeze_gc: bool = False) -> None:
+                 snapshot_bytes: int = 256 << 20, freeze_gc: bool = False, pace: float = 2.0,
+                 max_pause: float = 0.05) -> None:
         self.holder = holder
+        # after a group that took t of the writer's CPU, the next starts min(pace * t, max_pause)
+        # later, the updates arriving meanwhile joining it: at most 1 / (1 + pace) of a core
+        self.pace, self.max_pause = float(pace), float(max_pause)
         self.path = holder.path
         self.log_path = _log.log_path(self.path)
         self.allow_new_classes = allow_new_classes
@@ -244,16 +249,20 @@ class Learner:
             pass
 
     def _run(self) -> None:
+        ready_at = 0.0  # pacing: the next group starts no sooner (the updates arriving meanwhile join it)
         while True:
             with self._cond:
                 while not self._queue and not self._stopping and self._snap_done is None:
                     self._cond.wait()
+                while self._queue and not self._stopping and (left := ready_at - time.monotonic()) > 0:
+                    self._cond.wait(left)
                 jobs, self._queue = self._queue, []
                 if not jobs and self._stopping:
                     return
             self._end_snapshot(wait=False)
             if not jobs:
                 continue
+            busy = time.thread_time()
             try:
                 self._group(jobs)
             except BaseException as exc:  # noqa: BLE001 - every waiting request gets an answer
@@ -261,6 +270,8 @@ class Learner:
                 for j in jobs:
                     if not j.future.done():
                         j.future.set_exception(Problem(500, f"internal error while learning ({type(exc).__name__})"))
+            busy = time.thread_time() - busy  # the writer's CPU time for the group (not its fsync wait)
+            ready_at = time.monotonic() + min(self.pace * busy, self.max_pause)
 
     # ------------------------------------------------------------------ a group
     def _group(self, jobs: list[Job]) -> None:

@@ -276,6 +276,7 @@ def create_app(
     allow_new_classes: bool = False,
     snapshot_every: int = 10_000,
     snapshot_bytes: int = 256 << 20,
+    learn_pace: float = 2.0,
 ) -> Starlette:
     """The service for the model file ``model_path`` (loaded now: a bad file raises
     :class:`nbayes.errors.ModelFileError`). ``freeze_gc`` (for a process that only serves, as
@@ -288,11 +289,16 @@ def create_app(
     belongs to another file is a ModelFileError), and a snapshot rewrites the file every
     ``snapshot_every`` updates or ``snapshot_bytes`` of log (and before answering an unlearn).
     ``allow_new_classes``: a label outside ``classes_`` creates a class instead of a 422.
+    ``learn_pace``: after a group of updates that cost t of the writer's CPU, the next starts
+    ``learn_pace * t`` later (at most 50 ms): learning takes at most ``1 / (1 + learn_pace)``
+    of a core from the predictions (0: at once).
     ``token_required_for_predict``: ``/v1/predict`` and ``/v1/explain`` need the token too."""
     for name, v in (("max_body", max_body), ("max_batch", max_batch), ("max_text", max_text),
                     ("snapshot_every", snapshot_every), ("snapshot_bytes", snapshot_bytes)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    if isinstance(learn_pace, bool) or not isinstance(learn_pace, (int, float)) or not learn_pace >= 0:
+        raise ValueError(f"learn_pace must be a number >= 0, got {learn_pace!r}")
     if not reload_interval > 0:
         raise ValueError(f"reload_interval must be > 0 seconds, got {reload_interval!r}")
     if token is not None and (not isinstance(token, str) or not token.strip()):
@@ -303,7 +309,7 @@ def create_app(
     limits = Limits(max_body=max_body, max_batch=max_batch, max_text=max_text)
     holder = ModelHolder(model_path, freeze_gc=freeze_gc)
     learner = (Learner(holder, allow_new_classes=allow_new_classes, snapshot_every=snapshot_every,
-                       snapshot_bytes=snapshot_bytes, freeze_gc=freeze_gc) if learn else None)
+                       snapshot_bytes=snapshot_bytes, freeze_gc=freeze_gc, pace=learn_pace) if learn else None)
     read_token = token if token_required_for_predict else None
     page = (Path(__file__).parent / "static" / "index.html").read_bytes()
 

@@ -30,14 +30,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.lookup import find_terms
-from .._kernels.online import extend_slots, inserted, merge_pairs, merge_rows, renumbered
+from .._kernels.online import extend_slots, heavy_rows, inserted, merge_pairs, merge_rows, renumbered
 from .._kernels.text import build
 from .._validation import encode_labels
 from ..stats.text import TextStats
 from ._estimate import _forget_empty
 from .vocab import Pairs, TermTable
 
-__all__ = ["add_counts", "code_points", "find", "online_ready"]
+__all__ = ["add_counts", "built", "code_points", "find", "online_ready"]
 
 
 def code_points(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -96,15 +96,43 @@ class _Update:
         self.ptr = np.zeros(K + 1, dtype=np.int64)
         np.cumsum(np.bincount(r, minlength=K), out=self.ptr[1:])
 
-    def merged(self, m: sp.csr_matrix, ins: np.ndarray, V: int, sums: bool) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
-        """``m`` (classes x old terms) plus this update: (the sum over the V new terms, where each
-        update entry's sum is in its data, the row sums when ``sums``)."""
+    def same_pattern(self, other: "_Update") -> bool:
+        return bool(np.array_equal(self.rows, other.rows) and np.array_equal(self.cols, other.cols))
+
+    def merged(self, m: sp.csr_matrix, ins: np.ndarray, V: int, sums: int,
+               m2: sp.csr_matrix | None = None, up2: "_Update | None" = None) -> tuple[list[sp.csr_matrix], np.ndarray, np.ndarray]:
+        """``m`` (classes x old terms) plus this update: ([the sum over the V new terms], where
+        each update entry's sum is in its data, the row sums of the first (``sums`` 1) or second
+        (2) matrix). With ``m2`` (the same pattern as ``m``) and ``up2`` (the same pattern as
+        this update): both sums, in one pass, sharing one index array."""
         it = np.int32 if max(V, m.nnz + len(self.vals)) < 2**31 - 1 else np.int64  # as scipy would choose
-        indptr, indices, data, at, row_sums = merge_rows(m.indptr, m.indices.astype(it, copy=False), m.data, ins,
-                                                         self.ptr, self.key, self.known, self.cols, self.vals, sums)
-        out = sp.csr_matrix((data, indices, indptr.astype(it)), shape=(m.shape[0], V))
-        out.has_canonical_format = True  # merged in order, each (class, term) once
+        none = np.zeros(0)
+        indptr, indices, data, data2, at, row_sums = merge_rows(
+            m.indptr, m.indices.astype(it, copy=False), m.data, none if m2 is None else m2.data, ins, self.ptr,
+            self.key, self.known, self.cols, self.vals, none if up2 is None else up2.vals, sums)
+        indptr = indptr.astype(it)
+        if m2 is not None:  # shared by two matrices: an in-place change of one (none is made) would fail loudly
+            indices.flags.writeable = indptr.flags.writeable = False
+        out = []
+        for values in (data, data2) if m2 is not None else (data,):
+            matrix = sp.csr_matrix((values, indices, indptr), shape=(m.shape[0], V))
+            matrix.has_canonical_format = True  # merged in order, each (class, term) once
+            out.append(matrix)
         return out, at, row_sums
+
+
+def _shared_pattern(a: sp.csr_matrix, b: sp.csr_matrix) -> bool:
+    """Whether two CSR matrices have the same pattern (the versions made here share one index
+    array between the term and document counts: an identity check)."""
+    if _same_memory(a.indices, b.indices) and _same_memory(a.indptr, b.indptr):
+        return True
+    return bool(a.nnz == b.nnz and np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices))
+
+
+def _same_memory(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether two arrays are views of the same memory, laid out alike (so equal)."""
+    return bool(x.dtype == y.dtype and x.shape == y.shape and x.strides == y.strides
+                and x.__array_interface__["data"][0] == y.__array_interface__["data"][0])
 
 
 def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
@@ -139,8 +167,13 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     presence = model._presence
     up_tc = _Update(d.term_count, cpos, pos, key, known, K)
     up_dc = _Update(d.doc_count, cpos, pos, key, known, K)
-    tc, tc_at, tc_sums = up_tc.merged(s.term_count, ins, V, not presence)
-    dc, dc_at, dc_sums = up_dc.merged(s.doc_count, ins, V, presence)
+    if up_tc.same_pattern(up_dc) and _shared_pattern(s.term_count, s.doc_count):
+        # a term is in a class's documents iff it occurs there: one pass, one index array
+        (tc, dc), tc_at, sums = up_tc.merged(s.term_count, ins, V, 2 if presence else 1, s.doc_count, up_dc)
+        dc_at, tc_sums, dc_sums = tc_at, sums, sums
+    else:
+        (tc,), tc_at, tc_sums = up_tc.merged(s.term_count, ins, V, 0 if presence else 1)
+        (dc,), dc_at, dc_sums = up_dc.merged(s.doc_count, ins, V, 1 if presence else 0)
     cc = s.class_count.copy()
     cc[cpos] += d.class_count
     zeros = np.zeros(len(ins))
@@ -166,19 +199,31 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     stats.table = _extended(table, terms, ins, dt[~known]) if len(ins) else table
     priors = model._inner().prior_parameters(cc)
     priors.update(_forget_empty(priors, cc))
+    pairs = Pairs(indptr, cls, delta, base)
     new = copy.copy(model)
     new._use_parameters(stats, {
         "_terms": terms,
         "_keep": np.ones(V, dtype=bool),
         "_idf_weights": None,
         "_table": stats.table,
-        "_pairs": Pairs(indptr, cls, delta, base),
+        "_pairs": pairs,
         "_const": np.zeros(K),
         "_fast": True,
         "class_log_prior_": priors["class_log_prior_"],
         "_intercept": priors["_intercept"],
     })
+    built(new)
     return new
+
+
+def built(model: Any) -> Any:
+    """``model`` with what its first prediction would build made now (the rows of full weights
+    of its frequent terms, :meth:`Pairs.heavy`, in a compiled pass without the GIL): the
+    service calls it on a version before publishing it, so that no request pays for it."""
+    pairs = model.__dict__.get("_pairs")
+    if isinstance(pairs, Pairs) and pairs._heavy is None:
+        pairs._heavy = heavy_rows(pairs.indptr, pairs.cls, pairs.delta, pairs.base)
+    return model
 
 
 def _pow2(n: int) -> int:
