@@ -110,3 +110,20 @@ def test_arrow_columns_read_as_the_lists_of_strings(texts, kw):
 def test_a_missing_document_in_a_column_is_named():
     with pytest.raises(DataError, match="item 1"):
         TextClassifier().fit(pl.Series(["a b", None, "c d"]), [0, 1, 0])
+
+
+def test_a_stream_whose_pairs_outgrow_their_table_turns_to_rows():
+    """Forty classes over a small vocabulary: once most (term, class) pairs are seen, rows of
+    K counts per term take less memory than the table of pairs, and the learner turns to them
+    mid-stream; the statistics are those of one fit."""
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{i}" for i in range(600)])
+    docs = [" ".join(words[rng.integers(0, 600, 30)]) for _ in range(4000)]
+    y = [f"c{i % 40}" for i in range(4000)]
+    m = TextClassifier().partial_fit(docs[:100], y[:100])
+    kinds = []
+    for k in range(100, 4000, 300):
+        m.partial_fit(docs[k:k + 300], y[k:k + 300])
+        kinds.append(m.__dict__["_stream"][0].dense)
+    assert kinds[0] is False and kinds[-1] is True
+    _same_stats(TextClassifier().fit(docs, y), m)

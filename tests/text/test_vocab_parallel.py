@@ -23,15 +23,18 @@ docs_st = st.lists(
 )
 
 
-def _learn(docs: list[str], labels: list[int], w: Any, how: Tokens, parallel: bool) -> tuple:
+def _learn(docs: list[str], labels: list[int], w: Any, how: Tokens, parallel: bool, pair_bytes: int = 56) -> tuple:
+    """learn_terms on one learner or split over two; ``pair_bytes`` 0: pairs always in a table of
+    the pairs seen, 10**9: always dense rows of K counts per term, 56: chosen by memory."""
     to = to_char_buffer if how.analyzer != "word" else to_buffer
     buf, bounds, table = to(docs)
-    saved = vocab._PARALLEL_CHARS
+    saved = vocab._PARALLEL_CHARS, vocab._PAIR_BYTES
     vocab._PARALLEL_CHARS = 0 if parallel else 1 << 62
+    vocab._PAIR_BYTES = pair_bytes
     try:
         return learn_terms(buf, bounds, table, np.asarray(labels), w, 3, how)
     finally:
-        vocab._PARALLEL_CHARS = saved
+        vocab._PARALLEL_CHARS, vocab._PAIR_BYTES = saved
 
 
 @pytest.fixture(autouse=True)
@@ -44,15 +47,15 @@ def _two_threads(monkeypatch: pytest.MonkeyPatch) -> None:
 @given(docs=docs_st, data=st.data(),
        how=st.sampled_from([((1, 1), "word"), ((1, 2), "word"), ((2, 3), "word"), ((2, 4), "char"),
                             ((1, 3), "char_wb")]),
-       weighted=st.booleans(), stop=st.booleans())
+       weighted=st.booleans(), stop=st.booleans(), pair_bytes=st.sampled_from([0, 56, 10**9]))
 def test_threads_count_as_one_learner(docs: list[str], data: st.DataObject, how: tuple, weighted: bool,
-                                      stop: bool) -> None:
+                                      stop: bool, pair_bytes: int) -> None:
     labels = data.draw(st.lists(st.integers(0, 2), min_size=len(docs), max_size=len(docs)))
     w = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=len(docs),
                                     max_size=len(docs)))) if weighted else None
     tokens = Tokens(ngram_range=how[0], analyzer=how[1], stop_words=["on", "a"] if stop and how[1] == "word" else None)
-    one = _learn(docs, labels, w, tokens, parallel=False)
-    split = _learn(docs, labels, w, tokens, parallel=True)
+    one = _learn(docs, labels, w, tokens, parallel=False, pair_bytes=0)  # the table of pairs seen
+    split = _learn(docs, labels, w, tokens, parallel=True, pair_bytes=pair_bytes)
     assert list(split[0]) == list(one[0])
     for a, b in zip(split[1:3], one[1:3]):
         np.testing.assert_allclose(a.toarray(), b.toarray(), rtol=1e-15, atol=0)

@@ -26,7 +26,7 @@ from numba import njit
 
 from .murmur import bucket, feed, finish, murmur3, to_bucket
 
-__all__ = ["build", "gram_scratch", "hash_counts", "lean", "learn_counts", "merge_learned", "murmur3", "rehash", "term_ids"]
+__all__ = ["build", "count_new", "gram_scratch", "hash_counts", "lean", "learn_counts", "merge_learned", "murmur3", "rehash", "term_ids"]
 
 _NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 
@@ -215,7 +215,9 @@ def _insert(buf, ring, hi, ntok, n, slot, key, slots, keys, start, length, cps, 
 @njit(cache=True, nogil=True, inline="always")
 def _pair(key, pslots, pkeys, n_pairs):  # pragma: no cover - compiled
     """The index of the pair ``key`` (term * K + class) in the pair table, added when new:
-    (index, number of pairs)."""
+    (index, number of pairs). A dense table (no slots) holds pair ``key`` at ``key``."""
+    if len(pslots) == 0:
+        return key, n_pairs
     mask = len(pslots) // 2 - 1
     i = _home(np.uint64(key), mask)
     while True:
@@ -228,6 +230,16 @@ def _pair(key, pslots, pkeys, n_pairs):  # pragma: no cover - compiled
         if pslots[2 * i] == key:
             return p, n_pairs
         i = (i + 1) & mask
+
+
+@njit(cache=True, nogil=True, inline="always")
+def full(pairs, n_pairs, n_terms, more, K):  # pragma: no cover - compiled
+    """Whether ``more`` terms and pairs could overflow the pair table: a hashed one by its
+    slots and keys, a dense one (pair (t, c) at t * K + c) by its rows."""
+    pslots, pkeys, pcount, _ = pairs
+    if len(pslots) == 0:
+        return (n_terms + more) * K > len(pcount)
+    return n_pairs + more > len(pslots) // 4 or n_pairs + more > len(pkeys)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -244,6 +256,19 @@ def _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last):  # pragma: no cover - co
         pcdf[p] += wd
         df[t] += 1.0
     return n_pairs
+
+
+@njit(cache=True, nogil=True)
+def count_new(slots, start, length, cps, o_keys, o_start, o_length, o_cps, o_n_terms):  # pragma: no cover - compiled
+    """How many of another learner's terms this table lacks (what a merge will add)."""
+    new = 0
+    for u in range(o_n_terms):
+        key = o_keys[u]
+        s = o_start[u]
+        slot = _find(o_cps, s, s + o_length[u], np.uint64(key), key < 0, slots, start, length, cps)
+        if slots[2 * slot + 1] < 0:
+            new += 1
+    return new
 
 
 @njit(cache=True, nogil=True)
@@ -278,8 +303,12 @@ def merge_learned(terms, n_terms, n_cps, K, pairs, n_pairs, df, tf, other, o_n_t
         df[t] += o_df[u]
         tf[t] += o_tf[u]
         where[u] = t
-    for q in range(o_n_pairs):
-        p, n_pairs = _pair(where[o_pkeys[q] // K] * K + o_pkeys[q] % K, pslots, pkeys, n_pairs)
+    o_dense = len(o_pairs[0]) == 0
+    for q in range(o_n_terms * K if o_dense else o_n_pairs):
+        key = q if o_dense else o_pkeys[q]
+        if o_dense and o_pcount[q] == 0 and o_pcdf[q] == 0:
+            continue  # a pair the other learner never saw
+        p, n_pairs = _pair(where[key // K] * K + key % K, pslots, pkeys, n_pairs)
         pcount[p] += o_pcount[q]
         pcdf[p] += o_pcdf[q]
     return n_terms, n_cps, n_pairs
@@ -448,7 +477,7 @@ def _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop,
         e0 = bounds[d + 1]
         room = ((e0 - s0) // 2 + 1) * (hi_n - lo_n + 1)
         if (n_terms + room > half or n_terms + room > len(keys) or n_cps + span * (e0 - s0) > len(cps)
-                or n_pairs + room > len(pairs[0]) // 4 or n_pairs + room > len(pairs[1])):
+                or full(pairs, n_pairs, n_terms, room, K)):
             return d, n_terms, n_cps, n_pairs
         c = codes[d]
         wd = w[d] if has_w else 1.0

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit, prange
 
 from .murmur import bucket
-from .text import _add, _find, _key, append_index
+from .text import _add, _find, _key, append_index, full
 from .text_pairs import add_term, dense_layout
 
 __all__ = ["hash_counts", "learn_counts", "presence_rows", "score", "score_pairs", "term_ids"]
@@ -190,7 +190,7 @@ def learn_counts(buf, bounds, doc0, codes, w, has_w, is_space, lo_n, hi_n, wb, t
         e0 = bounds[d + 1]
         grams, chars = room(e0 - s0, lo_n, hi_n, wb)
         if (n_terms + grams > half or n_terms + grams > len(keys) or n_cps + chars > len(cps)
-                or n_pairs + grams > len(pairs[0]) // 4 or n_pairs + grams > len(pairs[1])):
+                or full(pairs, n_pairs, n_terms, grams, K)):
             return d, n_terms, n_cps, n_pairs
         c = codes[d]
         wd = w[d] if has_w else 1.0

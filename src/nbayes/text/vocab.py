@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from .._kernels import run, text_chars, threads
 from .._kernels import text as word_kernels
-from .._kernels.text import build, merge_learned, rehash
+from .._kernels.text import build, count_new, merge_learned, rehash
 from .._kernels.text_pairs import presence_rows, score, score_pairs
 from .._kernels.text_sort import pair_order, sort_order, term_strings
 
@@ -186,6 +186,11 @@ class TermTable:
         return found
 
 
+#: bytes a (term, class) pair takes in a learner's pair table per unit of capacity (two
+#: slots of key and index, the key, two counts); a term's row of K dense counts takes 16 K
+_PAIR_BYTES = 56
+
+
 class _Learner:
     """A growing term table with per-term counts, filled by the counting kernel."""
 
@@ -209,6 +214,8 @@ class _Learner:
         self.pkeys = np.zeros(pcap, dtype=np.int64)
         self.pcount, self.pcdf = np.zeros(pcap), np.zeros(pcap)
         self.n_terms = self.n_cps = self.n_pairs = 0
+        if cap * self.n_classes * 16 <= pcap * _PAIR_BYTES:
+            self._to_dense(cap)
 
     def reserve(self, terms: int, chars: int, pairs: int | None = None) -> None:
         """Room for ``terms`` more terms of ``chars`` more code points, and ``pairs`` more
@@ -224,12 +231,45 @@ class _Learner:
             self.last = _grow(self.last, cap, -1)
             self.slots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.slots, self.keys, self.n_terms)
+        K, rows = self.n_classes, self.n_terms + terms
+        if self.dense:
+            if rows * K > len(self.pcount):
+                size = max(2 * len(self.pcount), _pow2(rows) * K)
+                self.pcount, self.pcdf = (_grow(a, size) for a in (self.pcount, self.pcdf))
+            return
         need = self.n_pairs + (terms if pairs is None else pairs)
         if need > len(self.pkeys) or need > len(self.pslots) // 4:
             cap = max(2 * len(self.pkeys), _pow2(need + 1))
+            if _pow2(rows) * K * 16 <= cap * _PAIR_BYTES:
+                self._to_dense(_pow2(rows))  # rows of K counts per term take less than the grown pair table
+                return
             self.pkeys, self.pcount, self.pcdf = (_grow(a, cap) for a in (self.pkeys, self.pcount, self.pcdf))
             self.pslots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.pslots, self.pkeys, self.n_pairs)
+
+    @property
+    def dense(self) -> bool:
+        """Whether the pairs are rows of K counts per term (pair (t, c) at t * K + c) rather
+        than a table of the pairs seen: chosen when it takes less memory, as when most terms
+        occur in a good part of the classes (a long stream over a bounded vocabulary)."""
+        return len(self.pslots) == 0
+
+    def _to_dense(self, rows: int) -> None:
+        n, size = self.n_pairs, rows * self.n_classes
+        count, cdf = np.zeros(size), np.zeros(size)
+        keys = self.pkeys[:n]
+        count[keys], cdf[keys] = self.pcount[:n], self.pcdf[:n]
+        self.pcount, self.pcdf = count, cdf
+        self.pslots = self.pkeys = _NONE_I
+
+    def pairs_seen(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(keys t * K + c, counts, document counts) of the pairs counted, in any order."""
+        if not self.dense:
+            n = self.n_pairs
+            return self.pkeys[:n], self.pcount[:n], self.pcdf[:n]
+        size = self.n_terms * self.n_classes
+        keys = np.flatnonzero((self.pcount[:size] != 0) | (self.pcdf[:size] != 0))
+        return keys, self.pcount[keys], self.pcdf[keys]
 
     def learn(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray,
               w: np.ndarray | None, how: Tokens) -> "_Learner":
@@ -253,7 +293,10 @@ class _Learner:
 
     def absorb(self, other: "_Learner") -> "_Learner":
         """Add what ``other`` counted over other documents, as if this learner had counted them."""
-        self.reserve(other.n_terms, other.n_cps, other.n_pairs)
+        # room for the other's new terms only: most of its terms are usually this one's too
+        new = count_new(self.slots, self.start, self.length, self.cps, other.keys, other.start, other.length,
+                        other.cps, other.n_terms)
+        self.reserve(new, other.n_cps, other.n_terms * other.n_classes if other.dense else other.n_pairs)
         self.n_terms, self.n_cps, self.n_pairs = merge_learned(
             (self.slots, self.keys, self.start, self.length, self.cps, self.last), self.n_terms, self.n_cps,
             self.n_classes, (self.pslots, self.pkeys, self.pcount, self.pcdf), self.n_pairs, self.df, self.tf,
@@ -332,8 +375,9 @@ def learned_terms(
     used = ids >= 0
     ids[used] = rank[ids[used]]
     learned = TermTable.from_parts(terms, slots, start[order], length[order], cps, how)
-    K, n = max(n_classes, 1), main.n_pairs
-    pkeys = main.pkeys[:n]
+    K = max(n_classes, 1)
+    pkeys, pcount, pcdf = main.pairs_seen()
+    n = len(pkeys)
     term_of, cls = rank[pkeys // K], pkeys % K
     # CSR over classes straight from the distinct pairs: no COO conversion, sort or summing
     at, indptr = pair_order(term_of, cls, n_terms, K)
@@ -342,8 +386,8 @@ def learned_terms(
     indptr = indptr[: n_classes + 1].astype(np.int32 if small else np.int64)
     shape = (n_classes, n_terms)
     # each matrix its own index arrays: dropping zeros rewrites them in place
-    tc = sp.csr_matrix((main.pcount[:n][at], indices.copy(), indptr.copy()), shape=shape)
-    dc = sp.csr_matrix((main.pcdf[:n][at], indices, indptr), shape=shape)
+    tc = sp.csr_matrix((pcount[at], indices.copy(), indptr.copy()), shape=shape)
+    dc = sp.csr_matrix((pcdf[at], indices, indptr), shape=shape)
     return (
         terms,
         _drop_zeros(tc),
