@@ -113,6 +113,8 @@ def check_y(y: Any, n: int) -> np.ndarray:
                 "(integers or strings), not real-valued targets"
             )
     elif kind == "O":
+        if set(map(type, labels)) <= {str}:  # strings only: nothing to check
+            return labels
         for i, v in enumerate(labels):
             if is_missing(v):
                 raise DataError(f"y: row {i} has a missing label ({v!r}); every row needs a class")

@@ -349,7 +349,9 @@ class DataFile:
                         block += f.readline()
                     plain = 0 if lines else _object_lines(block, chunk_rows)
                     if plain:
-                        yield Chunk(self._json_chunk(block, None, n + 1, plain, start), start)
+                        frame = self._json_chunk(block, None, n + 1, plain, start)
+                        del block  # not held while the chunk is used
+                        yield Chunk(frame, start)
                         n, start = n + plain, start + plain
                         continue
                     for line in block.splitlines(keepends=True):

@@ -87,8 +87,12 @@ def _ascii_column(docs: Any, lowercase: bool) -> tuple[np.ndarray, np.ndarray] |
     data = data[offsets[0] : offsets[-1]]
     if data.size and int(data.max()) >= 128:
         return None
-    # a new array either way (Arrow's memory is read-only); A-Z are the bytes b with b - 65 < 26
-    buf = data + (data - np.uint8(65) < 26).view(np.uint8) * np.uint8(32) if lowercase else data.copy()
+    buf = data.copy()  # Arrow's memory is read-only
+    if lowercase:  # A-Z are the bytes b with b - 65 < 26; by blocks, so temporaries stay small
+        step = 1 << 20
+        for i in range(0, len(buf), step):
+            part = buf[i : i + step]
+            part += (part - np.uint8(65) < 26).view(np.uint8) << np.uint8(5)
     return buf, offsets - offsets[0]
 
 
