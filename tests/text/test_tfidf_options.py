@@ -38,7 +38,10 @@ def _closed_form(docs, vocab, idf, binary, sublinear):
         for t in d:
             if t in col:
                 X[i, col[t]] += 1.0
-    tf = np.where(X > 0, 1.0, 0.0) if binary else np.where(X > 0, 1.0 + np.log(np.maximum(X, 1.0)), 0.0) if sublinear else X
+    if binary:
+        tf = np.where(X > 0, 1.0, 0.0)
+    else:
+        tf = np.where(X > 0, 1.0 + np.log(np.maximum(X, 1.0)), 0.0) if sublinear else X
     W = tf * idf
     n = np.linalg.norm(W, axis=1, keepdims=True)
     return W / np.where(n > 0, n, 1.0)
@@ -60,7 +63,8 @@ def test_vectorizer_equals_tfidf_vectorizer(settings):
     ours = Vectorizer(tfidf=True, **settings).fit(DOCS)
     theirs = TfidfVectorizer(**settings).fit(DOCS)
     assert ours.get_feature_names_out().tolist() == theirs.get_feature_names_out().tolist()
-    assert_allclose(ours.transform(TEST + DOCS).toarray(), theirs.transform(TEST + DOCS).toarray(), rtol=1e-12, atol=1e-15)
+    assert_allclose(ours.transform(TEST + DOCS).toarray(), theirs.transform(TEST + DOCS).toarray(),
+                    rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("settings", SETTINGS, ids=str)
@@ -73,7 +77,8 @@ def test_classifier_equals_pipeline_and_survives_a_file(tmp_path, settings, mode
     clf = nbayes.TextClassifier(model=model, alpha=0.1, tfidf=True, **extra, **settings).fit(DOCS, LABELS)
     tv = TfidfVectorizer(**settings)
     sk = ref(alpha=0.1, **extra).fit(tv.fit_transform(DOCS), LABELS)
-    assert_allclose(clf.predict_joint_log_proba(TEST), sk.predict_joint_log_proba(tv.transform(TEST)), rtol=1e-9, atol=1e-12)
+    assert_allclose(clf.predict_joint_log_proba(TEST), sk.predict_joint_log_proba(tv.transform(TEST)),
+                    rtol=1e-9, atol=1e-12)
     assert_allclose(clf.predict_proba(DOCS), sk.predict_proba(tv.transform(DOCS)), rtol=1e-9, atol=1e-12)
     clf.save(tmp_path / "m.nbm")
     back = nbayes.load(tmp_path / "m.nbm")

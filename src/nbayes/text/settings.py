@@ -73,7 +73,9 @@ class TextSettings:
         check_number("n_features", self.n_features, low=1, high=2**31 - 1, integer=True, allow_none=True)
         self._how()  # checks ngram_range and stop_words
         if self.tfidf and self.n_features is not None:
-            raise InvalidParameterError("tfidf=True weighs the terms of a vocabulary: it takes vocabulary mode (n_features=None)")
+            raise InvalidParameterError(
+                "tfidf=True weighs the terms of a vocabulary: it takes vocabulary mode (n_features=None)"
+            )
         use_idf = getattr(self, "use_idf", True)
         if not isinstance(use_idf, bool | np.bool_):
             raise InvalidParameterError(f"parameter 'use_idf' must be True or False, got {use_idf!r}")
