@@ -107,7 +107,7 @@ def test_search_re_estimates_each_setting():
             p = m.predict_proba([docs[i] for i in test])
             idx = np.searchsorted(m.classes_, y[test])
             each.append(np.mean(np.log(p[np.arange(len(test)), idx])))
-        assert_allclose(score, np.mean(each), rtol=1e-9), params
+        assert_allclose(score, np.mean(each), rtol=1e-9, err_msg=str(params))
     assert len({round(s, 9) for s in res["mean_test_score"]}) > 8  # the settings do differ
 
 
