@@ -109,6 +109,11 @@ def test_search_re_estimates_each_setting():
             each.append(np.mean(np.log(p[np.arange(len(test)), idx])))
         assert_allclose(score, np.mean(each), rtol=1e-9, err_msg=str(params))
     assert len({round(s, 9) for s in res["mean_test_score"]}) > 8  # the settings do differ
+    # refit from the total statistics: the model a fit of that setting gives
+    best = SearchCV(nbayes.TextClassifier(alpha=0.2), {"tfidf": [True], "binary": [True], "use_idf": [False],
+                                                      "model": ["complement"], "norm": [True]}, cv=splits).fit(docs, y)
+    direct = nbayes.TextClassifier(alpha=0.2, **best.best_params_).fit(docs, y)
+    assert_allclose(best.best_estimator_.predict_proba(TEST), direct.predict_proba(TEST), rtol=1e-12)
 
 
 def test_use_idf_is_checked_and_streams_through_a_frozen_idf_of_ones():
