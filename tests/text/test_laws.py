@@ -38,6 +38,8 @@ CONFIGS = {
     "tfidf_sublinear_complement": {"tfidf": True, "sublinear_tf": True, "model": "complement"},
     "tfidf_frozen": {"tfidf": True, "idf": _FROZEN},
     "tfidf_frozen_sublinear": {"tfidf": True, "idf": _FROZEN, "sublinear_tf": True, "model": "complement"},
+    "tfidf_presence_no_idf": {"tfidf": True, "binary": True, "use_idf": False, "model": "complement", "norm": True},
+    "tfidf_frozen_binary": {"tfidf": True, "idf": _FROZEN, "binary": True},
     "hashing": {"n_features": 64},
     "hashing_collisions": {"n_features": 5, "model": "bernoulli"},
     "hashing_bigrams_stop": {"n_features": 97, "ngram_range": (1, 2), "stop_words": "english"},

@@ -59,7 +59,9 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
     estimation from statistics that keep every term, so ``partial_fit`` (a vocabulary that
     grows), ``merge`` and ``unlearn`` stay exact.
 
-    ``tfidf=True`` sums the documents' tf-idf vectors per class (``TfidfVectorizer``'s rows). By
+    ``tfidf=True`` sums the documents' tf-idf vectors per class (``TfidfVectorizer``'s rows, with
+    its ``sublinear_tf``, ``smooth_idf``, ``use_idf`` and ``binary``: ``use_idf=False`` keeps
+    the tf transform and the unit L2 length of each document without idf weights). By
     default the idf is learned from the documents given to ``fit``, so that model is made in one
     ``fit``. ``idf=`` a mapping term -> weight (such as a fitted tf-idf model's ``idf_``)
     freezes the vocabulary and the weights: each document's vector then depends on that
@@ -131,6 +133,7 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         tfidf: bool = False,
         sublinear_tf: bool = False,
         smooth_idf: bool = True,
+        use_idf: bool = True,
         idf: Any = None,
         C: float = 1.0,
         nb_interpolation: float = 0.25,
@@ -152,6 +155,7 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         self.tfidf = tfidf
         self.sublinear_tf = sublinear_tf
         self.smooth_idf = smooth_idf
+        self.use_idf = use_idf
         self.idf = idf
         self.C = C
         self.nb_interpolation = nb_interpolation
@@ -239,8 +243,9 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
             if not (self.tfidf and other.tfidf and np.array_equal(self._terms, other._terms)
                     and np.array_equal(self._fitted_idf(), other._fitted_idf())):
                 raise MergeError("cannot merge tf-idf models with different frozen idfs")
-            if bool(self.sublinear_tf) != bool(other.sublinear_tf):
-                raise MergeError("cannot merge: parameter 'sublinear_tf' differs and it shapes the tf-idf sums")
+            for name in ("sublinear_tf", "binary"):
+                if bool(getattr(self, name)) != bool(getattr(other, name)):
+                    raise MergeError(f"cannot merge: parameter {name!r} differs and it shapes the tf-idf sums")
         return super().merge(other)
 
     @property

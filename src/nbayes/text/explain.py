@@ -109,16 +109,17 @@ def _weighted_counts(model: TextClassifier, docs: Any, ids: np.ndarray) -> np.nd
     1 per occurrence (counts), 1 for the first (presence), the tf-idf value split equally."""
     known = ids >= 0
     share = known.astype(np.float64)
-    if model._presence:
+    if model.tfidf:  # (binary tf-idf too: the value of the term, split over its occurrences)
+        if known.any():
+            counts = np.bincount(ids[known], minlength=len(model._terms)).astype(np.float64)
+            X = model._weigh(model._counts(model._table, docs, False), model._fitted_idf())
+            value = np.asarray(X.todense()).ravel()
+            share[known] = value[ids[known]] / counts[ids[known]]
+    elif model._presence:
         _, first = np.unique(ids, return_index=True)
         once = np.zeros(len(ids), dtype=bool)
         once[first] = True
         share[~once] = 0.0
-    elif model.tfidf and known.any():
-        counts = np.bincount(ids[known], minlength=len(model._terms)).astype(np.float64)
-        X = model._weigh(model._counts(model._table, docs, False), model._fitted_idf())
-        value = np.asarray(X.todense()).ravel()
-        share[known] = value[ids[known]] / counts[ids[known]]
     return share
 
 

@@ -55,6 +55,7 @@ class TextSettings:
     tfidf: bool
     sublinear_tf: bool
     smooth_idf: bool
+    use_idf: bool
 
     def _check_text_params(self) -> None:
         for name in ("min_df", "max_df"):
@@ -71,11 +72,21 @@ class TextSettings:
         check_number("max_features", self.max_features, low=1, integer=True, allow_none=True)
         check_number("n_features", self.n_features, low=1, high=2**31 - 1, integer=True, allow_none=True)
         self._how()  # checks ngram_range and stop_words
-        if self.tfidf and (self.n_features is not None or self.binary):
-            raise InvalidParameterError("tfidf=True weighs counts: it takes vocabulary mode, without binary")
+        if self.tfidf and self.n_features is not None:
+            raise InvalidParameterError(
+                "tfidf=True weighs the terms of a vocabulary: it takes vocabulary mode (n_features=None)"
+            )
+        use_idf = getattr(self, "use_idf", True)
+        if not isinstance(use_idf, bool | np.bool_):
+            raise InvalidParameterError(f"parameter 'use_idf' must be True or False, got {use_idf!r}")
         if self._frozen_idf() is not None:
             if not self.tfidf:
                 raise InvalidParameterError("idf=... is the frozen idf of a tf-idf model: it takes tfidf=True")
+            if not use_idf:
+                raise InvalidParameterError(
+                    "idf=... gives idf weights and use_idf=False uses none: leave use_idf=True with a frozen idf "
+                    "(a frozen idf of ones streams a model without idf)"
+                )
             if (self.min_df, self.max_df, self.max_features) != (1, 1.0, None):
                 raise InvalidParameterError(
                     "idf=... freezes the vocabulary (its terms) with the weights; min_df, max_df and "
@@ -162,21 +173,30 @@ class TextSettings:
 
     def _idf(self, stats: TextStats, keep: np.ndarray) -> np.ndarray:
         """scikit-learn's idf over the kept terms: ln((1 + n) / (1 + df)) + 1 (smooth_idf) or
-        ln(n / df) + 1."""
+        ln(n / df) + 1; ones with ``use_idf=False`` (TfidfVectorizer's: tf and the L2 norm only)."""
+        if not getattr(self, "use_idf", True):
+            return np.ones(int(np.count_nonzero(keep)))
         n, df = stats.n_docs, stats.df[keep]
         idf: np.ndarray = np.log((1.0 + n) / (1.0 + df)) + 1.0 if self.smooth_idf else np.log(n / df) + 1.0
         return idf
 
     def _weigh(self, X: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
-        """Counts to tf-idf rows of unit L2 norm (TfidfVectorizer with norm='l2')."""
+        """Counts to tf-idf rows of unit L2 norm (TfidfVectorizer with norm='l2'; with
+        ``binary``, tf is 1 for a term the document holds, as TfidfVectorizer(binary=True))."""
         X = X.astype(np.float64)
-        if self.sublinear_tf:
+        if self.binary:
+            X.data[:] = 1.0
+        elif self.sublinear_tf:
             X.data = 1.0 + np.log(X.data)
         X.data *= idf[X.indices]
         norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
         rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
         X.data /= np.where(norms[rows] > 0, norms[rows], 1.0)
         return X
+
+    def _tfidf_key(self) -> tuple[bool, bool, bool, bool]:
+        """The settings that shape the tf-idf rows of given counts under a given vocabulary."""
+        return (bool(self.smooth_idf), bool(self.sublinear_tf), bool(self.binary), bool(getattr(self, "use_idf", True)))
 
     def _active(self, stats: TextStats) -> np.ndarray:
         """The terms a vectoriser fitted on these documents would keep (scikit-learn's rules;

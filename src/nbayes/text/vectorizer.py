@@ -16,7 +16,7 @@ from .vocab import AnyTerms, HashedTerms, TermTable, hash_terms, learn_terms
 
 class Vectorizer(TextSettings, BaseEstimator):
     """The matrix scikit-learn's ``CountVectorizer`` (default), ``TfidfVectorizer``
-    (``tfidf=True``: sublinear tf, smooth idf, unit L2 rows) or ``HashingVectorizer``
+    (``tfidf=True``: ``sublinear_tf``, ``smooth_idf``, ``use_idf``, ``binary``, unit L2 rows) or ``HashingVectorizer``
     (``n_features``, as ``alternate_sign=False, norm=None``) would give for the same settings:
     same vocabulary, same columns, same values, for word or (``analyzer="char"`` /
     ``"char_wb"``) character n-grams. Tokenising, n-grams, stop words and counting run
@@ -44,6 +44,7 @@ class Vectorizer(TextSettings, BaseEstimator):
         tfidf: bool = False,
         sublinear_tf: bool = False,
         smooth_idf: bool = True,
+        use_idf: bool = True,
     ) -> None:
         self.lowercase = lowercase
         self.analyzer = analyzer
@@ -57,6 +58,7 @@ class Vectorizer(TextSettings, BaseEstimator):
         self.tfidf = tfidf
         self.sublinear_tf = sublinear_tf
         self.smooth_idf = smooth_idf
+        self.use_idf = use_idf
 
     def fit(self, texts: Any, y: Any = None) -> "Vectorizer":
         """Learn the vocabulary (and idf) of ``texts``; ``y`` is ignored."""
