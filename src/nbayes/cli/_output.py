@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import sys
 from typing import Any, Iterator
@@ -48,8 +49,29 @@ def progress(what: str) -> Progress:
     )
 
 
+def return_freed_memory() -> None:
+    """Have glibc give blocks of 1 MB and more back to the system when they are freed.
+
+    Its default threshold for that adapts upward: once a block of up to 32 MB was freed, later
+    blocks below that size stay in the heap, where a stream of chunk-sized arrays fragments it
+    and holds the resident memory of its largest moments (measured: a 300 MB stream through
+    ``nbayes train`` peaked at 716 MB with the default, 572 MB with the fixed threshold, at the
+    same speed). Elsewhere, or without glibc, nothing changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(_M_MMAP_THRESHOLD, 1 << 20)
+    except (OSError, AttributeError):
+        pass
+
+
+#: mallopt's parameter number for the mmap threshold (glibc's malloc.h)
+_M_MMAP_THRESHOLD = -3
+
+
 def chunks(source: DataFile, what: str, show: bool = True) -> Iterator[Chunk]:
     """The chunks of ``source``, with a progress line on a terminal (stderr) while they come."""
+    return_freed_memory()
     if not (show and sys.stderr.isatty()):
         yield from source.chunks()
         return
