@@ -93,5 +93,54 @@ def main() -> None:
           f"CountVectorizer.fit_transform {mb_tr / t_cv:.0f} MB/s")
 
 
+#: a child process that fits and predicts with bigrams once (kernels compiled beforehand by the
+#: parent), then reports its peak RSS and the size of the saved model: nbayes' file, or the
+#: pickle of scikit-learn's vectoriser and model (what one would ship)
+BIGRAM_CHILD = r"""
+import pickle, resource, sys, json
+sys.path.insert(0, sys.argv[2])
+from text_20news import load
+import numpy as np
+Xtr, ytr = load("train"); Xte, yte = load("test")
+if sys.argv[1] == "nbayes":
+    import nbayes
+    m = nbayes.TextClassifier(alpha=0.01, ngram_range=(1, 2)).fit(Xtr, ytr)
+    acc = float(np.mean(m.predict(Xte) == yte))
+    m.save(sys.argv[3])
+else:
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+    v = CountVectorizer(ngram_range=(1, 2)); m = MultinomialNB(alpha=0.01).fit(v.fit_transform(Xtr), ytr)
+    acc = float(np.mean(m.predict(v.transform(Xte)) == yte))
+    with open(sys.argv[3], "wb") as f:
+        pickle.dump((v, m), f, protocol=pickle.HIGHEST_PROTOCOL)
+print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "accuracy": acc}))
+"""
+
+
+def bigram_memory() -> None:
+    """Peak memory and model file with bigrams, each side in its own process (issue #15's goals:
+    nbayes' peak <= 1/4 of scikit-learn's, its model file <= 1/10 of the 404 MB of 2026-11-23)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    here = str(Path(__file__).resolve().parent)
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for side in ("nbayes", "scikit-learn"):
+            path = Path(tmp) / side
+            r = subprocess.run([sys.executable, "-c", BIGRAM_CHILD, side, here, str(path)], capture_output=True,
+                               text=True, check=True)
+            out[side] = json.loads(r.stdout.strip().splitlines()[-1]) | {"file_mb": path.stat().st_size / 1e6}
+    o, s = out["nbayes"], out["scikit-learn"]
+    print("\nbigrams, one fit + predict per process: peak memory (RSS) and saved model")
+    print(f"  nbayes        peak {o['peak_mb']:,.0f} MB   model file {o['file_mb']:,.1f} MB   accuracy {o['accuracy']:.4f}")
+    print(f"  scikit-learn  peak {s['peak_mb']:,.0f} MB   pickle     {s['file_mb']:,.1f} MB   accuracy {s['accuracy']:.4f}")
+    print(f"  peak ratio {o['peak_mb'] / s['peak_mb']:.2f} (goal <= 0.25); model file {o['file_mb'] / 404:.2f} of "
+          f"the 404 MB of 2026-11-23 (goal <= 0.10)")
+
+
 if __name__ == "__main__":
     main()
+    bigram_memory()

@@ -336,7 +336,7 @@ class TextFolds(_CountedFolds):
         keep = m._active(stats)
         idf = None
         if m.tfidf:
-            key = (i, keep.tobytes(), m._tfidf_key())
+            key = (i, keep.tobytes(), m.tfidf_key())
             if key not in self._weighted:
                 if not self.reuse:
                     self._weighted.clear()  # one split at a time: hold one table, not one per split
@@ -367,7 +367,7 @@ class TextFolds(_CountedFolds):
             classes = self.classes[present]
         if m.tfidf:
             _, _, keep, idf, _ = self._estimated(params, i)
-            key = (i, keep.tobytes(), m._tfidf_key())
+            key = (i, keep.tobytes(), m.tfidf_key())
             stats = self._TextStats(stats.terms, stats.class_count, stats.term_count, stats.doc_count,
                                     stats.df, stats.tf, stats.n_docs, None, (keep, idf, self._weighted[key][1]))
         m.set_statistics(stats, classes, 1, None)

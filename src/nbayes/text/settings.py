@@ -194,7 +194,7 @@ class TextSettings:
         X.data /= np.where(norms[rows] > 0, norms[rows], 1.0)
         return X
 
-    def _tfidf_key(self) -> tuple[bool, bool, bool, bool]:
+    def tfidf_key(self) -> tuple[bool, bool, bool, bool]:
         """The settings that shape the tf-idf rows of given counts under a given vocabulary."""
         return (bool(self.smooth_idf), bool(self.sublinear_tf), bool(self.binary), bool(getattr(self, "use_idf", True)))
 
