@@ -127,3 +127,13 @@ def test_a_stream_whose_pairs_outgrow_their_table_turns_to_rows():
         kinds.append(m.__dict__["_stream"][0].dense)
     assert kinds[0] is False and kinds[-1] is True
     _same_stats(TextClassifier().fit(docs, y), m)
+
+
+def test_a_fit_replaces_an_open_stream():
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 20
+    y = ["spam", "ham"] * 40
+    m = TextClassifier().partial_fit(docs[:40], y[:40]).partial_fit(docs[40:], y[40:])
+    assert "_stream" in m.__dict__
+    m.fit(docs[:10], y[:10])  # a new model: what the stream counted is gone
+    m.partial_fit(docs[10:20], y[10:20])
+    _same_stats(TextClassifier().fit(docs[:20], y[:20]), m)

@@ -86,6 +86,11 @@ class StreamCounting:
         d["stats_"] = stats
         del d[_OPEN], d[_BEFORE]
 
+    def drop_stream(self: Any) -> None:
+        """Forget an open table (new statistics were set: a fit, or the stream's own closing)."""
+        self.__dict__.pop(_OPEN, None)
+        self.__dict__.pop(_BEFORE, None)
+
     def __getattr__(self: Any, name: str) -> Any:
         d = self.__dict__
         # the statistics or a parameter estimated from them (not any name probed by getattr)
