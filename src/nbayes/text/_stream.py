@@ -27,7 +27,8 @@ from ..stats.text import TextStats
 from ._estimate import _DENSE
 from .vocab import _Learner, count_hashed_into, learn_into, learned_terms
 
-#: the model's attribute holding an open table: (learner, class counts, documents)
+#: the model's attribute holding an open table: (learner, class counts, documents), or the
+#: table's statistics while they are added to those before it
 _OPEN = "_stream"
 #: the statistics of the chunks before the table was opened
 _BEFORE = "_stream_before"
@@ -79,12 +80,15 @@ class StreamCounting:
     def _close_stream(self: Any) -> None:
         """The open table's statistics added to those before it: ``stats_`` again."""
         d = self.__dict__
-        learner, cc, n = d[_OPEN]
-        terms, counts, dcounts, df, tf, table = learned_terms(learner, len(cc), self._how())
-        stats = d[_BEFORE] + TextStats(terms, cc, counts, dcounts, df, tf, n, table)
-        # the table stays intact until here: a failure above leaves the stream open
-        d["stats_"] = stats
-        del d[_OPEN], d[_BEFORE]
+        if isinstance(d[_OPEN], tuple):
+            learner, cc, n = d[_OPEN]
+            terms, counts, dcounts, df, tf, table = learned_terms(learner, len(cc), self._how())
+            # the table's statistics replace the table (its memory is free for the sum); the
+            # table stays intact until here, so a failure above leaves the stream open
+            d[_OPEN] = TextStats(terms, cc, counts, dcounts, df, tf, n, table)
+            del learner
+        d["stats_"] = d[_BEFORE] + d[_OPEN]
+        self.drop_stream()
 
     def drop_stream(self: Any) -> None:
         """Forget an open table (new statistics were set: a fit, or the stream's own closing)."""
