@@ -127,3 +127,23 @@ def test_a_stream_whose_pairs_outgrow_their_table_turns_to_rows():
         kinds.append(m.__dict__["_stream"][0].dense)
     assert kinds[0] is False and kinds[-1] is True
     _same_stats(TextClassifier().fit(docs, y), m)
+
+
+@pytest.mark.parametrize("how", ["fit", "fit_stream_of_chunks"])
+def test_a_fit_replaces_an_open_stream(how):
+    """fit makes new statistics: a table left open by earlier partial_fit calls is dropped
+    with the old statistics, not added to the next chunk's counts (nor to the fit's)."""
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
+    y = ["spam", "ham"] * 20
+    m = TextClassifier().partial_fit(docs[:20], y[:20])
+    m.partial_fit(docs[20:], y[20:])
+    assert "_stream" in m.__dict__
+    new, ny = ["buy now pills", "noon lunch"], ["spam", "ham"]
+    if how == "fit":
+        m.fit(new, ny)
+    else:
+        m.fit(iter([(new[:1], ny[:1]), (new[1:], ny[1:])]))
+    m.partial_fit(["cheap offer now"], ["spam"])
+    ref = TextClassifier().fit(new + ["cheap offer now"], ny + ["spam"])
+    np.testing.assert_allclose(m.predict_log_proba(docs), ref.predict_log_proba(docs), rtol=1e-12, atol=1e-12)
+    _same_stats(ref, m)

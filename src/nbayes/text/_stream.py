@@ -86,6 +86,15 @@ class StreamCounting:
         d["stats_"] = stats
         del d[_OPEN], d[_BEFORE]
 
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        # new statistics (fit, set_statistics, an online update) replace whatever an open table
+        # held: kept, it would be added to them when next read
+        if name == "stats_":
+            d = self.__dict__
+            d.pop(_OPEN, None)
+            d.pop(_BEFORE, None)
+        super().__setattr__(name, value)
+
     def __getattr__(self: Any, name: str) -> Any:
         d = self.__dict__
         # the statistics or a parameter estimated from them (not any name probed by getattr)
