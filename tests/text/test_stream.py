@@ -147,3 +147,45 @@ def test_a_fit_replaces_an_open_stream(how):
     ref = TextClassifier().fit(new + ["cheap offer now"], ny + ["spam"])
     np.testing.assert_allclose(m.predict_log_proba(docs), ref.predict_log_proba(docs), rtol=1e-12, atol=1e-12)
     _same_stats(ref, m)
+
+
+def test_threads_predicting_at_once_close_the_table_once(monkeypatch):
+    """Eight threads predicting at once with the table open (CORRECTNESS.md: a server does
+    this): one of them makes the statistics, the others wait for them; every answer is the
+    serial one (a slow close opens the window in which a second close would find it gone)."""
+    import threading
+    import time
+
+    from nbayes.text import _stream
+
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
+    y = ["spam", "ham"] * 20
+    ref = TextClassifier().fit(docs, y).predict_log_proba(docs)
+    m = TextClassifier().partial_fit(docs[:20], y[:20])
+    m.partial_fit(docs[20:], y[20:])
+    original = _stream.learned_terms
+    closes = []
+
+    def slow(*args, **kwargs):
+        closes.append(1)
+        time.sleep(0.2)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_stream, "learned_terms", slow)
+    out: list = [None] * 8
+
+    def run(i):
+        try:
+            out[i] = m.predict_log_proba(docs)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            out[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got in out:
+        assert not isinstance(got, BaseException), repr(got)
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    assert closes == [1]

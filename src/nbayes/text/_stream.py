@@ -17,6 +17,7 @@ its counting, and ``partial_fit`` over the chunks equals ``fit`` on all of them.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,9 @@ from .vocab import _Learner, count_hashed_into, learn_into, learned_terms
 _OPEN = "_stream"
 #: the statistics of the chunks before the table was opened
 _BEFORE = "_stream_before"
+#: held while a table is closed: threads predicting at once with the model (a server does
+#: this) close it once, the others wait for its statistics
+_CLOSING = threading.RLock()
 
 
 class StreamCounting:
@@ -99,7 +103,9 @@ class StreamCounting:
         d = self.__dict__
         # the statistics or a parameter estimated from them (not any name probed by getattr)
         if _OPEN in d and (name == "stats_" or name in d.get("_derived_keys", ()) or name in _DENSE):
-            self._close_stream()
+            with _CLOSING:
+                if _OPEN in d:  # (another thread may have closed it meanwhile)
+                    self._close_stream()
             if name in d:
                 return d[name]
         return super().__getattr__(name)  # type: ignore[misc]  # the next class's in the MRO
