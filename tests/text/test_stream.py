@@ -189,3 +189,46 @@ def test_threads_predicting_at_once_close_the_table_once(monkeypatch):
         assert not isinstance(got, BaseException), repr(got)
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
     assert closes == [1]
+
+
+@pytest.mark.parametrize("kw", [{}, {"n_features": 2**10}, {"model": "complement"}])
+def test_threads_predicting_at_once_estimate_once(monkeypatch, kw):
+    """The parameters deferred by a stream are estimated once when eight threads predict at
+    once: a second estimation replacing the first's attributes one by one would leave a window
+    in which a third thread finds one gone and no estimation pending (AttributeError)."""
+    import threading
+    import time
+
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
+    y = ["spam", "ham"] * 20
+    ref = TextClassifier(**kw).fit(docs, y).predict_log_proba(docs)
+    m = TextClassifier(**kw).partial_fit(docs[:20], y[:20])
+    m.partial_fit(docs[20:], y[20:])
+    m.stats_  # the table closed: what is left deferred is the estimation
+    assert m.__dict__["_pending"]
+    calls = []
+    original = type(m).estimate_parameters
+
+    def slow(self, *args, **kwargs):
+        calls.append(1)
+        time.sleep(0.2)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(m), "estimate_parameters", slow)
+    out: list = [None] * 8
+
+    def run(i):
+        try:
+            out[i] = m.predict_log_proba(docs)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            out[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got in out:
+        assert not isinstance(got, BaseException), repr(got)
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    assert calls == [1]

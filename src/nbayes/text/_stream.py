@@ -17,13 +17,12 @@ its counting, and ``partial_fit`` over the chunks equals ``fit`` on all of them.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_sample_weight, check_y, encode_labels
-from ..naive_bayes._base import same_labels
+from ..naive_bayes._base import ESTIMATING, same_labels
 from ..stats.text import TextStats
 from ._estimate import _DENSE
 from .vocab import _Learner, count_hashed_into, learn_into, learned_terms
@@ -32,9 +31,6 @@ from .vocab import _Learner, count_hashed_into, learn_into, learned_terms
 _OPEN = "_stream"
 #: the statistics of the chunks before the table was opened
 _BEFORE = "_stream_before"
-#: held while a table is closed: threads predicting at once with the model (a server does
-#: this) close it once, the others wait for its statistics
-_CLOSING = threading.RLock()
 
 
 class StreamCounting:
@@ -103,7 +99,7 @@ class StreamCounting:
         d = self.__dict__
         # the statistics or a parameter estimated from them (not any name probed by getattr)
         if _OPEN in d and (name == "stats_" or name in d.get("_derived_keys", ()) or name in _DENSE):
-            with _CLOSING:
+            with ESTIMATING:  # threads predicting at once: one closes it, the others wait
                 if _OPEN in d:  # (another thread may have closed it meanwhile)
                     self._close_stream()
             if name in d:
