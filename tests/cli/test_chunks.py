@@ -161,3 +161,17 @@ def test_blocks_read_as_the_lines(tmp_path, shape):
             ends = np.cumsum([c.frame.height for c in chunks])
             per_chunk = np.add.reduceat(sizes, np.r_[0, ends[:-1]])
             assert np.all(per_chunk[:-1] >= limit - 2) and np.all(per_chunk < limit + 2 * sizes.max())
+
+
+@pytest.mark.parametrize("limit, rows", [(1 << 20, 100_000), (64, 100_000), (1 << 20, 3)])
+def test_a_carriage_return_inside_a_line_is_whitespace(tmp_path, limit, rows):
+    """JSON Lines ends a line at LF only: a CR between a line's tokens is JSON whitespace, read
+    as it was line by line (a blank line sends its block down that path), and the rows keep
+    their line numbers."""
+    lines = [_line(f"doc {i}", "ab"[i % 2]).replace(b", ", b",\r") for i in range(10)]
+    lines[4] = b"\n" + lines[4]
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b"".join(lines))
+    chunks = list(DataFile(path, chunk_bytes=limit).chunks(chunk_rows=rows))
+    assert [t for c in chunks for t in c.frame["text"].to_list()] == [f"doc {i}" for i in range(10)]
+    assert [c.start for c in chunks] == np.cumsum([0] + [c.frame.height for c in chunks[:-1]]).tolist()

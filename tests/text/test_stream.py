@@ -129,11 +129,106 @@ def test_a_stream_whose_pairs_outgrow_their_table_turns_to_rows():
     _same_stats(TextClassifier().fit(docs, y), m)
 
 
-def test_a_fit_replaces_an_open_stream():
-    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 20
-    y = ["spam", "ham"] * 40
-    m = TextClassifier().partial_fit(docs[:40], y[:40]).partial_fit(docs[40:], y[40:])
+@pytest.mark.parametrize("how", ["fit", "fit_stream_of_chunks"])
+def test_a_fit_replaces_an_open_stream(how):
+    """fit makes new statistics: a table left open by earlier partial_fit calls is dropped
+    with the old statistics, not added to the next chunk's counts (nor to the fit's)."""
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
+    y = ["spam", "ham"] * 20
+    m = TextClassifier().partial_fit(docs[:20], y[:20])
+    m.partial_fit(docs[20:], y[20:])
     assert "_stream" in m.__dict__
-    m.fit(docs[:10], y[:10])  # a new model: what the stream counted is gone
-    m.partial_fit(docs[10:20], y[10:20])
-    _same_stats(TextClassifier().fit(docs[:20], y[:20]), m)
+    new, ny = ["buy now pills", "noon lunch"], ["spam", "ham"]
+    if how == "fit":
+        m.fit(new, ny)
+    else:
+        m.fit(iter([(new[:1], ny[:1]), (new[1:], ny[1:])]))
+    m.partial_fit(["cheap offer now"], ["spam"])
+    ref = TextClassifier().fit(new + ["cheap offer now"], ny + ["spam"])
+    np.testing.assert_allclose(m.predict_log_proba(docs), ref.predict_log_proba(docs), rtol=1e-12, atol=1e-12)
+    _same_stats(ref, m)
+
+
+def test_threads_predicting_at_once_close_the_table_once(monkeypatch):
+    """Eight threads predicting at once with the table open (CORRECTNESS.md: a server does
+    this): one of them makes the statistics, the others wait for them; every answer is the
+    serial one (a slow close opens the window in which a second close would find it gone)."""
+    import threading
+    import time
+
+    from nbayes.text import _stream
+
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
+    y = ["spam", "ham"] * 20
+    ref = TextClassifier().fit(docs, y).predict_log_proba(docs)
+    m = TextClassifier().partial_fit(docs[:20], y[:20])
+    m.partial_fit(docs[20:], y[20:])
+    original = _stream.learned_terms
+    closes = []
+
+    def slow(*args, **kwargs):
+        closes.append(1)
+        time.sleep(0.2)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_stream, "learned_terms", slow)
+    out: list = [None] * 8
+
+    def run(i):
+        try:
+            out[i] = m.predict_log_proba(docs)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            out[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got in out:
+        assert not isinstance(got, BaseException), repr(got)
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    assert closes == [1]
+
+
+@pytest.mark.parametrize("kw", [{}, {"n_features": 2**10}, {"model": "complement"}])
+def test_threads_predicting_at_once_estimate_once(monkeypatch, kw):
+    """The parameters deferred by a stream are estimated once when eight threads predict at
+    once: a second estimation replacing the first's attributes one by one would leave a window
+    in which a third thread finds one gone and no estimation pending (AttributeError)."""
+    import threading
+    import time
+
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
+    y = ["spam", "ham"] * 20
+    ref = TextClassifier(**kw).fit(docs, y).predict_log_proba(docs)
+    m = TextClassifier(**kw).partial_fit(docs[:20], y[:20])
+    m.partial_fit(docs[20:], y[20:])
+    m.stats_  # the table closed: what is left deferred is the estimation
+    assert m.__dict__["_pending"]
+    calls = []
+    original = type(m).estimate_parameters
+
+    def slow(self, *args, **kwargs):
+        calls.append(1)
+        time.sleep(0.2)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(m), "estimate_parameters", slow)
+    out: list = [None] * 8
+
+    def run(i):
+        try:
+            out[i] = m.predict_log_proba(docs)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            out[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got in out:
+        assert not isinstance(got, BaseException), repr(got)
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    assert calls == [1]

@@ -354,7 +354,7 @@ class DataFile:
                         yield Chunk(frame, start)
                         n, start = n + plain, start + plain
                         continue
-                    for line in block.splitlines(keepends=True):
+                    for line in _split_lines(block):
                         n += 1
                         if not lines:
                             first = n
@@ -389,7 +389,7 @@ class DataFile:
                 frame = None
             if frame is not None and frame.height == rows:
                 return self._mark_missing(frame)
-        lines = data.splitlines(keepends=True) if lines is None else lines
+        lines = _split_lines(data) if lines is None else lines
         return self._json_frame(self._json_rows(lines, first), start)
 
     def _json_rows(self, lines: list[bytes], first: int) -> list[dict[str, Any]]:
@@ -489,3 +489,14 @@ def _object_lines(block: bytes, most: int) -> int:
     if count > most or raw[0] != 123 or not np.all(raw[ends[ends < len(raw) - 1] + 1] == 123):
         return 0
     return count
+
+
+def _split_lines(block: bytes) -> list[bytes]:
+    """The lines of ``block``, each with its LF: JSON Lines ends a line at LF only (a CR
+    elsewhere is JSON whitespace), as iterating over the file splits it; ``bytes.splitlines``
+    would also split at a lone CR."""
+    lines = [line + b"\n" for line in block.split(b"\n")]
+    last = lines.pop()
+    if len(last) > 1:  # no LF after the last line
+        lines.append(last[:-1])
+    return lines

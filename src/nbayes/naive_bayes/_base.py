@@ -9,6 +9,7 @@ computed aside and committed at the end, so a call that fails leaves the model u
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self, TypeVar
 
@@ -379,7 +380,9 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         # only a parameter the last estimation made: a probe such as getattr(model, "x", None)
         # must not cost an estimation per chunk of a stream
         if d.get("_pending") and name in d.get("_derived_keys", ()):
-            self._set_derived(estimate_checked(self, d["stats_"], d["n_features_in_"]))
+            with ESTIMATING:
+                if d.get("_pending"):  # (another thread may have estimated meanwhile)
+                    self._set_derived(estimate_checked(self, d["stats_"], d["n_features_in_"]))
             if name in d:
                 return d[name]
         return super().__getattr__(name)
@@ -532,6 +535,13 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         :data:`EM_ATTRS` (``nbayes info`` and ``GET /v1/model`` show it)."""
         if meta.get("em") is not None:
             self.__dict__.update(report_from_meta(meta["em"]))
+
+
+#: held while deferred parameters are estimated (or a stream's table is closed): threads
+#: predicting at once with a model fresh from ``partial_fit`` (a server does this) estimate
+#: once, the others wait; two estimations replacing the attributes one by one would let a
+#: third thread find one gone with nothing pending
+ESTIMATING = threading.RLock()
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import StatisticsError
+from ..naive_bayes._base import ESTIMATING
 from ..stats import CountStats
 from ..stats.text import TextStats
 from .vocab import AnyTerms, HashedTerms, Pairs, TermTable
@@ -96,7 +97,9 @@ class TextEstimation:
         d = self.__dict__
         if name in _DENSE and "stats_" in d:
             if d.get("_pending"):
-                self._set_derived(self.estimate_parameters(d["stats_"], d["n_features_in_"]))
+                with ESTIMATING:
+                    if d.get("_pending"):  # (another thread may have estimated meanwhile)
+                        self._set_derived(self.estimate_parameters(d["stats_"], d["n_features_in_"]))
             if name not in d and d.get("_pairs") is not None:
                 dense = self._dense_parameters(d["stats_"])
                 for key in _DENSE:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_sample_weight, check_y, encode_labels
-from ..naive_bayes._base import same_labels
+from ..naive_bayes._base import ESTIMATING, same_labels
 from ..stats.text import TextStats
 from ._estimate import _DENSE
 from .vocab import _Learner, count_hashed_into, learn_into, learned_terms
@@ -87,19 +87,27 @@ class StreamCounting:
             # table stays intact until here, so a failure above leaves the stream open
             d[_OPEN] = TextStats(terms, cc, counts, dcounts, df, tf, n, table)
             del learner
-        d["stats_"] = d[_BEFORE] + d[_OPEN]
-        self.drop_stream()
+        self.stats_ = d[_BEFORE] + d[_OPEN]  # (which drops the table)
 
     def drop_stream(self: Any) -> None:
-        """Forget an open table (new statistics were set: a fit, or the stream's own closing)."""
+        """Forget an open table (new statistics are set: a fit, an update, or its own closing)."""
         self.__dict__.pop(_OPEN, None)
         self.__dict__.pop(_BEFORE, None)
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        # new statistics (fit, set_statistics, an online update) replace whatever an open table
+        # held: kept, it would be added to them when next read
+        if name == "stats_":
+            self.drop_stream()
+        super().__setattr__(name, value)
 
     def __getattr__(self: Any, name: str) -> Any:
         d = self.__dict__
         # the statistics or a parameter estimated from them (not any name probed by getattr)
         if _OPEN in d and (name == "stats_" or name in d.get("_derived_keys", ()) or name in _DENSE):
-            self._close_stream()
+            with ESTIMATING:  # threads predicting at once: one closes it, the others wait
+                if _OPEN in d:  # (another thread may have closed it meanwhile)
+                    self._close_stream()
             if name in d:
                 return d[name]
         return super().__getattr__(name)  # type: ignore[misc]  # the next class's in the MRO

@@ -226,7 +226,6 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
     def set_statistics(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
         # a term whose documents were all unlearned leaves the vocabulary (CORRECTNESS.md)
         super().set_statistics(stats.without_absent_terms(), classes, n_features, names)
-        self.drop_stream()  # these statistics replace whatever a stream still held
 
     def merge(self, other: Any) -> Self:
         if self.model == "nblr" or getattr(other, "model", None) == "nblr":

@@ -293,9 +293,12 @@ class _Learner:
 
     def absorb(self, other: "_Learner") -> "_Learner":
         """Add what ``other`` counted over other documents, as if this learner had counted them."""
-        # room for the other's new terms only: most of its terms are usually this one's too
-        new = count_new(self.slots, self.start, self.length, self.cps, other.keys, other.start, other.length,
-                        other.cps, other.n_terms)
+        new, rows = other.n_terms, self.n_terms + other.n_terms
+        if rows > len(self.keys) or rows > len(self.slots) // 4 or (self.dense and rows * self.n_classes > len(self.pcount)):
+            # room for the other's new terms only (most of its terms are usually this one's too),
+            # rather than growing for all of them
+            new = count_new(self.slots, self.start, self.length, self.cps, other.keys, other.start, other.length,
+                            other.cps, other.n_terms)
         self.reserve(new, other.n_cps, other.n_terms * other.n_classes if other.dense else other.n_pairs)
         self.n_terms, self.n_cps, self.n_pairs = merge_learned(
             (self.slots, self.keys, self.start, self.length, self.cps, self.last), self.n_terms, self.n_cps,
