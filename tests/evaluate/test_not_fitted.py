@@ -89,7 +89,7 @@ LEARNING = {"fit", "partial_fit", "get_params", "set_params"}
 PROTOCOL = {"check_params", "prepare_input", "count_statistics", "count_expected", "estimate_parameters",
             "log_likelihood", "joint_log_likelihood", "feature_terms", "feature_scores", "prior_parameters",
             "set_statistics", "input_feature_names", "statistics_from_arrays", "from_state", "settings",
-            "set_coefficients", "infer_column_kinds", "unfitted_like"}
+            "set_coefficients", "infer_column_kinds", "unfitted_like", "tfidf_key"}
 
 
 def _public_methods(cls: type) -> list[str]:

@@ -495,8 +495,4 @@ def _split_lines(block: bytes) -> list[bytes]:
     """The lines of ``block``, each with its LF: JSON Lines ends a line at LF only (a CR
     elsewhere is JSON whitespace), as iterating over the file splits it; ``bytes.splitlines``
     would also split at a lone CR."""
-    lines = [line + b"\n" for line in block.split(b"\n")]
-    last = lines.pop()
-    if len(last) > 1:  # no LF after the last line
-        lines.append(last[:-1])
-    return lines
+    return io.BytesIO(block).readlines()

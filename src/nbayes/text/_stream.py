@@ -89,7 +89,7 @@ class StreamCounting:
             del learner
         self.stats_ = d[_BEFORE] + d[_OPEN]  # (which drops the table)
 
-    def drop_stream(self: Any) -> None:
+    def _drop_stream(self: Any) -> None:
         """Forget an open table (new statistics are set: a fit, an update, or its own closing)."""
         self.__dict__.pop(_OPEN, None)
         self.__dict__.pop(_BEFORE, None)
@@ -98,7 +98,7 @@ class StreamCounting:
         # new statistics (fit, set_statistics, an online update) replace whatever an open table
         # held: kept, it would be added to them when next read
         if name == "stats_":
-            self.drop_stream()
+            self._drop_stream()
         super().__setattr__(name, value)
 
     def __getattr__(self: Any, name: str) -> Any:
