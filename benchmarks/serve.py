@@ -354,7 +354,7 @@ def main() -> None:
     ap.add_argument("--learn-rate", type=float, default=1000.0, help="--learn: documents/s the 8 learners send")
     ap.add_argument("--log-mb", type=float, default=16.0, help="--learn: size of the log replayed at start (MB)")
     ap.add_argument("--learn-pace", type=float, default=None,
-                    help="--learn: the service's --learn-pace (default: its own, 2; 0: no pacing)")
+                    help="--learn: the service's --learn-pace (default: its own, 0: no pacing)")
     ap.add_argument("--train-docs", type=int, default=None, help="train on the first N posts only (a quick run)")
     args = ap.parse_args()
     os.environ.setdefault("NUMBA_CACHE_DIR", str(HERE.parent / ".numba_cache"))

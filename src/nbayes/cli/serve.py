@@ -37,7 +37,7 @@ from ._paths import check_model_file
               help="With --learn: rewrite the model file and empty the log after this many logged updates.")
 @click.option("--snapshot-mb", type=click.IntRange(1, None), default=256, show_default=True,
               help="With --learn: ... or once the log holds this many MB.")
-@click.option("--learn-pace", type=click.FloatRange(0, None), default=2.0, show_default=True,
+@click.option("--learn-pace", type=click.FloatRange(0, None), default=0.0, show_default=True,
               help="With --learn: after a group of updates that cost t of the writer's CPU, the next starts PACE x t "
                    "later (at most 50 ms), so learning takes at most 1/(1+PACE) of a core from predictions; 0: at once.")
 def serve(model_path: str, host: str, port: int, workers: int, max_body: int, max_batch: int, max_text: int,

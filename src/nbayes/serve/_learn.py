@@ -123,7 +123,7 @@ class Learner:
     updates in a writer thread, answers once they are durable."""
 
     def __init__(self, holder: ModelHolder, *, allow_new_classes: bool = False, snapshot_every: int = 10_000,
-                 snapshot_bytes: int = 256 << 20, freeze_gc: bool = False, pace: float = 2.0,
+                 snapshot_bytes: int = 256 << 20, freeze_gc: bool = False, pace: float = 0.0,
                  max_pause: float = 0.05) -> None:
         self.holder = holder
         # after a group that took t of the writer's CPU, the next starts min(pace * t, max_pause)

@@ -276,7 +276,7 @@ def create_app(
     allow_new_classes: bool = False,
     snapshot_every: int = 10_000,
     snapshot_bytes: int = 256 << 20,
-    learn_pace: float = 2.0,
+    learn_pace: float = 0.0,
 ) -> Starlette:
     """The service for the model file ``model_path`` (loaded now: a bad file raises
     :class:`nbayes.errors.ModelFileError`). ``freeze_gc`` (for a process that only serves, as
