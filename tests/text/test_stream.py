@@ -3,6 +3,9 @@ documents read from Arrow buffers: both must give what fitting the lists of stri
 
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -153,8 +156,6 @@ def test_threads_predicting_at_once_close_the_table_once(monkeypatch):
     """Eight threads predicting at once with the table open (CORRECTNESS.md: a server does
     this): one of them makes the statistics, the others wait for them; every answer is the
     serial one (a slow close opens the window in which a second close would find it gone)."""
-    import threading
-    import time
 
     from nbayes.text import _stream
 
@@ -172,22 +173,7 @@ def test_threads_predicting_at_once_close_the_table_once(monkeypatch):
         return original(*args, **kwargs)
 
     monkeypatch.setattr(_stream, "learned_terms", slow)
-    out: list = [None] * 8
-
-    def run(i):
-        try:
-            out[i] = m.predict_log_proba(docs)
-        except Exception as exc:  # noqa: BLE001 - reported below
-            out[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for got in out:
-        assert not isinstance(got, BaseException), repr(got)
-        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    _predict_on_eight_threads(m, docs, ref)
     assert closes == [1]
 
 
@@ -196,8 +182,6 @@ def test_threads_predicting_at_once_estimate_once(monkeypatch, kw):
     """The parameters deferred by a stream are estimated once when eight threads predict at
     once: a second estimation replacing the first's attributes one by one would leave a window
     in which a third thread finds one gone and no estimation pending (AttributeError)."""
-    import threading
-    import time
 
     docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
     y = ["spam", "ham"] * 20
@@ -215,6 +199,12 @@ def test_threads_predicting_at_once_estimate_once(monkeypatch, kw):
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(type(m), "estimate_parameters", slow)
+    _predict_on_eight_threads(m, docs, ref)
+    assert calls == [1]
+
+
+def _predict_on_eight_threads(m: TextClassifier, docs: list[str], ref: np.ndarray) -> None:
+    """Eight threads predict ``docs`` with ``m`` at once: each gets ``ref``, none an error."""
     out: list = [None] * 8
 
     def run(i):
@@ -231,4 +221,3 @@ def test_threads_predicting_at_once_estimate_once(monkeypatch, kw):
     for got in out:
         assert not isinstance(got, BaseException), repr(got)
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
-    assert calls == [1]

@@ -63,7 +63,7 @@ class StreamCounting:
         cc = np.bincount(codes, weights=w, minlength=K).astype(np.float64)
         d = self.__dict__
         if self.n_features is not None:
-            s = d["stats_"] if _OPEN not in d else self.stats_
+            s = self.stats_  # (an open table of vocabulary mode, before set_params changed the mode, closes)
             count_hashed_into(docs.buf, docs.bounds, docs.table, codes, w, self._how(), s.term_count, s.doc_count,
                               s.df, s.tf)
             s.class_count += cc

@@ -223,7 +223,7 @@ class _Learner:
         if self.n_cps + chars > len(self.cps):
             self.cps = _grow(self.cps, max(2 * len(self.cps), self.n_cps + chars))
         need = self.n_terms + terms
-        if need > len(self.keys) or need > len(self.slots) // 4:
+        if not self._holds_terms(need):
             cap = max(2 * len(self.keys), _pow2(need + 1))
             self.keys, self.start, self.length, self.df, self.tf = (
                 _grow(a, cap) for a in (self.keys, self.start, self.length, self.df, self.tf)
@@ -246,6 +246,11 @@ class _Learner:
             self.pkeys, self.pcount, self.pcdf = (_grow(a, cap) for a in (self.pkeys, self.pcount, self.pcdf))
             self.pslots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.pslots, self.pkeys, self.n_pairs)
+
+    def _holds_terms(self, n: int) -> bool:
+        """Whether the term table (and dense rows) have room for ``n`` terms without growing."""
+        return n <= len(self.keys) and n <= len(self.slots) // 4 and not (
+            self.dense and n * self.n_classes > len(self.pcount))
 
     @property
     def dense(self) -> bool:
@@ -293,8 +298,8 @@ class _Learner:
 
     def absorb(self, other: "_Learner") -> "_Learner":
         """Add what ``other`` counted over other documents, as if this learner had counted them."""
-        new, rows = other.n_terms, self.n_terms + other.n_terms
-        if rows > len(self.keys) or rows > len(self.slots) // 4 or (self.dense and rows * self.n_classes > len(self.pcount)):
+        new = other.n_terms
+        if not self._holds_terms(self.n_terms + new):
             # room for the other's new terms only (most of its terms are usually this one's too),
             # rather than growing for all of them
             new = count_new(self.slots, self.start, self.length, self.cps, other.keys, other.start, other.length,
