@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbayes import TextClassifier
+from nbayes import TextClassifier, load
 from nbayes.errors import DataError
 
 WORDS = ["spam", "Ham", "eggs", "naïve", "Ünïcode", "a", "b1", "x_y", "déjà", "ok", "OK", "日本語", "42"]
@@ -104,10 +104,26 @@ def test_arrow_columns_read_as_the_lists_of_strings(texts, kw):
     y = [i % 2 for i in range(len(texts))]
     ref = TextClassifier(**kw).fit(texts, y)
     sliced = pa.chunked_array([pa.array(["pad", *texts[:3]]), pa.array(texts[3:])])[1:]
-    for column in (pl.Series(texts), pa.array(texts), pa.array(texts, type=pa.string_view()), sliced):
+    views = pa.chunked_array([pa.array(["pad", *texts[:4]], type=pa.string_view())[1:],
+                              pa.array(texts[4:], type=pa.string_view())])
+    for column in (pl.Series(texts), pa.array(texts), pa.array(texts, type=pa.string_view()), sliced, views,
+                   pa.array(texts, type=pa.large_string())):
         m = TextClassifier(**kw).fit(column, y)
         _same_stats(ref, m)
         np.testing.assert_array_equal(m.predict_log_proba(column), ref.predict_log_proba(texts))
+
+
+def test_a_long_polars_column_is_read_across_its_data_buffers():
+    """polars holds strings longer than 12 bytes in several data buffers, a string view
+    naming its buffer and offset: every document comes out whole and in order."""
+    from nbayes.text._buffer import _ascii_column
+
+    texts = [f"Word{i:07d} AND {'x' * (i % 40)} Tail" for i in range(300_000)]
+    column = pl.Series(texts)
+    assert len(column.to_arrow(compat_level=pl.CompatLevel.newest()).buffers()) > 3  # views and several data buffers
+    buf, bounds = _ascii_column(column, lowercase=True)
+    assert bytes(buf) == "".join(texts).lower().encode()
+    np.testing.assert_array_equal(np.diff(bounds), [len(t) for t in texts])
 
 
 def test_a_missing_document_in_a_column_is_named():
@@ -221,3 +237,23 @@ def _predict_on_eight_threads(m: TextClassifier, docs: list[str], ref: np.ndarra
     for got in out:
         assert not isinstance(got, BaseException), repr(got)
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("loaded", [False, True])
+def test_a_stream_after_a_model_file_equals_one_fit(tmp_path, loaded):
+    """The statistics before the table join it (found by their own term table) or, read from
+    a file without one, are added to its statistics: the same model either way."""
+    first, rest = ["cheap pills now", "meeting at noon"], ["cheap offer today", "lunch meeting noon", "pills"]
+    y1, y2 = ["spam", "ham"], ["spam", "ham", "spam"]
+    m = TextClassifier(ngram_range=(1, 2)).fit(first, y1, sample_weight=[2.0, 1.0])
+    if loaded:
+        m.save(tmp_path / "m.nbm")
+        m = load(tmp_path / "m.nbm")
+    m.partial_fit(rest[:2], y2[:2])
+    m.partial_fit(rest[2:], y2[2:])
+    opened = m.__dict__["_stream"]
+    before = m.__dict__["_stream_before"]
+    assert isinstance(opened, tuple) and (before.table is None) == loaded  # which path closes it
+    whole = TextClassifier(ngram_range=(1, 2)).fit(first + rest, y1 + y2, sample_weight=[2.0, 1.0, 1, 1, 1])
+    _same_stats(whole, m)
+    np.testing.assert_allclose(m.predict_log_proba(first + rest), whole.predict_log_proba(first + rest), rtol=1e-12)

@@ -76,6 +76,37 @@ def pair_order(term, cls, n_terms, K):  # pragma: no cover - compiled
     return order, indptr
 
 
+@njit(cache=True, nogil=True)
+def dense_pair_counts(count, cdf, order, K):  # pragma: no cover - compiled
+    """indptr of the CSR over classes of the pairs held by dense rows (pair (t, c) at
+    ``t * K + c``; held: a count or a document count not 0), terms taken in the order ``order``."""
+    indptr = np.zeros(K + 1, dtype=np.int64)
+    for r in range(len(order)):
+        base = order[r] * K
+        for c in range(K):
+            if count[base + c] != 0 or cdf[base + c] != 0:
+                indptr[c + 1] += 1
+    for c in range(K):
+        indptr[c + 1] += indptr[c]
+    return indptr
+
+
+@njit(cache=True, nogil=True)
+def dense_pair_fill(count, cdf, order, K, indptr, indices, tc, dc):  # pragma: no cover - compiled
+    """Fill the CSR of :func:`dense_pair_counts`: column (rank r of the term), count and
+    document count of each pair, class by class, ranks ascending."""
+    pos = indptr[:K].copy()
+    for r in range(len(order)):
+        base = order[r] * K
+        for c in range(K):
+            if count[base + c] != 0 or cdf[base + c] != 0:
+                q = pos[c]
+                indices[q] = r
+                tc[q] = count[base + c]
+                dc[q] = cdf[base + c]
+                pos[c] = q + 1
+
+
 def sort_order(cps: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
     """The order of the terms ``cps[start[t]:start[t] + length[t]]`` by code points, a prefix
     first (Python's order on str, so scikit-learn's vocabulary order), without a Python string.

@@ -8,6 +8,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .._kernels.arrow import gather_ascii
 from ..errors import DataError
 
 SEP = "\x00"  # not a word character, not cased: lower-casing never sees across it
@@ -61,39 +62,70 @@ def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, 
 
 def _ascii_column(docs: Any, lowercase: bool) -> tuple[np.ndarray, np.ndarray] | None:
     """(bytes, bounds) of a column of ASCII strings held by Arrow (a polars Series, a pyarrow
-    Array or ChunkedArray), read from its buffers without making a Python string per document;
-    None for anything else (other input, nulls, a non-ASCII character: the general path, which
-    says what is wrong or decodes the text). ASCII is UTF-8 and Latin-1 alike, so the bytes are
-    the code points, lower-cased as ``str.lower`` would."""
+    Array or ChunkedArray), read from its buffers without making a Python string per document
+    and without an intermediate copy (polars' string views are read as they are); None for
+    anything else (other input, nulls, a non-ASCII character: the general path, which says what
+    is wrong or decodes the text). ASCII is UTF-8 and Latin-1 alike, so the bytes are the code
+    points, lower-cased as ``str.lower`` would."""
     module = type(docs).__module__.split(".")[0]
     if module not in ("polars", "pyarrow") or not hasattr(docs, "__len__") or len(docs) == 0:
         return None
     try:
         import pyarrow as pa
-        arr = docs.to_arrow() if module == "polars" else docs
-        if isinstance(arr, pa.ChunkedArray):
-            arr = arr.combine_chunks()
-        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type) or pa.types.is_string_view(arr.type)):
+        if module == "polars":
+            import polars as pl
+            arr = docs.to_arrow(compat_level=pl.CompatLevel.newest())
+        else:
+            arr = docs
+        parts = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+        if arr.null_count or not all(_is_text(part.type, pa) for part in parts):
             return None
-        if arr.null_count:
-            return None
-        if not pa.types.is_large_string(arr.type):
-            arr = arr.cast(pa.large_string())
+        bases = np.cumsum([0] + [len(part) for part in parts])
+        pieces = [_pieces(part, pa, int(base)) for part, base in zip(parts, bases)]
     except (ImportError, AttributeError, TypeError, ValueError, NotImplementedError):
         return None
-    _, offsets_buf, data_buf = arr.buffers()
-    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
-    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, dtype=np.uint8)
-    data = data[offsets[0] : offsets[-1]]
-    if data.size and int(data.max()) >= 128:
+    bounds = np.zeros(len(docs) + 1, dtype=np.int64)
+    for piece in pieces:
+        for _, _, length, row in piece:
+            bounds[row + 1] = length
+    np.cumsum(bounds, out=bounds)
+    buf = np.empty(int(bounds[-1]), dtype=np.uint8)
+    seen = 0
+    for piece in pieces:
+        for src, src_start, length, row in piece:
+            seen |= int(gather_ascii(src, src_start, length, buf, bounds[row], lowercase))
+    if seen >= 128:
         return None
-    buf = data.copy()  # Arrow's memory is read-only
-    if lowercase:  # A-Z are the bytes b with b - 65 < 26; by blocks, so temporaries stay small
-        step = 1 << 20
-        for i in range(0, len(buf), step):
-            part = buf[i : i + step]
-            part += (part - np.uint8(65) < 26).view(np.uint8) << np.uint8(5)
-    return buf, offsets - offsets[0]
+    return buf, bounds
+
+
+def _is_text(kind: Any, pa: Any) -> bool:
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind))
+
+
+def _pieces(arr: Any, pa: Any, base: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """(source bytes, start of each string in them, lengths, the strings' rows counted from
+    ``base``) covering an Arrow array of strings: one piece for offsets into one data buffer;
+    for string views, one for the strings held inline and one per data buffer."""
+    n, first = len(arr), arr.offset
+    buffers = arr.buffers()
+    if not pa.types.is_string_view(arr.type):
+        kind = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+        offsets = np.frombuffer(buffers[1], dtype=kind)[first : first + n + 1].astype(np.int64)
+        data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
+        return [(data, offsets[:-1], np.diff(offsets), base + np.arange(n))]
+    views = np.frombuffer(buffers[1], dtype=np.int32).reshape(-1, 4)[first : first + n]
+    raw = np.frombuffer(buffers[1], dtype=np.uint8)
+    length = views[:, 0].astype(np.int64)
+    inline = np.flatnonzero(length <= 12)
+    out = [(raw, (first + inline) * 16 + 4, length[inline], base + inline)]
+    held = np.flatnonzero(length > 12)
+    which = views[held, 2]
+    for b in np.unique(which):
+        mine = held[which == b]
+        out.append((np.frombuffer(buffers[2 + int(b)], dtype=np.uint8), views[mine, 3].astype(np.int64),
+                    length[mine], base + mine))
+    return out
 
 
 def _texts(docs: Iterable[Any], lowercase: bool) -> list[str]:

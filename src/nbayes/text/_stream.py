@@ -20,18 +20,59 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._validation import check_sample_weight, check_y, encode_labels
 from ..naive_bayes._base import ESTIMATING, same_labels
 from ..stats.text import TextStats
+from .._kernels.text import count_new, merge_learned
 from ._estimate import _DENSE
-from .vocab import _Learner, count_hashed_into, learn_into, learned_terms
+from .vocab import TermTable, _Learner, count_hashed_into, learn_into, learned_terms
 
 #: the model's attribute holding an open table: (learner, class counts, documents), or the
 #: table's statistics while they are added to those before it
 _OPEN = "_stream"
 #: the statistics of the chunks before the table was opened
 _BEFORE = "_stream_before"
+#: a pair table given as keys alone (no slots)
+_NO_SLOTS = np.full(2, -1, dtype=np.int64)
+
+
+def _absorb(learner: _Learner, stats: TextStats) -> bool:
+    """Count ``stats`` (of other documents, same classes) into ``learner`` as if it had counted
+    their documents: their terms found or added by code points, their (class, term) counts
+    added to its pairs. False (``learner`` unchanged) when ``stats`` hold no term table or
+    tf-idf sums: the caller adds the two sets of statistics instead."""
+    table = stats.table
+    if not isinstance(table, TermTable) or stats.weighted is not None or len(table) != len(stats.terms):
+        return False
+    K, V = learner.n_classes, len(stats.terms)
+    keys = np.empty(V, dtype=np.int64)
+    ids = table.slots[1::2]
+    used = ids >= 0
+    keys[ids[used]] = table.slots[0::2][used]
+    pair_keys, counts, dcounts = [], [], []
+    for i, m in enumerate((stats.term_count, stats.doc_count)):
+        m = sp.coo_matrix(m)  # (class, term) -> pairs t * K + c; each matrix's pairs on their own
+        pair_keys.append(m.col.astype(np.int64) * K + m.row)
+        vals, none = m.data.astype(np.float64), np.zeros(m.nnz)
+        counts.append(vals if i == 0 else none)
+        dcounts.append(none if i == 0 else vals)
+    pkeys, pcount, pcdf = np.concatenate(pair_keys), np.concatenate(counts), np.concatenate(dcounts)
+    last = np.full(V, -1, dtype=np.int64)
+    other = (table.slots, keys, table.start, table.length, table.cps, last)
+    new = V
+    if not learner._holds_terms(learner.n_terms + V):  # room for the terms it lacks only
+        new = count_new(learner.slots, learner.start, learner.length, learner.cps, keys, table.start, table.length,
+                        table.cps, V)
+    learner.reserve(new, len(table.cps), len(pkeys))
+    learner.n_terms, learner.n_cps, learner.n_pairs = merge_learned(
+        (learner.slots, learner.keys, learner.start, learner.length, learner.cps, learner.last), learner.n_terms,
+        learner.n_cps, K, (learner.pslots, learner.pkeys, learner.pcount, learner.pcdf), learner.n_pairs, learner.df,
+        learner.tf, other, V, (_NO_SLOTS, pkeys, pcount, pcdf), len(pkeys),
+        np.ascontiguousarray(stats.df, dtype=np.float64), np.ascontiguousarray(stats.tf, dtype=np.float64),
+    )
+    return True
 
 
 class StreamCounting:
@@ -82,12 +123,20 @@ class StreamCounting:
         d = self.__dict__
         if isinstance(d[_OPEN], tuple):
             learner, cc, n = d[_OPEN]
+            before = d[_BEFORE]
+            if before is not None and _absorb(learner, before):
+                # the statistics before the table are in it now: one set of statistics made,
+                # no union of two vocabularies and its copies of every count
+                d[_OPEN] = (learner, before.class_count + cc, before.n_docs + n)
+                d[_BEFORE] = before = None
+                learner, cc, n = d[_OPEN]
             terms, counts, dcounts, df, tf, table = learned_terms(learner, len(cc), self._how())
             # the table's statistics replace the table (its memory is free for the sum); the
             # table stays intact until here, so a failure above leaves the stream open
             d[_OPEN] = TextStats(terms, cc, counts, dcounts, df, tf, n, table)
             del learner
-        self.stats_ = d[_BEFORE] + d[_OPEN]  # (which drops the table)
+        before = d[_BEFORE]
+        self.stats_ = d[_OPEN] if before is None else before + d[_OPEN]  # (which drops the table)
 
     def _drop_stream(self: Any) -> None:
         """Forget an open table (new statistics are set: a fit, an update, or its own closing)."""

@@ -12,7 +12,7 @@ from .._kernels import run, text_chars, threads
 from .._kernels import text as word_kernels
 from .._kernels.text import build, count_new, merge_learned, rehash
 from .._kernels.text_pairs import presence_rows, score, score_pairs
-from .._kernels.text_sort import pair_order, sort_order, term_strings
+from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_order, sort_order, term_strings
 
 _NONE_I = np.zeros(0, dtype=np.int64)
 _NONE_U = np.zeros(0, dtype=np.uint32)
@@ -225,9 +225,8 @@ class _Learner:
         need = self.n_terms + terms
         if not self._holds_terms(need):
             cap = max(2 * len(self.keys), _pow2(need + 1))
-            self.keys, self.start, self.length, self.df, self.tf = (
-                _grow(a, cap) for a in (self.keys, self.start, self.length, self.df, self.tf)
-            )
+            for name in ("keys", "start", "length", "df", "tf"):  # one at a time: the old one goes first
+                setattr(self, name, _grow(getattr(self, name), cap))
             self.last = _grow(self.last, cap, -1)
             self.slots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.slots, self.keys, self.n_terms)
@@ -235,7 +234,8 @@ class _Learner:
         if self.dense:
             if rows * K > len(self.pcount):
                 size = max(2 * len(self.pcount), _pow2(rows) * K)
-                self.pcount, self.pcdf = (_grow(a, size) for a in (self.pcount, self.pcdf))
+                self.pcount = _grow(self.pcount, size)
+                self.pcdf = _grow(self.pcdf, size)
             return
         need = self.n_pairs + (terms if pairs is None else pairs)
         if need > len(self.pkeys) or need > len(self.pslots) // 4:
@@ -243,7 +243,8 @@ class _Learner:
             if _pow2(rows) * K * 16 <= cap * _PAIR_BYTES:
                 self._to_dense(_pow2(rows))  # rows of K counts per term take less than the grown pair table
                 return
-            self.pkeys, self.pcount, self.pcdf = (_grow(a, cap) for a in (self.pkeys, self.pcount, self.pcdf))
+            for name in ("pkeys", "pcount", "pcdf"):
+                setattr(self, name, _grow(getattr(self, name), cap))
             self.pslots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.pslots, self.pkeys, self.n_pairs)
 
@@ -260,12 +261,15 @@ class _Learner:
         return len(self.pslots) == 0
 
     def _to_dense(self, rows: int) -> None:
-        n, size = self.n_pairs, rows * self.n_classes
+        # np.zeros takes no memory until written; each table is given up as soon as it is read
+        # (the slots first, unread), so the peak holds one more array rather than two tables
+        n, size, keys = self.n_pairs, rows * self.n_classes, self.pkeys[: self.n_pairs]
         count, cdf = np.zeros(size), np.zeros(size)
-        keys = self.pkeys[:n]
-        count[keys], cdf[keys] = self.pcount[:n], self.pcdf[:n]
-        self.pcount, self.pcdf = count, cdf
         self.pslots = self.pkeys = _NONE_I
+        count[keys] = self.pcount[:n]
+        self.pcount = count
+        cdf[keys] = self.pcdf[:n]
+        self.pcdf = cdf
 
     def pairs_seen(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(keys t * K + c, counts, document counts) of the pairs counted, in any order."""
@@ -384,18 +388,27 @@ def learned_terms(
     ids[used] = rank[ids[used]]
     learned = TermTable.from_parts(terms, slots, start[order], length[order], cps, how)
     K = max(n_classes, 1)
-    pkeys, pcount, pcdf = main.pairs_seen()
-    n = len(pkeys)
-    term_of, cls = rank[pkeys // K], pkeys % K
-    # CSR over classes straight from the distinct pairs: no COO conversion, sort or summing
-    at, indptr = pair_order(term_of, cls, n_terms, K)
-    small = max(n_terms, n) < 2**31 - 1
-    indices = term_of[at].astype(np.int32 if small else np.int64)
+    if main.dense:  # rows of K counts: read in term order, no list of pairs in between
+        indptr = dense_pair_counts(main.pcount, main.pcdf, order, K)
+        n = int(indptr[-1])
+        small = max(n_terms, n) < 2**31 - 1
+        indices = np.empty(n, dtype=np.int32 if small else np.int64)
+        tcd, dcd = np.empty(n), np.empty(n)
+        dense_pair_fill(main.pcount, main.pcdf, order, K, indptr, indices, tcd, dcd)
+    else:
+        pkeys, pcount, pcdf = main.pairs_seen()
+        n = len(pkeys)
+        term_of, cls = rank[pkeys // K], pkeys % K
+        # CSR over classes straight from the distinct pairs: no COO conversion, sort or summing
+        at, indptr = pair_order(term_of, cls, n_terms, K)
+        small = max(n_terms, n) < 2**31 - 1
+        indices = term_of[at].astype(np.int32 if small else np.int64)
+        tcd, dcd = pcount[at], pcdf[at]
     indptr = indptr[: n_classes + 1].astype(np.int32 if small else np.int64)
     shape = (n_classes, n_terms)
     # each matrix its own index arrays: dropping zeros rewrites them in place
-    tc = sp.csr_matrix((pcount[at], indices.copy(), indptr.copy()), shape=shape)
-    dc = sp.csr_matrix((pcdf[at], indices, indptr), shape=shape)
+    tc = sp.csr_matrix((tcd, indices.copy(), indptr.copy()), shape=shape)
+    dc = sp.csr_matrix((dcd, indices, indptr), shape=shape)
     return (
         terms,
         _drop_zeros(tc),
