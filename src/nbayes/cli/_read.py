@@ -44,7 +44,7 @@ from ..io.readers import read_folder
 CHUNK_ROWS = 100_000
 #: bytes of input per chunk (at most; a single longer row is a chunk of its own): memory while
 #: streaming is bounded by bytes, not rows, so long documents do not blow it up
-CHUNK_BYTES = 32 << 20
+CHUNK_BYTES = 16 << 20
 CSV_NAMES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".tab", ".txt")
 JSONL_NAMES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz", ".json", ".json.gz")
 #: bytes of a CSV file looked at before reading (binary content, encoding)

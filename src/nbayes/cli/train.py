@@ -56,7 +56,7 @@ from ._read import DataFile, parse_size
               help="Rows without labels (same columns) to learn from too, by EM (Nigam et al. 2000).")
 @click.option("--semi-supervised", "semi_supervised", is_flag=True,
               help="Learn by EM from DATA's rows whose label is empty too (else they are skipped).")
-@click.option("--chunk-bytes", "chunk_bytes", default="32M", show_default=True, metavar="SIZE",
+@click.option("--chunk-bytes", "chunk_bytes", default="16M", show_default=True, metavar="SIZE",
               help="Read DATA in chunks of about this many bytes (e.g. 64M, 1G): the memory of one chunk.")
 @click.option("--multilabel", is_flag=True,
               help="Rows carry several labels: a JSON list in the --target column (JSON Lines, Parquet), or "

@@ -8,7 +8,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from .._kernels.arrow import gather_ascii
+from .._kernels.arrow import gather_strings
 from ..errors import DataError
 
 SEP = "\x00"  # not a word character, not cased: lower-casing never sees across it
@@ -90,12 +90,16 @@ def _ascii_column(docs: Any, lowercase: bool) -> tuple[np.ndarray, np.ndarray] |
             bounds[row + 1] = length
     np.cumsum(bounds, out=bounds)
     buf = np.empty(int(bounds[-1]), dtype=np.uint8)
-    seen = 0
     for piece in pieces:
         for src, src_start, length, row in piece:
-            seen |= int(gather_ascii(src, src_start, length, buf, bounds[row], lowercase))
-    if seen >= 128:
+            gather_strings(src, src_start, length, buf, bounds[row])
+    if buf.size and int(buf.max()) >= 128:
         return None
+    if lowercase:  # A-Z are the bytes b with b - 65 < 26; by blocks, so temporaries stay small
+        step = 1 << 20
+        for i in range(0, len(buf), step):
+            part = buf[i : i + step]
+            part += (part - np.uint8(65) < 26).view(np.uint8) << np.uint8(5)
     return buf, bounds
 
 
