@@ -73,6 +73,7 @@ def main() -> None:
                          "posts are submitted at --rate per second to the learner's own writer thread")
     ap.add_argument("--rate", type=float, default=100.0)
     ap.add_argument("--pace", type=float, default=2.0, help="the learner's pace (0: a group as soon as the last ends)")
+    ap.add_argument("--window", type=float, default=0.0)
     ap.add_argument("--switch", type=float, default=None, help="sys.setswitchinterval (s)")
     args = ap.parse_args()
     if args.switch:
@@ -96,7 +97,8 @@ def main() -> None:
         nbayes.TextClassifier().fit([r["text"] for r in rows], [r["label"] for r in rows]).save(path)
         print(f"trained on {len(rows):,} posts in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
         paced = "pace" in inspect.signature(Learner).parameters  # (a tree before pacing: measured as it is)
-        learner = Learner(ModelHolder(str(path), freeze_gc=True), freeze_gc=True, **({"pace": args.pace} if paced else {}))
+        learner = Learner(ModelHolder(str(path), freeze_gc=True), freeze_gc=True, **({"pace": args.pace} if paced else {}),
+                          **({"window": args.window} if args.window else {}))
         for X, y in requests[:20]:  # warm-up (compilation, caches)
             learner._apply_group([Job(LEARN, learner.count(X, y, None), y, None)])
         count_t: list[float] = []
@@ -163,8 +165,36 @@ def predicting(holder: Any, docs: list[str], seconds: float) -> tuple[float, flo
     return len(ms) / seconds, float(np.percentile(ms, 50)), float(np.percentile(ms, 99))
 
 
+class KernelClock:
+    """Wall time the writer spends in the compiled kernels of :mod:`nbayes.text.online` (they
+    release the GIL): the writer's CPU time less this is about the time it holds the GIL."""
+
+    def __init__(self) -> None:
+        import nbayes.text.online as online
+
+        self.seconds = 0.0
+        for name in ("find_terms", "extend_slots", "heavy_rows", "inserted", "merge_pairs", "merge_rows",
+                     "renumbered", "build"):
+            f = getattr(online, name, None)
+            if f is not None:
+                setattr(online, name, self._timed(f))
+
+    def _timed(self, f: Any) -> Any:
+        def timed(*a: Any, **k: Any) -> Any:
+            if threading.current_thread().name != "nbayes-learner":
+                return f(*a, **k)
+            t0 = time.thread_time()
+            try:
+                return f(*a, **k)
+            finally:
+                self.seconds += time.thread_time() - t0
+        return timed
+
+
 def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, rate: float) -> None:
     from nbayes.serve._learn import LEARN
+
+    clock = KernelClock()
 
     holder = learner.holder
     out: dict[str, Any] = {}
@@ -172,6 +202,8 @@ def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, ra
     t.start()
     t.join()
     v0 = learner.version
+    w0 = getattr(learner, "cpu", 0.0)
+    k0 = clock.seconds
     c0 = time.process_time()
     stop = threading.Event()
 
@@ -203,6 +235,11 @@ def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, ra
     a = out["alone"]
     lat = np.array(out["latency"]) * 1e3
     print(f"learn requests: acknowledged p50 {np.median(lat):.1f} ms, p99 {np.percentile(lat, 99):.1f} ms")
+    wcpu = getattr(learner, "cpu", 0.0) - w0
+    gil = wcpu - (clock.seconds - k0)
+    print(f"writer CPU: {wcpu * 1e3 / max(out['acked'], 1):.2f} ms per request, {wcpu / seconds:.2f} cores; "
+          f"outside the kernels (holding the GIL): {gil * 1e3 / max(out['acked'], 1):.2f} ms per request, "
+          f"{gil / seconds:.2f} of the time")
     print(f"predictions alone:          {a[0]:7,.0f}/s p50 {a[1]:.2f} ms p99 {a[2]:.2f} ms")
     print(f"predictions while learning: {both[0]:7,.0f}/s p50 {both[1]:.2f} ms p99 {both[2]:.2f} ms "
           f"({out['acked']} requests of 10 posts acknowledged in {learner.version - v0} versions; process CPU "

@@ -45,6 +45,8 @@ from ._model import Loaded, ModelHolder, Problem, log
 from ._records import LogTerms, read_deltas, replay
 
 LEARN, UNLEARN = "learn", "unlearn"
+#: the shortest time (s) between the starts of two groups of updates (group publish; docs/serve.md)
+WINDOW = 0.05
 
 
 @dataclass
@@ -124,11 +126,15 @@ class Learner:
 
     def __init__(self, holder: ModelHolder, *, allow_new_classes: bool = False, snapshot_every: int = 10_000,
                  snapshot_bytes: int = 256 << 20, freeze_gc: bool = False, pace: float = 0.0,
-                 max_pause: float = 0.05) -> None:
+                 max_pause: float = 0.05, window: float = WINDOW) -> None:
         self.holder = holder
         # after a group that took t of the writer's CPU, the next starts min(pace * t, max_pause)
         # later, the updates arriving meanwhile joining it: at most 1 / (1 + pace) of a core
         self.pace, self.max_pause = float(pace), float(max_pause)
+        # group publish: a group starts no sooner than ``window`` after the last one started, so
+        # at most one version per window whatever the rate of requests (a version's cost is
+        # mostly fixed: the copies of the model's arrays), the updates arriving meanwhile joining it
+        self.window = float(window)
         self.path = holder.path
         self.log_path = _log.log_path(self.path)
         self.allow_new_classes = allow_new_classes
@@ -144,6 +150,7 @@ class Learner:
         self.rows_learned = self.rows_unlearned = 0
         self.total_learned = self.total_unlearned = 0
         self.records = 0
+        self.cpu = 0.0  # the writer thread's CPU time (s) spent on groups
         self.broken: str | None = None
         self.snapshots = 0
         model, replayed = self._recover(loaded.model, serve.get("follows"))
@@ -249,7 +256,7 @@ class Learner:
             pass
 
     def _run(self) -> None:
-        ready_at = 0.0  # pacing: the next group starts no sooner (the updates arriving meanwhile join it)
+        ready_at = 0.0  # pacing, window: the next group starts no sooner (the updates arriving meanwhile join it)
         while True:
             with self._cond:
                 while not self._queue and not self._stopping and self._snap_done is None:
@@ -263,6 +270,7 @@ class Learner:
             if not jobs:
                 continue
             busy = time.thread_time()
+            started = time.monotonic()
             try:
                 self._group(jobs)
             except BaseException as exc:  # noqa: BLE001 - every waiting request gets an answer
@@ -271,7 +279,8 @@ class Learner:
                     if not j.future.done():
                         j.future.set_exception(Problem(500, f"internal error while learning ({type(exc).__name__})"))
             busy = time.thread_time() - busy  # the writer's CPU time for the group (not its fsync wait)
-            ready_at = time.monotonic() + min(self.pace * busy, self.max_pause)
+            self.cpu += busy
+            ready_at = max(time.monotonic() + min(self.pace * busy, self.max_pause), started + self.window)
 
     # ------------------------------------------------------------------ a group
     def _group(self, jobs: list[Job]) -> None:
