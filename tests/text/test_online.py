@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import nbayes
 from nbayes._kernels.online import extend_slots, inserted, merge_pairs, merge_rows, renumbered
 from nbayes._validation import encode_labels, sorted_unique
-from nbayes.text.online import add_counts, built, find, online_ready
+from nbayes.text.online import _Update, _updates, add_counts, built, find, online_ready
 from nbayes.text.vocab import Pairs, TermTable
 
 LETTERS = list("abcdé") + ["𝔘"]
@@ -103,6 +103,33 @@ def test_merge_pairs_equals_the_pairs_of_the_new_table(case):
     got = sp.csc_matrix((delta, cls, indptr), shape=want.shape)
     np.testing.assert_array_equal(got.toarray(), want)
     assert got.has_sorted_indices and got.nnz == int((want != 0).sum())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_update_entries_equal_the_sorted_entries(seed, same):
+    """The compiled pass over an update's counts (update_entries, via _updates) gives the
+    entries the NumPy sort gives, dense or CSR; document counts of another pattern fall back."""
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(1, 6))
+    Kd, T = int(rng.integers(1, K + 1)), int(rng.integers(0, 30))
+    cpos = np.sort(rng.choice(K, Kd, replace=False)).astype(np.int64)
+    pos = np.cumsum(rng.integers(1, 4, T)).astype(np.int64)
+    key, known = rng.integers(0, 50, T).astype(np.int64), rng.random(T) < 0.7
+    A = rng.integers(1, 4, (Kd, T)) * (rng.random((Kd, T)) < 0.5).astype(float)
+    B = np.where(A != 0, rng.integers(1, 3, (Kd, T)), 0).astype(float)
+    if not same and A.size:
+        B.flat[int(rng.integers(0, A.size))] += 1.0  # maybe a document count where no term count is
+    for tc, dc in ((A, B), (sp.csr_matrix(A), sp.csr_matrix(B))):
+        fast = _updates(tc, dc, cpos, pos, key, known, K)
+        shared = bool(np.array_equal(A != 0, B != 0))
+        assert (fast[0].rows is fast[1].rows) == shared  # the compiled pass exactly when one pattern
+        for f, m in zip(fast, (tc, dc)):
+            slow = _Update(m, cpos, pos, key, known, K)
+            for name in ("rows", "cols", "vals", "key", "known", "ptr"):
+                got, want = getattr(f, name), getattr(slow, name)
+                assert got.dtype == want.dtype
+                np.testing.assert_array_equal(got, want)
 
 
 @settings(max_examples=100, deadline=None)
