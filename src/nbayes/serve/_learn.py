@@ -462,7 +462,13 @@ class Learner:
             return
         snap.join()
         with self._cond:
-            result, self._snap_done, self._snap = self._snap_done, None, None
+            result, self._snap_done = self._snap_done, None
+        try:
+            self._after_snapshot(result)
+        finally:  # (after the new log: /v1/model never shows no snapshot running and none made)
+            self._snap = None
+
+    def _after_snapshot(self, result: tuple[int, str] | BaseException | None) -> None:
         since, self._since = self._since, []
         if isinstance(result, BaseException) or result is None:
             log.error("nbayes serve: a snapshot failed (the log keeps the updates): %s", result)
