@@ -150,7 +150,6 @@ class Learner:
         self.rows_learned = self.rows_unlearned = 0
         self.total_learned = self.total_unlearned = 0
         self.records = 0
-        self.cpu = 0.0  # the writer thread's CPU time (s) spent on groups
         self.broken: str | None = None
         self.snapshots = 0
         model, replayed = self._recover(loaded.model, serve.get("follows"))
@@ -279,7 +278,6 @@ class Learner:
                     if not j.future.done():
                         j.future.set_exception(Problem(500, f"internal error while learning ({type(exc).__name__})"))
             busy = time.thread_time() - busy  # the writer's CPU time for the group (not its fsync wait)
-            self.cpu += busy
             ready_at = max(time.monotonic() + min(self.pace * busy, self.max_pause), started + self.window)
 
     # ------------------------------------------------------------------ a group
