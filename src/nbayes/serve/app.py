@@ -293,9 +293,8 @@ def create_app(
     ``learn_pace``: after a group of updates that cost t of the writer's CPU, the next starts
     ``learn_pace * t`` later (at most 50 ms): learning takes at most ``1 / (1 + learn_pace)``
     of a core from the predictions (0: at once).
-    ``learn_window``: group publish: a group of updates starts no sooner than ``learn_window``
-    seconds after the last one started (the updates arriving meanwhile join it), so the
-    service makes at most one version per window whatever the rate of learn requests (0: at once).
+    ``learn_window``: a group of updates starts no sooner than this (s) after the last one started
+    (group publish: at most one version per window whatever the rate of learn requests; 0: at once).
     ``token_required_for_predict``: ``/v1/predict`` and ``/v1/explain`` need the token too."""
     for name, v in (("max_body", max_body), ("max_batch", max_batch), ("max_text", max_text),
                     ("snapshot_every", snapshot_every), ("snapshot_bytes", snapshot_bytes)):
