@@ -80,7 +80,7 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=100.0)
     ap.add_argument("--pace", type=float, default=0.0, help="the learner's pace (0, the service's default: none)")
     ap.add_argument("--window", type=float, default=None,
-                    help="the learner's group publish window in s (default: its own; 0: a group as soon as the last ends)")
+                    help="the learner's group publish window in s (default: its own; 0: none)")
     ap.add_argument("--switch", type=float, default=None, help="sys.setswitchinterval (s)")
     args = ap.parse_args()
     if args.switch:
@@ -105,7 +105,8 @@ def main() -> None:
         print(f"trained on {len(rows):,} posts in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
         params = inspect.signature(Learner).parameters  # (a tree before pacing or windows: measured as it is)
         paced = "pace" in params
-        learner = Learner(ModelHolder(str(path), freeze_gc=True), freeze_gc=True, **({"pace": args.pace} if paced else {}),
+        learner = Learner(ModelHolder(str(path), freeze_gc=True), freeze_gc=True,
+                          **({"pace": args.pace} if paced else {}),
                           **({"window": args.window} if args.window is not None and "window" in params else {}))
         for X, y in requests[:20]:  # warm-up (compilation, caches)
             learner._apply_group([Job(LEARN, learner.count(X, y, None), y, None)])

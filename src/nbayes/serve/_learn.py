@@ -3,7 +3,8 @@ writer thread, made durable by the update log (:mod:`._log`) before any answer.
 
 - A learn request is turned into statistics (a :class:`~._delta.Delta`) by the request itself,
   with the model's own hooks (``prepare_input``, ``count_statistics``; :mod:`._requests`, with
-  the checks and answers of refused requests): tokenising and counting happen outside the writer. The writer adds a group's deltas into new arrays
+  the checks and answers of refused requests): tokenising and counting happen outside the
+  writer. The writer adds a group's deltas into new arrays
   (:func:`._delta.apply`: copy-on-write, the served version is never touched): a text model's
   parameters are updated where the group touches them (:func:`nbayes.text.online.add_counts`),
   other models estimate theirs once per group. An unlearn is ``stats_.subtract`` then
