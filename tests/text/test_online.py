@@ -280,6 +280,32 @@ def test_the_served_version_is_never_written():
     assert min(find(two._table, two._terms).tolist() + [0]) >= 0
 
 
+@pytest.mark.parametrize("params", [dict(min_df=2), dict(max_df=0.6), dict(max_df=6), dict(min_df=0.25),
+                                    dict(min_df=2, max_df=0.8)])
+def test_the_filters_keep_every_term_exactly_when_the_online_path_is_taken(params):
+    """With a document-frequency filter, an update takes the online path exactly when the full
+    estimation keeps every term (it looks only at the update's terms when the bounds cannot
+    have moved against the others), and then equals it bit for bit."""
+    rng = np.random.default_rng(len(str(params)))
+    vocab = [f"w{i}" for i in range(8)]
+    ready = took = 0
+    for step in range(60):
+        docs = ["w0 w1 w2 w3", "w4 w5 w6 w7"] * 2 + _docs(rng, vocab, int(rng.integers(1, 7)))
+        model = nbayes.TextClassifier(**params).fit(docs, (["a", "b"] * len(docs))[: len(docs)])
+        if not online_ready(model):
+            continue
+        ready += 1
+        new = _docs(rng, vocab + [f"new{step}"], int(rng.integers(1, 4)))
+        d, cls = _delta(model, new, rng.choice(["a", "b"], len(new)).tolist(), None)
+        want = _full(model, d, cls)
+        got = add_counts(model, d, cls)
+        assert (got is not None) == bool(want._active(want.stats_).all())
+        if got is not None:
+            _same_model(got, want)
+            took += 1
+    assert ready >= 5 and took >= 1, (ready, took)
+
+
 @pytest.mark.parametrize("params", [dict(min_df=2), dict(model="complement"), dict(model="bernoulli"),
                                     dict(n_features=64), dict(max_features=5)])
 def test_other_models_take_the_general_path(params):

@@ -22,6 +22,7 @@ None and the caller takes the general path.
 from __future__ import annotations
 
 import copy
+import numbers
 import threading
 import weakref
 from typing import Any
@@ -213,7 +214,7 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
             and np.isfinite(df[pos]).all() and np.isfinite(tf[pos]).all()):
         return None  # an overflow: the general path refuses it with its message
     stats = TextStats(terms, cc, tc, dc, df, tf, s.n_docs + d.n_docs, None)
-    if not model._active(stats).all():
+    if not _all_kept(model, stats, pos, d.n_docs):
         return None  # a filter (min_df, max_df, max_features) drops terms: the general path
     o = np.lexsort((up.rows, up.cols))  # by (term, class)
     P: Pairs = model._pairs
@@ -239,6 +240,19 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     })
     built(new)
     return new
+
+
+def _all_kept(model: Any, stats: TextStats, pos: np.ndarray, added_docs: float) -> bool:
+    """Whether the vectoriser's filters keep every term of ``stats`` (the model's plus an
+    update at the new ids ``pos``). The model kept all its terms (:func:`online_ready`), and an
+    untouched term's df does not change: with no ``max_features``, a whole-number ``min_df``
+    (a fixed bound) and documents added (a proportional ``max_df`` only grows), only the
+    update's terms can fall outside the bounds, so only they are looked at (not O(terms))."""
+    if model.max_features is None and isinstance(model.min_df, numbers.Integral) and added_docs >= 0:
+        part = copy.copy(stats)
+        part.df, part.tf = stats.df[pos], stats.tf[pos]
+        return bool(model._active(part).all())
+    return bool(model._active(stats).all())
 
 
 def built(model: Any) -> Any:
