@@ -10,7 +10,13 @@ the 20 Newsgroups TextClassifier of benchmarks/serve.py and the learn load of it
   each wake-up is (the longest and the 99th percentile): how long the writer keeps the GIL
   from a thread that wants it, as the event loop wants it between predictions.
 
+``--mixed S`` then predicts in a thread for S seconds alone and S seconds while requests of 10
+posts are submitted at ``--rate`` per second to the learner's own writer thread (its ``--pace``
+and ``--window``), and prints the versions made, the writer's CPU per request and the part of
+it spent outside the compiled kernels (holding the GIL: what the event loop waits for).
+
     python benchmarks/serve_writer.py [--groups 200] [--per-group 1] [--train-docs N]
+    python benchmarks/serve_writer.py --groups 5 --mixed 5 [--rate 100] [--window 0.05]
 """
 
 from __future__ import annotations
@@ -72,7 +78,9 @@ def main() -> None:
                     help="then S seconds of predictions in a thread alone, and S seconds while requests of 10 "
                          "posts are submitted at --rate per second to the learner's own writer thread")
     ap.add_argument("--rate", type=float, default=100.0)
-    ap.add_argument("--pace", type=float, default=2.0, help="the learner's pace (0: a group as soon as the last ends)")
+    ap.add_argument("--pace", type=float, default=0.0, help="the learner's pace (0, the service's default: none)")
+    ap.add_argument("--window", type=float, default=None,
+                    help="the learner's group publish window in s (default: its own; 0: none)")
     ap.add_argument("--switch", type=float, default=None, help="sys.setswitchinterval (s)")
     args = ap.parse_args()
     if args.switch:
@@ -95,8 +103,11 @@ def main() -> None:
         t0 = time.perf_counter()
         nbayes.TextClassifier().fit([r["text"] for r in rows], [r["label"] for r in rows]).save(path)
         print(f"trained on {len(rows):,} posts in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-        paced = "pace" in inspect.signature(Learner).parameters  # (a tree before pacing: measured as it is)
-        learner = Learner(ModelHolder(str(path), freeze_gc=True), freeze_gc=True, **({"pace": args.pace} if paced else {}))
+        params = inspect.signature(Learner).parameters  # (a tree before pacing or windows: measured as it is)
+        paced = "pace" in params
+        learner = Learner(ModelHolder(str(path), freeze_gc=True), freeze_gc=True,
+                          **({"pace": args.pace} if paced else {}),
+                          **({"window": args.window} if args.window is not None and "window" in params else {}))
         for X, y in requests[:20]:  # warm-up (compilation, caches)
             learner._apply_group([Job(LEARN, learner.count(X, y, None), y, None)])
         count_t: list[float] = []
@@ -163,8 +174,47 @@ def predicting(holder: Any, docs: list[str], seconds: float) -> tuple[float, flo
     return len(ms) / seconds, float(np.percentile(ms, 50)), float(np.percentile(ms, 99))
 
 
+class KernelClock:
+    """Wall time the writer spends in the compiled kernels of :mod:`nbayes.text.online` (they
+    release the GIL): the writer's CPU time less this is about the time it holds the GIL."""
+
+    def __init__(self) -> None:
+        import nbayes.text.online as online
+
+        self.seconds = 0.0
+        for name in ("find_terms", "extend_slots", "heavy_rows", "inserted", "merge_pairs", "merge_rows",
+                     "renumbered", "build"):
+            f = getattr(online, name, None)
+            if f is not None:
+                setattr(online, name, self._timed(f))
+
+    def _timed(self, f: Any) -> Any:
+        def timed(*a: Any, **k: Any) -> Any:
+            if threading.current_thread().name != "nbayes-learner":
+                return f(*a, **k)
+            t0 = time.thread_time()
+            try:
+                return f(*a, **k)
+            finally:
+                self.seconds += time.thread_time() - t0
+        return timed
+
+
 def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, rate: float) -> None:
     from nbayes.serve._learn import LEARN
+
+    clock = KernelClock()
+    group = learner._group
+    spent = [0.0]  # the writer thread's CPU time in groups
+
+    def timed_group(jobs: Any) -> None:
+        t0 = time.thread_time()
+        try:
+            group(jobs)
+        finally:
+            spent[0] += time.thread_time() - t0
+
+    learner._group = timed_group
 
     holder = learner.holder
     out: dict[str, Any] = {}
@@ -172,6 +222,8 @@ def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, ra
     t.start()
     t.join()
     v0 = learner.version
+    w0 = spent[0]
+    k0 = clock.seconds
     c0 = time.process_time()
     stop = threading.Event()
 
@@ -203,6 +255,11 @@ def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, ra
     a = out["alone"]
     lat = np.array(out["latency"]) * 1e3
     print(f"learn requests: acknowledged p50 {np.median(lat):.1f} ms, p99 {np.percentile(lat, 99):.1f} ms")
+    wcpu = spent[0] - w0
+    gil = wcpu - (clock.seconds - k0)
+    print(f"writer CPU: {wcpu * 1e3 / max(out['acked'], 1):.2f} ms per request, {wcpu / seconds:.2f} cores; "
+          f"outside the kernels (holding the GIL): {gil * 1e3 / max(out['acked'], 1):.2f} ms per request, "
+          f"{gil / seconds:.2f} of the time")
     print(f"predictions alone:          {a[0]:7,.0f}/s p50 {a[1]:.2f} ms p99 {a[2]:.2f} ms")
     print(f"predictions while learning: {both[0]:7,.0f}/s p50 {both[1]:.2f} ms p99 {both[2]:.2f} ms "
           f"({out['acked']} requests of 10 posts acknowledged in {learner.version - v0} versions; process CPU "

@@ -122,6 +122,34 @@ def test_narrowing_is_exact_and_keeps_what_does_not_fit():
         assert np.signbit(arrays["v"]).tolist() == np.signbit(np.array(values)).tolist()
 
 
+def _encoded_as_first_written(a):
+    """_codec._encode_array as first written (the dense form narrowed over every value, then
+    compared with the sparse one): the bytes a log holds must not change."""
+    flat = np.ascontiguousarray(a).ravel()
+    dense = _codec._narrow(flat)
+    if a.dtype == np.float64 and a.size >= 64:
+        nz = np.flatnonzero(flat.view(np.uint64))
+        idx = np.dtype(np.uint32 if a.size < 2**32 else np.uint64).newbyteorder("<")
+        vals = _codec._narrow(flat[nz])
+        if len(nz) * (idx.itemsize + vals.itemsize) < dense.nbytes:
+            return ["sparse", len(nz), idx.str, vals.dtype.str], \
+                [nz.astype(idx).tobytes(), vals.astype(vals.dtype.newbyteorder("<")).tobytes()]
+    return ["dense", dense.dtype.str, a.dtype.str], [dense.astype(dense.dtype.newbyteorder("<")).tobytes()]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_an_array_is_encoded_as_it_was_first(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([0, 1, 10, 63, 64, 65, 200, 1000]))
+    pool = np.array([0.0, 0.0, 0.0, -0.0, 1.0, 2.0, 255.0, 256.0, 65535.0, 65536.0, 2.0**32 - 1, 2.0**32, 0.5,
+                     -1.0, 1e300, np.nan])
+    weights = rng.random(len(pool)) * (rng.random(len(pool)) < 0.5)
+    weights[0] += 0.01 + 10 * rng.random()  # zeros, from none to most of the values
+    a = rng.choice(pool, n, p=weights / weights.sum())
+    for x in (a, a.reshape(-1, 2) if n % 2 == 0 else a):
+        assert _codec._encode_array(x) == _encoded_as_first_written(x)
+
+
 def test_a_damaged_body_is_a_model_file_error():
     body = _codec.encode(np.array(["a", "b"]), {"stats/class_count": np.array([1.0, 2.0])})
     for bad in (body[:-3], body + b"\0", b"\xff\xff\xff\x7f" + body[4:], body[:4] + b"[" + body[5:]):

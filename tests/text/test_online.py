@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import nbayes
 from nbayes._kernels.online import extend_slots, inserted, merge_pairs, merge_rows, renumbered
 from nbayes._validation import encode_labels, sorted_unique
-from nbayes.text.online import add_counts, built, find, online_ready
+from nbayes.text.online import _Update, _updates, add_counts, built, find, online_ready
 from nbayes.text.vocab import Pairs, TermTable
 
 LETTERS = list("abcdé") + ["𝔘"]
@@ -103,6 +103,33 @@ def test_merge_pairs_equals_the_pairs_of_the_new_table(case):
     got = sp.csc_matrix((delta, cls, indptr), shape=want.shape)
     np.testing.assert_array_equal(got.toarray(), want)
     assert got.has_sorted_indices and got.nnz == int((want != 0).sum())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_update_entries_equal_the_sorted_entries(seed, same):
+    """The compiled pass over an update's counts (update_entries, via _updates) gives the
+    entries the NumPy sort gives, dense or CSR; document counts of another pattern fall back."""
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(1, 6))
+    Kd, T = int(rng.integers(1, K + 1)), int(rng.integers(0, 30))
+    cpos = np.sort(rng.choice(K, Kd, replace=False)).astype(np.int64)
+    pos = np.cumsum(rng.integers(1, 4, T)).astype(np.int64)
+    key, known = rng.integers(0, 50, T).astype(np.int64), rng.random(T) < 0.7
+    A = rng.integers(1, 4, (Kd, T)) * (rng.random((Kd, T)) < 0.5).astype(float)
+    B = np.where(A != 0, rng.integers(1, 3, (Kd, T)), 0).astype(float)
+    if not same and A.size:
+        B.flat[int(rng.integers(0, A.size))] += 1.0  # maybe a document count where no term count is
+    for tc, dc in ((A, B), (sp.csr_matrix(A), sp.csr_matrix(B))):
+        fast = _updates(tc, dc, cpos, pos, key, known, K)
+        shared = bool(np.array_equal(A != 0, B != 0))
+        assert (fast[0].rows is fast[1].rows) == shared  # the compiled pass exactly when one pattern
+        for f, m in zip(fast, (tc, dc)):
+            slow = _Update(m, cpos, pos, key, known, K)
+            for name in ("rows", "cols", "vals", "key", "known", "ptr"):
+                got, want = getattr(f, name), getattr(slow, name)
+                assert got.dtype == want.dtype
+                np.testing.assert_array_equal(got, want)
 
 
 @settings(max_examples=100, deadline=None)
@@ -251,6 +278,32 @@ def test_the_served_version_is_never_written():
     assert find(one._table, np.array(["fresh1", "fresh2"], dtype=object)).tolist()[1] == -1
     assert find(two._table, np.array(["fresh1", "fresh2"], dtype=object)).tolist()[0] == -1
     assert min(find(two._table, two._terms).tolist() + [0]) >= 0
+
+
+@pytest.mark.parametrize("params", [dict(min_df=2), dict(max_df=0.6), dict(max_df=6), dict(min_df=0.25),
+                                    dict(min_df=2, max_df=0.8)])
+def test_the_filters_keep_every_term_exactly_when_the_online_path_is_taken(params):
+    """With a document-frequency filter, an update takes the online path exactly when the full
+    estimation keeps every term (it looks only at the update's terms when the bounds cannot
+    have moved against the others), and then equals it bit for bit."""
+    rng = np.random.default_rng(len(str(params)))
+    vocab = [f"w{i}" for i in range(8)]
+    ready = took = 0
+    for step in range(60):
+        docs = ["w0 w1 w2 w3", "w4 w5 w6 w7"] * 2 + _docs(rng, vocab, int(rng.integers(1, 7)))
+        model = nbayes.TextClassifier(**params).fit(docs, (["a", "b"] * len(docs))[: len(docs)])
+        if not online_ready(model):
+            continue
+        ready += 1
+        new = _docs(rng, vocab + [f"new{step}"], int(rng.integers(1, 4)))
+        d, cls = _delta(model, new, rng.choice(["a", "b"], len(new)).tolist(), None)
+        want = _full(model, d, cls)
+        got = add_counts(model, d, cls)
+        assert (got is not None) == bool(want._active(want.stats_).all())
+        if got is not None:
+            _same_model(got, want)
+            took += 1
+    assert ready >= 5 and took >= 1, (ready, took)
 
 
 @pytest.mark.parametrize("params", [dict(min_df=2), dict(model="complement"), dict(model="bernoulli"),

@@ -19,7 +19,7 @@ from numba import njit
 
 from .text import _home, _key
 
-__all__ = ["extend_slots", "heavy_rows", "inserted", "merge_pairs", "merge_rows", "renumbered"]
+__all__ = ["extend_slots", "heavy_rows", "inserted", "merge_pairs", "merge_rows", "renumbered", "update_entries"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -77,6 +77,48 @@ def _run(indices, data, data2, a, p, ins, out_idx, out_val, out_val2, n):  # pra
         n += q - a
         a = q
     return n
+
+
+@njit(cache=True, nogil=True)
+def update_entries(A, B, cpos, pos, key, known, K):  # pragma: no cover - compiled
+    """An update's nonzero counts ``A`` (its classes x its terms, dense; ``B`` beside it, the
+    document counts) as entries over the model's ``K`` classes, in (class, term) order when
+    ``cpos`` (each update class's row in the model) and ``pos`` (each update term's new id)
+    ascend: (rows, cols = pos, key, known, A's values, B's values at the same places, CSR row
+    pointers, whether B is nonzero exactly where A is)."""
+    Kd, T = A.shape
+    n = 0
+    same = True
+    for r in range(Kd):
+        for j in range(T):
+            a = A[r, j] != 0.0
+            if a != (B[r, j] != 0.0):
+                same = False
+            if a:
+                n += 1
+    rows = np.empty(n, dtype=np.int64)
+    cols = np.empty(n, dtype=np.int64)
+    keys = np.empty(n, dtype=np.int64)
+    kn = np.empty(n, dtype=np.bool_)
+    va = np.empty(n)
+    vb = np.empty(n)
+    ptr = np.zeros(K + 1, dtype=np.int64)
+    i = 0
+    for r in range(Kd):
+        c = cpos[r]
+        for j in range(T):
+            if A[r, j] != 0.0:
+                rows[i] = c
+                cols[i] = pos[j]
+                keys[i] = key[j]
+                kn[i] = known[j]
+                va[i] = A[r, j]
+                vb[i] = B[r, j]
+                ptr[c + 1] += 1
+                i += 1
+    for k in range(K):
+        ptr[k + 1] += ptr[k]
+    return rows, cols, keys, kn, va, vb, ptr, same
 
 
 @njit(cache=True, nogil=True)

@@ -89,14 +89,18 @@ def _encode_array(a: np.ndarray) -> tuple[list[Any], list[bytes]]:
     if a.dtype.kind == "U":
         return _encode_array(a.astype(object))
     flat = np.ascontiguousarray(a).ravel()
-    dense = _narrow(flat)
     if a.dtype == np.float64 and a.size >= 64:
         nz = np.flatnonzero(flat.view(np.uint64))  # every value but +0.0 (-0.0 is kept, bit for bit)
         idx = np.dtype(np.uint32 if a.size < 2**32 else np.uint64).newbyteorder("<")
         vals = _narrow(flat[nz])
-        if len(nz) * (idx.itemsize + vals.itemsize) < dense.nbytes:
+        if len(nz) * (idx.itemsize + vals.itemsize) < a.size * vals.itemsize:
             return ["sparse", len(nz), idx.str, vals.dtype.str], \
                 [nz.astype(idx).tobytes(), vals.astype(vals.dtype.newbyteorder("<")).tobytes()]
+        # the +0.0 left out of ``vals`` change neither its bounds' type nor its wholeness: the
+        # whole array narrows to the same type (what _narrow(flat) gives, without its passes)
+        dense = flat if vals.dtype == np.float64 else flat.astype(vals.dtype)
+    else:
+        dense = _narrow(flat)
     return ["dense", dense.dtype.str, a.dtype.str], [dense.astype(dense.dtype.newbyteorder("<")).tobytes()]
 
 

@@ -2,15 +2,18 @@
 writer thread, made durable by the update log (:mod:`._log`) before any answer.
 
 - A learn request is turned into statistics (a :class:`~._delta.Delta`) by the request itself,
-  with the model's own hooks (``prepare_input``, ``count_statistics``): tokenising and counting
-  happen outside the writer. The writer adds a group's deltas into new arrays
+  with the model's own hooks (``prepare_input``, ``count_statistics``; :mod:`._requests`, with
+  the checks and answers of refused requests): tokenising and counting happen outside the
+  writer. The writer adds a group's deltas into new arrays
   (:func:`._delta.apply`: copy-on-write, the served version is never touched): a text model's
   parameters are updated where the group touches them (:func:`nbayes.text.online.add_counts`),
   other models estimate theirs once per group. An unlearn is ``stats_.subtract`` then
   ``set_statistics`` on a copy. Readers keep the model they started with; the new version replaces it whole.
 - Group commit: the writer thread takes every update waiting, applies them in order (the
   learns of a run summed into one record), appends the records and fsyncs once, then publishes
-  the new version and answers each request. It paces itself (``pace``: docs/serve.md).
+  the new version and answers each request. Group publish: a group starts no sooner than
+  ``window`` (50 ms) after the last one started, so a busy writer makes at most one version per
+  window whatever the rate of requests. It can also pace itself (``pace``: docs/serve.md).
 - Forgetting: a group holding an unlearn is not logged; the model file is rewritten (a
   snapshot) and the log emptied before the answer, so no record of the forgotten rows remains.
 - Snapshots also every ``snapshot_every`` records or ``snapshot_bytes`` of log, written from an
@@ -23,7 +26,6 @@ writer thread, made durable by the update log (:mod:`._log`) before any answer.
 from __future__ import annotations
 
 import concurrent.futures
-import copy
 import gc
 import os
 import threading
@@ -33,18 +35,19 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_sample_weight, check_y, encode_labels, show
+from .._validation import encode_labels
 from ..errors import ModelFileError, NBayesError
 from ..io.info import count, json_value
 from ..io.model_file import state_to_bytes
-from ..text.online import built
 from . import _delta, _log
 from . import _labelsets as labelsets
 from ._delta import Delta
 from ._model import Loaded, ModelHolder, Problem, log
 from ._records import LogTerms, read_deltas, replay
+from ._requests import LEARN, UNLEARN, cannot, counted, refused, unknown_label, without_rows
 
-LEARN, UNLEARN = "learn", "unlearn"
+#: the shortest time (s) between the starts of two groups of updates (group publish; docs/serve.md)
+WINDOW = 0.05
 
 
 @dataclass
@@ -56,67 +59,6 @@ class Job:
     future: concurrent.futures.Future[dict[str, Any]] = field(default_factory=concurrent.futures.Future)
 
 
-def cannot(model: Any, op: str) -> str | None:
-    """Why ``model`` cannot ``op`` online (None if it can)."""
-    caps = model.capabilities
-    need = ("partial_fit", "statistics") if op == LEARN else ("partial_fit", "statistics", "unlearn")
-    missing = [c for c in need if c not in caps]
-    if not missing:
-        return None
-    kind = type(model).__name__
-    extra = ""
-    if hasattr(model, "base_estimator_"):
-        extra = " (a calibrated model: its map was fitted on out-of-fold predictions of all rows)"
-    elif getattr(model, "model", None) == "nblr":
-        extra = " (model='nblr': weights fitted by logistic regression over all documents)"
-    elif getattr(model, "tfidf", False) and getattr(model, "idf", None) is None:
-        extra = " (tfidf=True with an idf learned from all training documents; a frozen idf= learns)"
-    elif "mixture" in caps and "partial_fit" not in caps:
-        extra = " (fitted by EM with mixture components over all rows)"
-    return (f"this {kind} cannot {op}{extra}: its capabilities lack {', '.join(repr(m) for m in missing)}; "
-            f"it has {sorted(caps)}")
-
-
-# ---------------------------------------------------------------------------- statistics
-def counted(model: Any, X: Any, y: list[Any], w: list[float] | None) -> Delta:
-    """The statistics of a learn request (run by the request, outside the writer): 422 for
-    rows the model refuses or numbers that overflow."""
-    try:
-        with np.errstate(over="raise", invalid="raise"):
-            return (labelsets.count if labelsets.applies(model) else _delta.count)(model, X, y, w)
-    except (NBayesError, FloatingPointError) as exc:
-        raise _refused(exc, LEARN) from None
-
-
-def without_rows(work: Any, X: Any, y: list[Any], w: list[float] | None) -> tuple[Any, int, float]:
-    """(``work`` without the rows (X, y, w), rows, weight): a new model; UnlearnError (422) if a
-    count would go below zero."""
-    if labelsets.applies(work):
-        return labelsets.without_rows(work, X, y, w)
-    Xv, _ = work.prepare_input(X, fitting=False)
-    n = int(Xv.shape[0])
-    labels = check_y(_delta.as_labels(y), n)
-    weights = check_sample_weight(w, n)
-    codes, unknown = encode_labels(labels, work.classes_)
-    if unknown.any():
-        raise Problem(422, _unknown_label(labels, work.classes_, learn=False))
-    part = work.count_statistics(Xv, codes, len(work.classes_), weights)
-    stats = work.stats_.subtract(part, work.classes_)
-    new = copy.copy(work)
-    new.set_statistics(stats, work.classes_, work.n_features_in_, work.input_feature_names())
-    return built(new), n, float(n if weights is None else weights.sum())
-
-
-def _unknown_label(labels: np.ndarray, classes: np.ndarray, *, learn: bool) -> str:
-    _, unknown = encode_labels(labels, classes)
-    i = int(np.argmax(unknown))
-    known = [json_value(c) for c in classes.tolist()]
-    if learn:
-        return (f"labels[{i}] is {show(labels[i])}, not a class of this model {known}; the service runs "
-                "without --allow-new-classes, so a typo cannot create a class. Nothing was learned")
-    return f"labels[{i}] is {show(labels[i])}, a class this model never learned {known}; nothing was unlearned"
-
-
 # ---------------------------------------------------------------------------- the learner
 class Learner:
     """The one model that learns: recovers it from the file and its log at start, applies
@@ -124,11 +66,15 @@ class Learner:
 
     def __init__(self, holder: ModelHolder, *, allow_new_classes: bool = False, snapshot_every: int = 10_000,
                  snapshot_bytes: int = 256 << 20, freeze_gc: bool = False, pace: float = 0.0,
-                 max_pause: float = 0.05) -> None:
+                 max_pause: float = 0.05, window: float = WINDOW) -> None:
         self.holder = holder
         # after a group that took t of the writer's CPU, the next starts min(pace * t, max_pause)
         # later, the updates arriving meanwhile joining it: at most 1 / (1 + pace) of a core
         self.pace, self.max_pause = float(pace), float(max_pause)
+        # group publish: a group starts no sooner than ``window`` after the last one started, so
+        # at most one version per window whatever the rate of requests (a version's cost is
+        # mostly fixed: the copies of the model's arrays), the updates arriving meanwhile joining it
+        self.window = float(window)
         self.path = holder.path
         self.log_path = _log.log_path(self.path)
         self.allow_new_classes = allow_new_classes
@@ -249,7 +195,7 @@ class Learner:
             pass
 
     def _run(self) -> None:
-        ready_at = 0.0  # pacing: the next group starts no sooner (the updates arriving meanwhile join it)
+        ready_at = 0.0  # pacing, window: the next group starts no sooner (the updates arriving meanwhile join it)
         while True:
             with self._cond:
                 while not self._queue and not self._stopping and self._snap_done is None:
@@ -263,6 +209,7 @@ class Learner:
             if not jobs:
                 continue
             busy = time.thread_time()
+            started = time.monotonic()
             try:
                 self._group(jobs)
             except BaseException as exc:  # noqa: BLE001 - every waiting request gets an answer
@@ -271,7 +218,7 @@ class Learner:
                     if not j.future.done():
                         j.future.set_exception(Problem(500, f"internal error while learning ({type(exc).__name__})"))
             busy = time.thread_time() - busy  # the writer's CPU time for the group (not its fsync wait)
-            ready_at = time.monotonic() + min(self.pace * busy, self.max_pause)
+            ready_at = max(time.monotonic() + min(self.pace * busy, self.max_pause), started + self.window)
 
     # ------------------------------------------------------------------ a group
     def _group(self, jobs: list[Job]) -> None:
@@ -310,12 +257,12 @@ class Learner:
                     commit(run)
             except (NBayesError, FloatingPointError) as exc:
                 if len(run) == 1:
-                    run[0].future.set_exception(_refused(exc, LEARN))
+                    run[0].future.set_exception(refused(exc, LEARN))
                 for item in run if len(run) > 1 else []:  # one of them is at fault: each on its own
                     try:
                         commit([item])
                     except (NBayesError, FloatingPointError) as exc_one:
-                        item.future.set_exception(_refused(exc_one, LEARN))
+                        item.future.set_exception(refused(exc_one, LEARN))
             run.clear()
 
         for job in jobs:
@@ -328,7 +275,7 @@ class Learner:
                             labelsets.unknown_label(work.classes_, d.sets, learn=True)
                         if unknown.any():
                             labels = d.labels if d.labels is not None else d.classes
-                            raise Problem(422, _unknown_label(labels, work.classes_, learn=True))
+                            raise Problem(422, unknown_label(labels, work.classes_, learn=True))
                     run.append(job)
                 else:
                     flush()
@@ -340,7 +287,7 @@ class Learner:
             except Problem as exc:
                 job.future.set_exception(exc)
             except (NBayesError, FloatingPointError) as exc:
-                job.future.set_exception(_refused(exc, job.op))
+                job.future.set_exception(refused(exc, job.op))
         flush()
         if not done:
             return
@@ -453,7 +400,13 @@ class Learner:
             return
         snap.join()
         with self._cond:
-            result, self._snap_done, self._snap = self._snap_done, None, None
+            result, self._snap_done = self._snap_done, None
+        try:
+            self._after_snapshot(result)
+        finally:  # (after the new log: /v1/model never shows no snapshot running and none made)
+            self._snap = None
+
+    def _after_snapshot(self, result: tuple[int, str] | BaseException | None) -> None:
         since, self._since = self._since, []
         if isinstance(result, BaseException) or result is None:
             log.error("nbayes serve: a snapshot failed (the log keeps the updates): %s", result)
@@ -501,9 +454,3 @@ class Learner:
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
 
-
-def _refused(exc: Exception, op: str) -> Problem:
-    nothing = f"nothing was {'learned' if op == LEARN else 'unlearned'}"
-    if isinstance(exc, FloatingPointError):
-        return Problem(422, f"the update would make the model's numbers overflow or undefined ({exc}); {nothing}")
-    return Problem(422, f"{exc}; {nothing}")

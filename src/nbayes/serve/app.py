@@ -49,7 +49,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 
 from ..errors import NBayesError
 from . import _multilabel
-from ._learn import LEARN, UNLEARN, Learner, cannot
+from ._learn import LEARN, UNLEARN, WINDOW, Learner, cannot
 from ._model import Limits, Loaded, ModelHolder, Problem, log
 from ._openapi_learn import add_learning
 
@@ -277,6 +277,7 @@ def create_app(
     snapshot_every: int = 10_000,
     snapshot_bytes: int = 256 << 20,
     learn_pace: float = 0.0,
+    learn_window: float = WINDOW,
 ) -> Starlette:
     """The service for the model file ``model_path`` (loaded now: a bad file raises
     :class:`nbayes.errors.ModelFileError`). ``freeze_gc`` (for a process that only serves, as
@@ -292,6 +293,8 @@ def create_app(
     ``learn_pace``: after a group of updates that cost t of the writer's CPU, the next starts
     ``learn_pace * t`` later (at most 50 ms): learning takes at most ``1 / (1 + learn_pace)``
     of a core from the predictions (0: at once).
+    ``learn_window``: a group of updates starts no sooner than this (s) after the last one started
+    (group publish: at most one version per window whatever the rate of learn requests; 0: at once).
     ``token_required_for_predict``: ``/v1/predict`` and ``/v1/explain`` need the token too."""
     for name, v in (("max_body", max_body), ("max_batch", max_batch), ("max_text", max_text),
                     ("snapshot_every", snapshot_every), ("snapshot_bytes", snapshot_bytes)):
@@ -299,6 +302,8 @@ def create_app(
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
     if isinstance(learn_pace, bool) or not isinstance(learn_pace, (int, float)) or not learn_pace >= 0:
         raise ValueError(f"learn_pace must be a number >= 0, got {learn_pace!r}")
+    if isinstance(learn_window, bool) or not isinstance(learn_window, (int, float)) or not 0 <= learn_window <= 10:
+        raise ValueError(f"learn_window must be a number of seconds from 0 to 10, got {learn_window!r}")
     if not reload_interval > 0:
         raise ValueError(f"reload_interval must be > 0 seconds, got {reload_interval!r}")
     if token is not None and (not isinstance(token, str) or not token.strip()):
@@ -309,7 +314,8 @@ def create_app(
     limits = Limits(max_body=max_body, max_batch=max_batch, max_text=max_text)
     holder = ModelHolder(model_path, freeze_gc=freeze_gc)
     learner = (Learner(holder, allow_new_classes=allow_new_classes, snapshot_every=snapshot_every,
-                       snapshot_bytes=snapshot_bytes, freeze_gc=freeze_gc, pace=learn_pace) if learn else None)
+                       snapshot_bytes=snapshot_bytes, freeze_gc=freeze_gc, pace=learn_pace,
+                       window=float(learn_window)) if learn else None)
     read_token = token if token_required_for_predict else None
     page = (Path(__file__).parent / "static" / "index.html").read_bytes()
 

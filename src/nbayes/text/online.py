@@ -22,6 +22,7 @@ None and the caller takes the general path.
 from __future__ import annotations
 
 import copy
+import numbers
 import threading
 import weakref
 from typing import Any
@@ -30,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.lookup import find_terms
-from .._kernels.online import extend_slots, heavy_rows, inserted, merge_pairs, merge_rows, renumbered
+from .._kernels.online import extend_slots, heavy_rows, inserted, merge_pairs, merge_rows, renumbered, update_entries
 from .._kernels.text import build
 from .._validation import encode_labels
 from ..stats.text import TextStats
@@ -96,7 +97,17 @@ class _Update:
         self.ptr = np.zeros(K + 1, dtype=np.int64)
         np.cumsum(np.bincount(r, minlength=K), out=self.ptr[1:])
 
+    @classmethod
+    def of(cls, rows: np.ndarray, cols: np.ndarray, key: np.ndarray, known: np.ndarray, vals: np.ndarray,
+           ptr: np.ndarray) -> "_Update":
+        """An update from its entries, already in (class, new term) order."""
+        up = cls.__new__(cls)
+        up.rows, up.cols, up.vals, up.key, up.known, up.ptr = rows, cols, vals, key, known, ptr
+        return up
+
     def same_pattern(self, other: "_Update") -> bool:
+        if self.rows is other.rows and self.cols is other.cols:
+            return True
         return bool(np.array_equal(self.rows, other.rows) and np.array_equal(self.cols, other.cols))
 
     def merged(self, m: sp.csr_matrix, ins: np.ndarray, V: int, sums: int,
@@ -119,6 +130,22 @@ class _Update:
             matrix.has_canonical_format = True  # merged in order, each (class, term) once
             out.append(matrix)
         return out, at, row_sums
+
+
+def _updates(tc: Any, dc: Any, cpos: np.ndarray, pos: np.ndarray, key: np.ndarray, known: np.ndarray,
+             K: int) -> tuple[_Update, _Update]:
+    """The update's term and document counts as :class:`_Update` s. When its classes and terms
+    keep their order in the model (the update's classes are sorted, as its terms) and the two
+    have one pattern (a term is in a class's documents iff it occurs there), both come from
+    one compiled pass without the GIL, sharing their index arrays; else each is sorted here."""
+    if (all(not sp.issparse(m) or m.has_canonical_format for m in (tc, dc))
+            and bool((np.diff(cpos) > 0).all()) and bool((np.diff(pos) > 0).all())):
+        A, B = (np.ascontiguousarray(m.toarray() if sp.issparse(m) else m, dtype=np.float64) for m in (tc, dc))
+        if A.shape == B.shape == (len(cpos), len(pos)):
+            rows, cols, keys, kn, va, vb, ptr, same = update_entries(A, B, cpos, pos, key, known, K)
+            if same:
+                return _Update.of(rows, cols, keys, kn, va, ptr), _Update.of(rows, cols, keys, kn, vb, ptr)
+    return _Update(tc, cpos, pos, key, known, K), _Update(dc, cpos, pos, key, known, K)
 
 
 def _shared_pattern(a: sp.csr_matrix, b: sp.csr_matrix) -> bool:
@@ -165,8 +192,7 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
         key[~known] = ins
     V = len(terms)
     presence = model._presence
-    up_tc = _Update(d.term_count, cpos, pos, key, known, K)
-    up_dc = _Update(d.doc_count, cpos, pos, key, known, K)
+    up_tc, up_dc = _updates(d.term_count, d.doc_count, cpos, pos, key, known, K)
     if up_tc.same_pattern(up_dc) and _shared_pattern(s.term_count, s.doc_count):
         # a term is in a class's documents iff it occurs there: one pass, one index array
         (tc, dc), tc_at, sums = up_tc.merged(s.term_count, ins, V, 2 if presence else 1, s.doc_count, up_dc)
@@ -188,7 +214,7 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
             and np.isfinite(df[pos]).all() and np.isfinite(tf[pos]).all()):
         return None  # an overflow: the general path refuses it with its message
     stats = TextStats(terms, cc, tc, dc, df, tf, s.n_docs + d.n_docs, None)
-    if not model._active(stats).all():
+    if not _all_kept(model, stats, pos, d.n_docs):
         return None  # a filter (min_df, max_df, max_features) drops terms: the general path
     o = np.lexsort((up.rows, up.cols))  # by (term, class)
     P: Pairs = model._pairs
@@ -214,6 +240,19 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     })
     built(new)
     return new
+
+
+def _all_kept(model: Any, stats: TextStats, pos: np.ndarray, added_docs: float) -> bool:
+    """Whether the vectoriser's filters keep every term of ``stats`` (the model's plus an
+    update at the new ids ``pos``). The model kept all its terms (:func:`online_ready`), and an
+    untouched term's df does not change: with no ``max_features``, a whole-number ``min_df``
+    (a fixed bound) and documents added (a proportional ``max_df`` only grows), only the
+    update's terms can fall outside the bounds, so only they are looked at (not O(terms))."""
+    if model.max_features is None and isinstance(model.min_df, numbers.Integral) and added_docs >= 0:
+        part = copy.copy(stats)
+        part.df, part.tf = stats.df[pos], stats.tf[pos]
+        return bool(model._active(part).all())
+    return bool(model._active(stats).all())
 
 
 def built(model: Any) -> Any:

@@ -1,0 +1,89 @@
+"""What a learn or unlearn request of ``nbayes serve --learn`` becomes before the writer
+(:mod:`._learn`) adds it, and why one is refused: whether a model can learn online
+(:func:`cannot`), a learn request's statistics (:func:`counted`, run by the request), a model
+without an unlearn's rows (:func:`without_rows`), and the 422 answers."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_sample_weight, check_y, encode_labels, show
+from ..errors import NBayesError
+from ..io.info import json_value
+from ..text.online import built
+from . import _delta
+from . import _labelsets as labelsets
+from ._delta import Delta
+from ._model import Problem
+
+LEARN, UNLEARN = "learn", "unlearn"
+
+
+def cannot(model: Any, op: str) -> str | None:
+    """Why ``model`` cannot ``op`` online (None if it can)."""
+    caps = model.capabilities
+    need = ("partial_fit", "statistics") if op == LEARN else ("partial_fit", "statistics", "unlearn")
+    missing = [c for c in need if c not in caps]
+    if not missing:
+        return None
+    kind = type(model).__name__
+    extra = ""
+    if hasattr(model, "base_estimator_"):
+        extra = " (a calibrated model: its map was fitted on out-of-fold predictions of all rows)"
+    elif getattr(model, "model", None) == "nblr":
+        extra = " (model='nblr': weights fitted by logistic regression over all documents)"
+    elif getattr(model, "tfidf", False) and getattr(model, "idf", None) is None:
+        extra = " (tfidf=True with an idf learned from all training documents; a frozen idf= learns)"
+    elif "mixture" in caps and "partial_fit" not in caps:
+        extra = " (fitted by EM with mixture components over all rows)"
+    return (f"this {kind} cannot {op}{extra}: its capabilities lack {', '.join(repr(m) for m in missing)}; "
+            f"it has {sorted(caps)}")
+
+
+def counted(model: Any, X: Any, y: list[Any], w: list[float] | None) -> Delta:
+    """The statistics of a learn request (run by the request, outside the writer): 422 for
+    rows the model refuses or numbers that overflow."""
+    try:
+        with np.errstate(over="raise", invalid="raise"):
+            return (labelsets.count if labelsets.applies(model) else _delta.count)(model, X, y, w)
+    except (NBayesError, FloatingPointError) as exc:
+        raise refused(exc, LEARN) from None
+
+
+def without_rows(work: Any, X: Any, y: list[Any], w: list[float] | None) -> tuple[Any, int, float]:
+    """(``work`` without the rows (X, y, w), rows, weight): a new model; UnlearnError (422) if a
+    count would go below zero."""
+    if labelsets.applies(work):
+        return labelsets.without_rows(work, X, y, w)
+    Xv, _ = work.prepare_input(X, fitting=False)
+    n = int(Xv.shape[0])
+    labels = check_y(_delta.as_labels(y), n)
+    weights = check_sample_weight(w, n)
+    codes, unknown = encode_labels(labels, work.classes_)
+    if unknown.any():
+        raise Problem(422, unknown_label(labels, work.classes_, learn=False))
+    part = work.count_statistics(Xv, codes, len(work.classes_), weights)
+    stats = work.stats_.subtract(part, work.classes_)
+    new = copy.copy(work)
+    new.set_statistics(stats, work.classes_, work.n_features_in_, work.input_feature_names())
+    return built(new), n, float(n if weights is None else weights.sum())
+
+
+def unknown_label(labels: np.ndarray, classes: np.ndarray, *, learn: bool) -> str:
+    _, unknown = encode_labels(labels, classes)
+    i = int(np.argmax(unknown))
+    known = [json_value(c) for c in classes.tolist()]
+    if learn:
+        return (f"labels[{i}] is {show(labels[i])}, not a class of this model {known}; the service runs "
+                "without --allow-new-classes, so a typo cannot create a class. Nothing was learned")
+    return f"labels[{i}] is {show(labels[i])}, a class this model never learned {known}; nothing was unlearned"
+
+
+def refused(exc: Exception, op: str) -> Problem:
+    nothing = f"nothing was {'learned' if op == LEARN else 'unlearned'}"
+    if isinstance(exc, FloatingPointError):
+        return Problem(422, f"the update would make the model's numbers overflow or undefined ({exc}); {nothing}")
+    return Problem(422, f"{exc}; {nothing}")
