@@ -12,7 +12,7 @@ writer thread, made durable by the update log (:mod:`._log`) before any answer.
 - Group commit: the writer thread takes every update waiting, applies them in order (the
   learns of a run summed into one record), appends the records and fsyncs once, then publishes
   the new version and answers each request. Group publish: a group starts no sooner than
-  ``window`` (50 ms) after the last one started, so a busy writer makes at most one version per
+  ``window`` (20 ms) after the last one started, so a busy writer makes at most one version per
   window whatever the rate of requests. It can also pace itself (``pace``: docs/serve.md).
 - Forgetting: a group holding an unlearn is not logged; the model file is rewritten (a
   snapshot) and the log emptied before the answer, so no record of the forgotten rows remains.
@@ -47,7 +47,7 @@ from ._records import LogTerms, read_deltas, replay
 from ._requests import LEARN, UNLEARN, cannot, counted, refused, unknown_label, without_rows
 
 #: the shortest time (s) between the starts of two groups of updates (group publish; docs/serve.md)
-WINDOW = 0.05
+WINDOW = 0.02
 
 
 @dataclass
