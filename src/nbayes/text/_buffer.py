@@ -95,8 +95,8 @@ def _ascii_column(docs: Any, lowercase: bool) -> tuple[np.ndarray, np.ndarray] |
             gather_strings(src, src_start, length, buf, bounds[row])
     if buf.size and int(buf.max()) >= 128:
         return None
-    if lowercase:  # A-Z are the bytes b with b - 65 < 26; by blocks, so temporaries stay small
-        step = 1 << 20
+    if lowercase:  # A-Z are the bytes b with b - 65 < 26; by blocks of 256 kB, so temporaries stay small
+        step = 1 << 18  # (under the 1 MB above which the CLI has temporaries mapped afresh)
         for i in range(0, len(buf), step):
             part = buf[i : i + step]
             part += (part - np.uint8(65) < 26).view(np.uint8) << np.uint8(5)
