@@ -24,8 +24,9 @@ __all__ = ["add_term", "dense_layout", "presence_rows", "score", "score_pairs"]
 def add_term(out, d, t, indptr, cls, delta, row, rows):  # pragma: no cover - compiled
     """Add term t's weights to out[d]: its full row ``rows[row[t]]`` (base included) when it
     has one, in one contiguous pass; else its corrections on the pairs it holds. Returns 1
-    when the caller still owes the term its base weights (the second case), else 0."""
-    r = row[t]
+    when the caller still owes the term its base weights (the second case), else 0. An empty
+    ``row`` means a dense table, term t's row being ``rows[t]`` (no lookup to miss the cache)."""
+    r = row[t] if len(row) > 0 else t
     if r >= 0:
         for c in range(rows.shape[1]):
             out[d, c] += rows[r, c]
@@ -37,12 +38,11 @@ def add_term(out, d, t, indptr, cls, delta, row, rows):  # pragma: no cover - co
 
 def dense_layout(weights: np.ndarray) -> tuple[np.ndarray, ...]:
     """A terms x classes table of weights as :func:`score_pairs` takes weights: every term has
-    its full row (``rows = weights``, ``row[t] = t``), no pairs, no base. Scoring a dense table
-    is the same pass as scoring pairs whose terms all have rows."""
+    its full row (``rows = weights``; ``row`` empty, meaning ``row[t] = t``), no pairs, no
+    base. Scoring a dense table is the same pass as scoring pairs whose terms all have rows."""
     V, K = weights.shape
     none = np.zeros(0, dtype=np.int64)
-    return (np.zeros(V + 1, dtype=np.int64), none, np.zeros(0), np.zeros(K), np.arange(V, dtype=np.int64),
-            weights)
+    return (np.zeros(V + 1, dtype=np.int64), none, np.zeros(0), np.zeros(K), none, weights)
 
 
 def score(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, T):
