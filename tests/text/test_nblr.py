@@ -110,3 +110,21 @@ def test_presence_rows_from_tokenising_equal_the_presence_matrix(rng, kw):
         X.sort_indices()
     np.testing.assert_array_equal(indptr, X.indptr)
     np.testing.assert_array_equal(indices, X.indices)
+
+
+@pytest.mark.parametrize("kw", [{}, {"ngram_range": (1, 2)}, {"n_features": 64}])
+def test_presence_rows_on_threads_equal_one_thread(rng, monkeypatch, kw):
+    """Ranges of documents tokenised on threads and joined: the same CSR arrays."""
+    from nbayes._kernels import text_pairs
+
+    docs, y = corpus(rng, n=300)
+    docs = docs + ["", "unknown words only"] + docs[:5]
+    clf = nbayes.TextClassifier(model="nblr", **kw).fit(docs[:200], y[:200])
+    d, _ = clf.prepare_input(docs, fitting=False)
+    one = clf._table.presence(d.buf, d.bounds, d.table)
+    monkeypatch.setattr(text_pairs, "_PARALLEL_CHARS", 0)
+    for T in (2, 3, 7):
+        monkeypatch.setattr(text_pairs, "threads", lambda T=T: T)
+        many = clf._table.presence(d.buf, d.bounds, d.table)
+        np.testing.assert_array_equal(many[0], one[0])
+        np.testing.assert_array_equal(many[1], one[1])
