@@ -99,11 +99,13 @@ def test_kernels_equal_their_numpy_twins(rng):
     B32 = B.astype(np.float32)
     assert_allclose(k.presence_dot(ip, ind, B32, a), k.presence_dot_numpy(ip, ind, B32, b), rtol=1e-12)
     o1, o2 = np.empty_like(B), np.empty_like(B)
-    assert_allclose(k.presence_tdot(tip, tind, G, s, 0.3, B, o1), k.presence_tdot_numpy(tip, tind, G, s, 0.3, B, o2),
-                    rtol=1e-12)
-    assert_allclose(o1, o2, rtol=1e-12, atol=1e-12)
-    assert k.presence_tdot(tip, tind, G, s, 0.0, o1, o1) == 0.0
-    assert_allclose(o1, s[:, None] * (P.T @ G), rtol=1e-12, atol=1e-12)
+    d = P.shape[1]
+    for blocks in (k.even_blocks(tip, 4), np.array([0, 3, 3, d], dtype=np.int64), np.array([0, d], dtype=np.int64)):
+        assert_allclose(k.presence_tdot(tip, tind, G, s, 0.3, B, o1, blocks),
+                        k.presence_tdot_numpy(tip, tind, G, s, 0.3, B, o2, blocks), rtol=1e-12)
+        assert_allclose(o1, o2, rtol=1e-12, atol=1e-12)
+        assert k.presence_tdot(tip, tind, G, s, 0.0, o1, o1, blocks) == 0.0
+        assert_allclose(o1, s[:, None] * (P.T @ G), rtol=1e-12, atol=1e-12)
     assert_allclose(k.scale_rows(B, s, o1), k.scale_rows_numpy(B, s, o2), rtol=0)
 
 
@@ -140,3 +142,13 @@ def test_same_optimum_as_sklearn(rng, big):
     f_old, g_old = old.value_grad(theta[np.argsort(order)])
     assert_allclose(f_new, f_old, rtol=1e-12)
     assert_allclose(g_new, g_old[order], rtol=1e-10, atol=1e-10)
+
+
+def test_even_blocks_split_the_entries_evenly(rng):
+    lengths = np.r_[np.full(5, 1000), np.ones(10_000, dtype=np.int64)]  # frequent columns first
+    indptr = np.r_[0, np.cumsum(lengths)]
+    blocks = k.even_blocks(indptr, 8)
+    assert blocks[0] == 0 and blocks[-1] == len(lengths) and np.all(np.diff(blocks) >= 0)
+    per = np.diff(indptr[blocks])
+    assert per.max() <= indptr[-1] / 8 + 1000  # within one column of an equal share
+    assert_array_equal(k.even_blocks(np.zeros(1, dtype=np.int64), 4), np.zeros(5))

@@ -131,34 +131,28 @@ def presence_dot(indptr, indices, B, out):  # pragma: no cover - compiled
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def presence_tdot(tindptr, tindices, G, s, lam, V, out):  # pragma: no cover - compiled
+def presence_tdot(tindptr, tindices, G, s, lam, V, out, blocks):  # pragma: no cover - compiled
     """out = diag(s) P^T G + lam V for P^T in CSR form (tindptr, tindices: P's transpose stored
     row-major, d x n), G (n x K), V (d x K; unread when lam is 0). Returns sum(out * V), the
-    curvature d'Hd of a Hessian-vector product when V is the direction."""
-    d = tindptr.shape[0] - 1
+    curvature d'Hd of a Hessian-vector product when V is the direction. The threads take the
+    column ranges ``blocks[b]..blocks[b + 1]`` (of about equal entries: with the columns
+    ordered by frequency, equal column counts would leave one thread most of the work)."""
     K = G.shape[1]
     total = 0.0
-    for j in prange(d):
-        sj = s[j]
-        if K == 1:
-            acc = 0.0
-            for p in range(tindptr[j], tindptr[j + 1]):
-                acc += G[tindices[p], 0]
-            v = sj * acc
-            if lam != 0.0:
-                v += lam * V[j, 0]
-                total += v * V[j, 0]
-            out[j, 0] = v
-            continue
-        for c in range(K):
-            acc = 0.0
-            for p in range(tindptr[j], tindptr[j + 1]):
-                acc += G[tindices[p], c]
-            v = sj * acc
-            if lam != 0.0:
-                v += lam * V[j, c]
-                total += v * V[j, c]
-            out[j, c] = v
+    for b in prange(blocks.shape[0] - 1):
+        sub = 0.0
+        for j in range(blocks[b], blocks[b + 1]):
+            sj = s[j]
+            for c in range(K):
+                acc = 0.0
+                for p in range(tindptr[j], tindptr[j + 1]):
+                    acc += G[tindices[p], c]
+                v = sj * acc
+                if lam != 0.0:
+                    v += lam * V[j, c]
+                    sub += v * V[j, c]
+                out[j, c] = v
+        total += sub
     return total
 
 
@@ -169,6 +163,14 @@ def scale_rows(V, s, out):  # pragma: no cover - compiled
         for c in range(V.shape[1]):
             out[j, c] = s[j] * V[j, c]
     return out
+
+
+def even_blocks(indptr: np.ndarray, parts: int) -> np.ndarray:
+    """Row boundaries 0 = b_0 <= ... <= b_parts = n splitting a CSR matrix's rows into
+    ``parts`` ranges of about equal entries (for the threads of a row-parallel kernel)."""
+    n = len(indptr) - 1
+    cuts = np.searchsorted(indptr, np.linspace(0, indptr[-1], parts + 1)[1:-1], side="left")
+    return np.concatenate([[0], np.clip(cuts, 0, n), [n]]).astype(np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -269,7 +271,7 @@ def presence_dot_numpy(indptr, indices, B, out):
     return out
 
 
-def presence_tdot_numpy(tindptr, tindices, G, s, lam, V, out):
+def presence_tdot_numpy(tindptr, tindices, G, s, lam, V, out, blocks):
     out[:] = s[:, None] * (_pattern(tindptr, tindices, G.shape[0]) @ G)
     if lam == 0.0:
         return 0.0

@@ -26,6 +26,7 @@ from .._kernels.linear import (
     add_scaled,
     binary_loss,
     csr_dense,
+    even_blocks,
     frequency_order,
     presence_dot,
     presence_tdot,
@@ -319,6 +320,8 @@ class Presence:
             self.order = np.arange(self.d)
             self.indptr, self.indices = indptr, indices
             self.tindptr, self.tindices = transpose_pattern(indptr, indices, self.d)
+        #: column ranges of about equal entries, for the threads of the transposed products
+        self.tblocks = even_blocks(self.tindptr, 64)
 
     def scaled(self, s: np.ndarray) -> "ScaledPresence":
         """The data X = P diag(s) for ``s`` over the original columns."""
@@ -362,7 +365,8 @@ class ScaledPresence:
         return out
 
     def grad_tdot(self, G: np.ndarray, lam: float, V: np.ndarray, out: np.ndarray) -> None:
-        self.run(presence_tdot, self.P.tindptr, self.P.tindices, np.ascontiguousarray(G), self.s, lam, V, out)
+        self.run(presence_tdot, self.P.tindptr, self.P.tindices, np.ascontiguousarray(G), self.s, lam, V, out,
+                 self.P.tblocks)
 
     def hess_products(self, V: np.ndarray) -> np.ndarray:
         """X @ V with V rounded to single precision (half the memory read at random), summed
@@ -374,10 +378,11 @@ class ScaledPresence:
     def hess_back(self, R: np.ndarray, lam: float, V: np.ndarray, out: np.ndarray) -> float | None:
         """out = X.T @ R + lam V (flat) in one pass, which also sums out * V (returned)."""
         total: float = self.run(presence_tdot, self.P.tindptr, self.P.tindices, np.ascontiguousarray(R), self.s, lam,
-                                V.reshape(self.d, -1), out.reshape(self.d, -1))
+                                V.reshape(self.d, -1), out.reshape(self.d, -1), self.P.tblocks)
         return total
 
     def sq_tdot(self, D: np.ndarray, out: np.ndarray) -> np.ndarray:
         """out = (X * X).T @ D."""
-        self.run(presence_tdot, self.P.tindptr, self.P.tindices, np.ascontiguousarray(D), self._s2, 0.0, out, out)
+        self.run(presence_tdot, self.P.tindptr, self.P.tindices, np.ascontiguousarray(D), self._s2, 0.0, out, out,
+                 self.P.tblocks)
         return out
