@@ -26,8 +26,8 @@ def fit_nblr(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(weights V x K, intercepts K) from the presence matrix's CSR arrays ``rows`` = (indptr,
     indices) as the tokenising kernel gives them (each document's distinct terms, sorted): the
-    scaled features x * r are those arrays with the values r[indices], no matrix product.
-    Per class (one model for two classes) the ratio
+    logistic fits run on that pattern itself, X = P diag(r) (:class:`nbayes.linear.loss.Presence`,
+    its transpose made once for every class), with no SciPy matrix. Per class (one model for two classes) the ratio
     r = log(p / |p|_1) - log(q / |q|_1) of the class's and the other classes' smoothed document
     counts, an L2 logistic regression (``C``) on x * r, and ``w' = (1 - beta) mean|w| + beta w``
     with the intercept refitted by maximum likelihood for ``w'``."""
