@@ -42,7 +42,9 @@ def test_binary_model_is_the_papers_recipe(rng):
     # the refitted intercept is the maximum-likelihood one: the score's gradient is zero there
     b = clf._intercept[1] - clf._intercept[0]
     assert abs(np.sum(expit(z + b) - pos)) < 1e-8
-    assert_allclose(clf.predict_proba(docs)[:, 1], expit(z + b), rtol=1e-10)
+    # the same optimum to the solver's tolerance (the model solves on the scaled presence
+    # pattern, LogisticRegression on the CSR matrix: rounding steers their last steps apart)
+    assert_allclose(clf.predict_proba(docs)[:, 1], expit(z + b), rtol=1e-7)
     assert clf.score(docs, y) > 0.8
 
 
@@ -55,7 +57,7 @@ def test_plain_logistic_on_scaled_features_when_beta_is_one(rng):
     q = np.asarray(X[~pos].sum(axis=0)).ravel() + 1.0
     r = np.log(p / p.sum()) - np.log(q / q.sum())
     lr = nbayes.LogisticRegression().fit(X @ sp.diags(r), pos.astype(int))
-    assert_allclose(clf.predict_proba(docs)[:, 1], lr.predict_proba(X @ sp.diags(r))[:, 1], rtol=1e-10)
+    assert_allclose(clf.predict_proba(docs)[:, 1], lr.predict_proba(X @ sp.diags(r))[:, 1], rtol=1e-7)
 
 
 def test_multiclass_explain_and_file(rng, tmp_path):
@@ -108,3 +110,21 @@ def test_presence_rows_from_tokenising_equal_the_presence_matrix(rng, kw):
         X.sort_indices()
     np.testing.assert_array_equal(indptr, X.indptr)
     np.testing.assert_array_equal(indices, X.indices)
+
+
+@pytest.mark.parametrize("kw", [{}, {"ngram_range": (1, 2)}, {"n_features": 64}])
+def test_presence_rows_on_threads_equal_one_thread(rng, monkeypatch, kw):
+    """Ranges of documents tokenised on threads and joined: the same CSR arrays."""
+    from nbayes._kernels import text_pairs
+
+    docs, y = corpus(rng, n=300)
+    docs = docs + ["", "unknown words only"] + docs[:5]
+    clf = nbayes.TextClassifier(model="nblr", **kw).fit(docs[:200], y[:200])
+    d, _ = clf.prepare_input(docs, fitting=False)
+    one = clf._table.presence(d.buf, d.bounds, d.table)
+    monkeypatch.setattr(text_pairs, "_PARALLEL_CHARS", 0)
+    for T in (2, 3, 7):
+        monkeypatch.setattr(text_pairs, "threads", lambda T=T: T)
+        many = clf._table.presence(d.buf, d.bounds, d.table)
+        np.testing.assert_array_equal(many[0], one[0])
+        np.testing.assert_array_equal(many[1], one[1])

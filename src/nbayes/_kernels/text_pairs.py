@@ -9,9 +9,12 @@ count(t in d) * delta[t, c]: no classes x vocabulary table is needed.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import njit
 
+from . import threads
 from .text import _grams, _next_token, _word, append_index, found_terms, gram_scratch, lean, rows_on_threads
 
 __all__ = ["add_term", "dense_layout", "presence_rows", "score", "score_pairs"]
@@ -21,8 +24,9 @@ __all__ = ["add_term", "dense_layout", "presence_rows", "score", "score_pairs"]
 def add_term(out, d, t, indptr, cls, delta, row, rows):  # pragma: no cover - compiled
     """Add term t's weights to out[d]: its full row ``rows[row[t]]`` (base included) when it
     has one, in one contiguous pass; else its corrections on the pairs it holds. Returns 1
-    when the caller still owes the term its base weights (the second case), else 0."""
-    r = row[t]
+    when the caller still owes the term its base weights (the second case), else 0. An empty
+    ``row`` means a dense table, term t's row being ``rows[t]`` (no lookup to miss the cache)."""
+    r = row[t] if len(row) > 0 else t
     if r >= 0:
         for c in range(rows.shape[1]):
             out[d, c] += rows[r, c]
@@ -34,12 +38,11 @@ def add_term(out, d, t, indptr, cls, delta, row, rows):  # pragma: no cover - co
 
 def dense_layout(weights: np.ndarray) -> tuple[np.ndarray, ...]:
     """A terms x classes table of weights as :func:`score_pairs` takes weights: every term has
-    its full row (``rows = weights``, ``row[t] = t``), no pairs, no base. Scoring a dense table
-    is the same pass as scoring pairs whose terms all have rows."""
+    its full row (``rows = weights``; ``row`` empty, meaning ``row[t] = t``), no pairs, no
+    base. Scoring a dense table is the same pass as scoring pairs whose terms all have rows."""
     V, K = weights.shape
     none = np.zeros(0, dtype=np.int64)
-    return (np.zeros(V + 1, dtype=np.int64), none, np.zeros(0), np.zeros(K), np.arange(V, dtype=np.int64),
-            weights)
+    return (np.zeros(V + 1, dtype=np.int64), none, np.zeros(0), np.zeros(K), none, weights)
 
 
 def score(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, T):
@@ -108,10 +111,37 @@ def _score_grams(d0, d1, buf, bounds, is_word, lo_n, hi_n, stop, n_features, ter
             out[d, c] += known * base[c]
 
 
-@njit(cache=True, nogil=True)
-def presence_rows(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, n_terms):  # pragma: no cover
+#: code points of input below which the presence rows are found on one thread
+_PARALLEL_CHARS = 1 << 20
+
+
+def presence_rows(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, n_terms):
     """The presence matrix's CSR arrays straight from tokenising: per document its distinct
-    known terms, sorted (indptr, indices); no (document, term) list to sort or sum."""
+    known terms, sorted (indptr, indices); no (document, term) list to sort or sum. Ranges of
+    documents of about equal size (in code points) are tokenised on the machine's threads
+    (the kernel releases the GIL), then joined."""
+    n_docs = len(bounds) - 1
+    T = min(threads(), n_docs)
+    args = (buf, is_word, lo_n, hi_n, stop, n_features, terms, n_terms)
+    if T <= 1 or bounds[-1] - bounds[0] < _PARALLEL_CHARS:
+        return _presence_block(buf, bounds, *args[1:])
+    cuts = np.searchsorted(bounds, np.linspace(bounds[0], bounds[-1], T + 1)[1:-1])
+    cuts = np.unique(np.concatenate([[0], cuts[(cuts > 0) & (cuts < n_docs)], [n_docs]]))
+    with ThreadPoolExecutor(len(cuts) - 1) as pool:
+        parts = list(pool.map(lambda k: _presence_block(buf, bounds[cuts[k]: cuts[k + 1] + 1], *args[1:]),
+                              range(len(cuts) - 1)))
+    indptr = np.empty(n_docs + 1, dtype=np.int64)
+    indptr[0] = 0
+    at = 0
+    for k, (ip, _) in enumerate(parts):
+        indptr[cuts[k] + 1: cuts[k + 1] + 1] = ip[1:] + at
+        at += ip[-1]
+    return indptr, np.concatenate([ind for _, ind in parts])
+
+
+@njit(cache=True, nogil=True)
+def _presence_block(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, n_terms):  # pragma: no cover
+    """:func:`presence_rows` of the documents ``bounds`` delimits, on the calling thread."""
     n_docs = len(bounds) - 1
     indptr = np.zeros(n_docs + 1, dtype=np.int64)
     indices = np.empty(max(1024, (bounds[n_docs] - bounds[0]) // 4), dtype=np.int32)

@@ -181,8 +181,8 @@ class _CG:
         for _ in range(max(50, len(g))):
             if np.sqrt(rr) <= cgtol:
                 break
-            loss.hessp(d, out=Hd)
-            alpha = rTz / run_(vdot, d, Hd)
+            _, dHd = loss.hessp_dot(d, out=Hd)
+            alpha = rTz / dHd
             sMs = run_(axpy_mnorm, s, alpha, d, M)
             if sMs > delta * delta:
                 run_(axpy_mnorm, s, -alpha, d, M)  # step back and go to the boundary along d

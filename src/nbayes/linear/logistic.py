@@ -199,16 +199,7 @@ class LogisticRegression(Classifier):
             raise DataError("sample_weight: the weights sum to zero; nothing to learn from")
         loss = LogLoss(Design(Xv), codes, len(classes), weights, float(self.C), bool(self.fit_intercept))
         theta0 = self._start(loss, Xv, y, classes, sample_weight)
-        solve = {"newton": _solvers().newton, "lbfgs": _solvers().lbfgs}[self.solver]
-        res = solve(loss, theta0, float(self.tol), int(self.max_iter))
-        if not res.converged:
-            warnings.warn(
-                f"{self.solver} stopped after max_iter={self.max_iter} iterations with the largest "
-                f"gradient entry at {res.grad_max:.3g}, above tol; raise max_iter or C's penalty, "
-                "or standardise X",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
+        res = minimise(loss, theta0, solver=self.solver, tol=float(self.tol), max_iter=int(self.max_iter), stacklevel=3)
         W, b = loss.split(res.theta)
         self.set_coefficients(W, b, classes, Xv.shape[1], names)
         self.n_iter_ = np.array([res.n_iter])
@@ -387,6 +378,25 @@ class LogisticRegression(Classifier):
 
 
 # ---------------------------------------------------------------------------- helpers
+def minimise(loss: LogLoss, theta0: np.ndarray, *, solver: str = "newton", tol: float = 1e-4, max_iter: int = 100,
+             stacklevel: int = 2) -> Any:
+    """The solver's result (``_solvers.Result``) for ``loss`` from ``theta0``, warning with
+    :class:`~nbayes.errors.ConvergenceWarning` when ``max_iter`` stopped it before ``tol``. The
+    defaults are :class:`LogisticRegression`'s; models that build their own data (the
+    NB-weighted logistic regression's scaled presence) fit through it."""
+    solve = {"newton": _solvers().newton, "lbfgs": _solvers().lbfgs}[solver]
+    res = solve(loss, theta0, tol, max_iter)
+    if not res.converged:
+        warnings.warn(
+            f"{solver} stopped after max_iter={max_iter} iterations with the largest "
+            f"gradient entry at {res.grad_max:.3g}, above tol; raise max_iter or C's penalty, "
+            "or standardise X",
+            ConvergenceWarning,
+            stacklevel=stacklevel,
+        )
+    return res
+
+
 def _solvers() -> ModuleType:  # imported lazily: SciPy's optimiser is only needed at fit
     from . import _solvers as s
 

@@ -26,9 +26,15 @@ from .._kernels.linear import (
     add_scaled,
     binary_loss,
     csr_dense,
+    even_blocks,
+    frequency_order,
+    presence_dot,
+    presence_tdot,
+    scale_rows,
     softmax_hess_factor,
     softmax_loss,
     to_float32,
+    transpose_pattern,
     vdot,
 )
 
@@ -86,6 +92,18 @@ class Design:
         XT = self.XT
         XTG: np.ndarray = self.run(csr_dense, XT.indptr, XT.indices, XT.data, np.ascontiguousarray(G), out)
         return XTG
+
+    def grad_tdot(self, G: np.ndarray, lam: float, V: np.ndarray, out: np.ndarray) -> None:
+        """out = X.T @ G + lam V (out and V of shape (d, K)): the gradient's data part."""
+        self.tdot(G, out)
+        self.run(add_scaled, out.reshape(-1), lam, V.reshape(-1))
+
+    def hess_back(self, R: np.ndarray, lam: float, V: np.ndarray, out: np.ndarray) -> float | None:
+        """out = X.T @ R + lam V (flat, d K) with the data product in single precision: the
+        second half of a Hessian-vector product. Returns sum(out * V) when the same pass
+        gives it, else None (here: None)."""
+        self.run(add_from32, out, self.hess_tdot(R), lam, V.reshape(-1))
+        return None
 
     def hess_products(self, V: np.ndarray) -> np.ndarray:
         """X @ V in single precision, for Hessian-vector products (below)."""
@@ -152,7 +170,7 @@ class LogLoss:
 
     def __init__(
         self,
-        design: Design,
+        design: "Design | ScaledPresence",
         codes: np.ndarray,
         n_classes: int,
         weights: np.ndarray,
@@ -205,8 +223,7 @@ class LogLoss:
         """X^T G + lam V (and the intercept part sum_i G_i) into one flat vector."""
         if out is None:
             out = np.empty(self.size)
-        self.design.tdot(G, out[: self.nW].reshape(self.design.d, self.K))
-        self.design.run(add_scaled, out[: self.nW], self.lam, V.reshape(-1))
+        self.design.grad_tdot(np.ascontiguousarray(G), self.lam, V, out[: self.nW].reshape(self.design.d, self.K))
         if self.fit_intercept:
             out[self.nW :] = G.sum(axis=0)
         return out
@@ -230,7 +247,12 @@ class LogLoss:
         return f, self._back(G, W, out)
 
     def hessp(self, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """H v at the last point of ``value_grad``: X^T D X v + v / C.
+        """H v at the last point of ``value_grad`` (see :meth:`hessp_dot`)."""
+        return self.hessp_dot(v, out)[0]
+
+    def hessp_dot(self, v: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+        """(H v, v'H v) at the last point of ``value_grad``, H v = X^T D X v + v / C (the
+        curvature v'H v for conjugate gradients, from the same pass where the data allows).
 
         The analytic product (no finite differences); its two data products run in single
         precision, which halves their memory traffic. Only the conjugate-gradient steps use it:
@@ -238,7 +260,7 @@ class LogLoss:
         so the optimum reached is the same.
         """
         V, c = self.split(v)
-        R = self.design.hess_products(V).astype(np.float64)
+        R = self.design.hess_products(V).astype(np.float64, copy=False)
         if self.fit_intercept:
             R += c
         curv = self._last_curvature()
@@ -248,10 +270,13 @@ class LogLoss:
             self.design.run(softmax_hess_factor, R, curv, self.weights)
         if out is None:
             out = np.empty(self.size)
-        self.design.run(add_from32, out[: self.nW], self.design.hess_tdot(R), self.lam, V.reshape(-1))
+        vHv = self.design.hess_back(R, self.lam, V, out[: self.nW])
+        if vHv is None:
+            vHv = self.design.run(vdot, v[: self.nW], out[: self.nW])
         if self.fit_intercept:
             out[self.nW :] = R.sum(axis=0)
-        return out
+            vHv += float(np.dot(c, out[self.nW :]))
+        return out, float(vHv)
 
     def diag_hessian(self) -> np.ndarray:
         """A diagonal approximation of the Hessian at the last point (for preconditioned CG):
@@ -267,4 +292,97 @@ class LogLoss:
         out[: self.nW] += self.lam
         if self.fit_intercept:
             out[self.nW :] = D.sum(axis=0)
+        return out
+
+
+class Presence:
+    """The pattern of a 0/1 matrix P (n x d): its CSR index arrays and, made once, those of its
+    transpose. :meth:`scaled` gives the data X = P diag(s) of each column scaling ``s`` (the
+    NB-weighted logistic regression fits one model per class on the same documents).
+
+    The columns are renumbered, most frequent first and the rare ones in order of first
+    appearance (``order[k]`` is the original column of column k; coefficients come out in
+    this order, :meth:`original` puts them back): X B then reads B's hot rows from a few
+    cache lines and each document's rare terms from consecutive ones, where the vocabulary's
+    alphabetical order scatters both over megabytes."""
+
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, n_cols: int, reorder: bool = True) -> None:
+        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        indices = np.ascontiguousarray(indices)
+        self.n, self.d = len(indptr) - 1, int(n_cols)
+        if reorder:
+            new = frequency_order(indices, self.d)
+            self.order = np.empty(self.d, dtype=np.int64)
+            self.order[new] = np.arange(self.d)
+            self.tindptr, self.tindices = transpose_pattern(indptr, new[indices].astype(indices.dtype), self.d)
+            self.indptr, self.indices = transpose_pattern(self.tindptr, self.tindices, self.n)  # rows sorted
+        else:
+            self.order = np.arange(self.d)
+            self.indptr, self.indices = indptr, indices
+            self.tindptr, self.tindices = transpose_pattern(indptr, indices, self.d)
+        #: column ranges of about equal entries, for the threads of the transposed products
+        self.tblocks = even_blocks(self.tindptr, 64)
+
+    def scaled(self, s: np.ndarray) -> "ScaledPresence":
+        """The data X = P diag(s) for ``s`` over the original columns."""
+        return ScaledPresence(self, np.asarray(s)[self.order])
+
+    def original(self, W: np.ndarray) -> np.ndarray:
+        """Rows of ``W`` (one per column, in this pattern's order) in the original order."""
+        out = np.empty_like(W)
+        out[self.order] = W
+        return out
+
+
+class ScaledPresence:
+    """:class:`Design`'s products for X = P diag(s) with P a 0/1 pattern (:class:`Presence`):
+    X B = P (s B) and X^T G = s P^T G, from P's index arrays alone (no data array: a third of a
+    float64 CSR product's memory traffic). The gradient's and the Hessian's backward products
+    add the penalty's lam V in the same pass."""
+
+    sparse = True
+
+    def __init__(self, pattern: Presence, s: np.ndarray) -> None:
+        self.P = pattern
+        self.s = np.ascontiguousarray(s, dtype=np.float64)
+        self.n, self.d = pattern.n, pattern.d
+        self.compiled = len(pattern.indices) >= PARALLEL_MIN
+        self._s2 = self.s * self.s
+
+    def run(self, kernel: Any, *args: Any) -> Any:
+        if self.compiled:
+            return run_compiled(kernel, *args)
+        return TWINS[kernel](*args)
+
+    def dot(self, B: np.ndarray) -> np.ndarray:
+        """X @ B for B of shape (d, K)."""
+        sB = self.run(scale_rows, B, self.s, np.empty(B.shape))
+        out: np.ndarray = self.run(presence_dot, self.P.indptr, self.P.indices, sB, np.empty((self.n, B.shape[1])))
+        return out
+
+    def tdot(self, G: np.ndarray, out: np.ndarray) -> np.ndarray:
+        self.grad_tdot(G, 0.0, out, out)
+        return out
+
+    def grad_tdot(self, G: np.ndarray, lam: float, V: np.ndarray, out: np.ndarray) -> None:
+        self.run(presence_tdot, self.P.tindptr, self.P.tindices, np.ascontiguousarray(G), self.s, lam, V, out,
+                 self.P.tblocks)
+
+    def hess_products(self, V: np.ndarray) -> np.ndarray:
+        """X @ V with V rounded to single precision (half the memory read at random), summed
+        in float64."""
+        sV = self.run(scale_rows, V, self.s, np.empty(V.shape, dtype=np.float32))
+        out: np.ndarray = self.run(presence_dot, self.P.indptr, self.P.indices, sV, np.empty((self.n, V.shape[1])))
+        return out
+
+    def hess_back(self, R: np.ndarray, lam: float, V: np.ndarray, out: np.ndarray) -> float | None:
+        """out = X.T @ R + lam V (flat) in one pass, which also sums out * V (returned)."""
+        total: float = self.run(presence_tdot, self.P.tindptr, self.P.tindices, np.ascontiguousarray(R), self.s, lam,
+                                V.reshape(self.d, -1), out.reshape(self.d, -1), self.P.tblocks)
+        return total
+
+    def sq_tdot(self, D: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """out = (X * X).T @ D."""
+        self.run(presence_tdot, self.P.tindptr, self.P.tindices, np.ascontiguousarray(D), self._s2, 0.0, out, out,
+                 self.P.tblocks)
         return out

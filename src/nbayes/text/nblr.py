@@ -4,10 +4,10 @@ logistic fit on the scaled presence features and the interpolation towards their
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import expit
 
-from ..linear import LogisticRegression
+from ..linear.logistic import minimise
+from ..linear.loss import LogLoss, Presence
 
 
 def keep_columns(rows: tuple[np.ndarray, np.ndarray], keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -26,8 +26,8 @@ def fit_nblr(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(weights V x K, intercepts K) from the presence matrix's CSR arrays ``rows`` = (indptr,
     indices) as the tokenising kernel gives them (each document's distinct terms, sorted): the
-    scaled features x * r are those arrays with the values r[indices], no matrix product.
-    Per class (one model for two classes) the ratio
+    logistic fits run on that pattern itself, X = P diag(r) (:class:`nbayes.linear.loss.Presence`,
+    its transpose made once for every class), with no SciPy matrix. Per class (one model for two classes) the ratio
     r = log(p / |p|_1) - log(q / |q|_1) of the class's and the other classes' smoothed document
     counts, an L2 logistic regression (``C``) on x * r, and ``w' = (1 - beta) mean|w| + beta w``
     with the intercept refitted by maximum likelihood for ``w'``."""
@@ -36,22 +36,25 @@ def fit_nblr(
     targets = [1] if K == 2 else list(range(K))
     W = np.zeros((V, K))
     b = np.zeros(K)
+    ones = np.ones(len(codes)) if w is None else np.asarray(w, dtype=np.float64)
+    pattern = Presence(indptr, indices, V) if V else None  # the transpose made once for every class
+    total = dcount.sum(axis=0)
     for c in targets:
         yc = (codes == c).astype(np.int64)
-        if V == 0:  # no term (documents without words, or all pruned): the base rate alone
+        if pattern is None:  # no term (documents without words, or all pruned): the base rate alone
             b[c] = refit_bias(np.zeros(len(codes)), yc, w)
             continue
         p = dcount[c] + alpha
-        q = dcount.sum(axis=0) - dcount[c] + alpha
+        q = total - dcount[c] + alpha
         r = (np.log(p) - np.log(p.sum())) - (np.log(q) - np.log(q.sum()))  # W&M eq. for r
-        Xr = sp.csr_matrix((r[indices], indices, indptr), shape=(len(indptr) - 1, V))
-        lr = LogisticRegression(C=C).fit(Xr, yc, sample_weight=w)
-        coef = lr.coef_[0]
-        bias = float(lr.intercept_[0])
+        # L2 logistic regression on x * r (LogisticRegression(C=C)'s optimum, through its solver)
+        loss = LogLoss(pattern.scaled(r), yc, 2, ones, C, True)
+        coef_b = loss.split(minimise(loss, np.zeros(loss.size), stacklevel=4).theta)
+        coef, bias = coef_b[0][:, 0].copy(), float(coef_b[1][0])
         if beta < 1.0:
             coef = (1.0 - beta) * np.mean(np.abs(coef)) + beta * coef
-            bias = refit_bias(np.asarray(Xr @ coef), yc, w)
-        W[:, c] = r * coef
+            bias = refit_bias(loss.design.dot(coef[:, None])[:, 0], yc, w)
+        W[:, c] = r * pattern.original(coef)
         b[c] = bias
     return W, b
 
