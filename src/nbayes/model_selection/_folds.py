@@ -39,7 +39,7 @@ from ..text.settings import Docs
 from ..text.vocab import HashedTerms, TermTable
 
 #: TextClassifier settings that shape the counted terms: a new value is a new count
-TEXT_COUNT_PARAMS = ("lowercase", "analyzer", "n_features", "ngram_range", "stop_words")
+TEXT_COUNT_PARAMS = TextClassifier.statistics_params
 
 
 def engine_kind(model: Any, params: dict | None = None) -> type:

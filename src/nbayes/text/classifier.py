@@ -44,8 +44,11 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
 
     Tokens follow scikit-learn's ``CountVectorizer`` defaults: lower-cased (``lowercase``),
     ``(?u)\\b\\w\\w+\\b``; ``analyzer="char"`` / ``"char_wb"`` takes scikit-learn's
-    character n-grams instead (see docs/text.md). Training counts terms per class in a compiled kernel without building
-    a document-term matrix, and prediction adds per-term weights the same way. ``model`` is
+    character n-grams instead (see docs/text.md). ``headers=["subject"]`` reads e-mail and news
+    messages without their header sections but for the values of the fields named (``[]``: the
+    body alone; the default None reads every document as given; see docs/text.md). Training
+    counts terms per class in a compiled kernel without building a document-term matrix, and
+    prediction adds per-term weights the same way. ``model`` is
     ``"multinomial"``, ``"complement"`` or ``"bernoulli"`` (term presence); ``binary=True``
     counts each term once per document for the multinomial and complement models.
     ``"nblr"`` is Wang & Manning's (2012) NBSVM with a logistic loss: term presence scaled by
@@ -81,7 +84,7 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
     ['spam', 'ham']
     """
 
-    statistics_params = ("lowercase", "analyzer", "n_features", "ngram_range", "stop_words")
+    statistics_params = ("headers", "lowercase", "analyzer", "n_features", "ngram_range", "stop_words")
 
     _capabilities = (BaseNB._capabilities | {"text", "unlabeled", "mixture"}) - {"to_logistic"}
 
@@ -121,6 +124,7 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         fit_prior: bool = True,
         class_prior: Any = None,
         norm: bool = False,
+        headers: Any = None,
         lowercase: bool = True,
         binary: bool = False,
         min_df: float = 1,
@@ -143,6 +147,7 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.norm = norm
+        self.headers = headers
         self.lowercase = lowercase
         self.binary = binary
         self.min_df = min_df

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._headers import blank_headers, header_fields
+
 if TYPE_CHECKING:  # the classifier imports this module
     from .classifier import TextClassifier
 
@@ -82,6 +84,9 @@ def explain_tokens(model: TextClassifier, text: Any) -> TokenExplanation:
     baseline = float(model._intercept[a] - model._intercept[b] + model._const[a] - model._const[b])
     if model.lowercase:  # spans into the text as given, not its lower-cased form
         original = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else str(text)
+        keep = header_fields(model.headers)
+        if keep is not None:  # the text the tokeniser read: header characters blanked, in place
+            original = blank_headers(original, keep)
         spans = _original_spans(original, spans)
     return TokenExplanation(model.classes_[a], model.classes_[b], tokens, spans, contrib, baseline)
 

@@ -14,6 +14,7 @@ from .._validation import check_choice, check_number
 from ..errors import InvalidParameterError
 from ..stats.text import TextStats
 from ._buffer import to_buffer, to_char_buffer
+from ._headers import header_fields, without_headers
 from .vocab import Tokens, _objects
 from .stop_words import ENGLISH_STOP_WORDS
 
@@ -37,12 +38,13 @@ class Docs:
 
 
 class TextSettings:
-    """Tokens (lowercase, analyzer, n-grams, stop words), term selection (min_df, max_df, max_features,
+    """Tokens (mail / news headers, lowercase, analyzer, n-grams, stop words), term selection (min_df, max_df, max_features,
     hashing) and tf-idf weights, learned or frozen (``idf``, a mapping term -> weight), as
     scikit-learn's vectorisers define them. Expects the attributes of those names on the
     instance (``idf`` optional)."""
 
     # the settings read here: the constructor of the class that mixes this in sets them
+    headers: Any
     lowercase: bool
     binary: bool
     min_df: float
@@ -69,6 +71,7 @@ class TextSettings:
             raise InvalidParameterError(
                 f"max_df={self.max_df!r} documents is fewer than min_df={self.min_df!r}: no term could be kept"
             )
+        header_fields(self.headers)
         check_number("max_features", self.max_features, low=1, integer=True, allow_none=True)
         check_number("n_features", self.n_features, low=1, high=2**31 - 1, integer=True, allow_none=True)
         self._how()  # checks ngram_range and stop_words
@@ -128,7 +131,12 @@ class TextSettings:
 
     def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         """``(docs, None)``: the texts tokenised into one buffer (lower-cased when ``lowercase``);
-        for a character analyzer joined without separators, with the whitespace table."""
+        for a character analyzer joined without separators, with the whitespace table. With
+        ``headers`` (a list of field names), each document's e-mail / news header section is
+        blanked but for those fields' values first (:mod:`nbayes.text._headers`)."""
+        keep = header_fields(self.headers)
+        if keep is not None:
+            X = without_headers(X, keep)
         if getattr(self, "analyzer", "word") != "word":
             buf, bounds, table = to_char_buffer(X, lowercase=self.lowercase)
             return Docs(buf, bounds, table), None

@@ -19,7 +19,8 @@ class Vectorizer(TextSettings, BaseEstimator):
     (``tfidf=True``: ``sublinear_tf``, ``smooth_idf``, ``use_idf``, ``binary``, unit L2 rows) or ``HashingVectorizer``
     (``n_features``, as ``alternate_sign=False, norm=None``) would give for the same settings:
     same vocabulary, same columns, same values, for word or (``analyzer="char"`` /
-    ``"char_wb"``) character n-grams. Tokenising, n-grams, stop words and counting run
+    ``"char_wb"``) character n-grams. ``headers`` reads e-mail / news messages as
+    :class:`nbayes.TextClassifier` does. Tokenising, n-grams, stop words and counting run
     in the compiled kernels of :class:`nbayes.TextClassifier`, which needs no matrix at all.
 
     >>> v = Vectorizer(ngram_range=(1, 2)).fit(["the cat sat", "the cat ran"])
@@ -32,6 +33,7 @@ class Vectorizer(TextSettings, BaseEstimator):
     def __init__(
         self,
         *,
+        headers: Any = None,
         lowercase: bool = True,
         analyzer: str = "word",
         ngram_range: tuple[int, int] = (1, 1),
@@ -46,6 +48,7 @@ class Vectorizer(TextSettings, BaseEstimator):
         smooth_idf: bool = True,
         use_idf: bool = True,
     ) -> None:
+        self.headers = headers
         self.lowercase = lowercase
         self.analyzer = analyzer
         self.ngram_range = ngram_range
