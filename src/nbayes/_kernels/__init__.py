@@ -1,18 +1,38 @@
 """Compiled hot loops (numba), one file per job, each with a NumPy twin used by the tests.
 
 Kernels are compiled on first use and cached on disk (``cache=True``; set ``NUMBA_CACHE_DIR`` to
-a writable folder where the package folder is read-only). Parallel kernels run under a
+a writable folder where the package folder is read-only). numba checks a cached kernel against
+its own file only, while kernels inline helpers from other files here: in ``NUMBA_CACHE_DIR``
+the cache of these kernels lives in a folder named after a digest of all their sources, so a
+change to any of them never meets a kernel compiled before it (a stale inlined helper read
+arrays laid out anew: a crash). Parallel kernels run under a
 thread-safe threading layer (OpenMP or TBB) so that many threads may predict at once; where
 neither is available the workqueue layer is used behind a lock.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
+from pathlib import Path
 from typing import Any, Callable
 
 import numba
+
+
+def _sources_digest() -> str:
+    """A digest of every kernel source file: the name of their cache's folder."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+if os.environ.get("NUMBA_CACHE_DIR"):
+    # read by numba when each kernel is decorated, so before the kernel modules are imported
+    numba.config.CACHE_DIR = os.path.join(os.environ["NUMBA_CACHE_DIR"], "nbayes-" + _sources_digest())  # type: ignore[attr-defined]
 
 if "NUMBA_THREADING_LAYER" not in os.environ:
     # numba.config sets its options from the environment at import time (setattr), so they are
