@@ -221,3 +221,35 @@ def test_ctrl_c_during_train_leaves_no_model(shared_data, tmp_path):
     assert proc.returncode == 130, (proc.returncode, err)
     assert "interrupted" in err and "Traceback" not in err
     assert not model.exists() and not list(tmp_path.glob("*.tmp*"))
+
+
+def test_an_interrupt_swallowed_by_compiled_code_still_ends_as_an_interrupt(capsys):
+    """Ctrl-C while numba compiles a kernel lands in a ctypes callback: Python reports it as
+    "ignored" and the compilation fails later with another error. The command ends as
+    interrupted all the same (exit 130, one line, no report of the ignored exception)."""
+    import types
+
+    import pytest
+
+    from nbayes.cli._errors import run_command
+
+    def invoke():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            sys.unraisablehook(types.SimpleNamespace(exc_type=KeyboardInterrupt, exc_value=exc,
+                                                     exc_traceback=exc.__traceback__, err_msg=None, object=None))
+        raise RuntimeError("no compiled object yet")
+
+    with pytest.raises(SystemExit) as stop:
+        run_command(invoke)
+    assert stop.value.code == 130
+    err = capsys.readouterr().err
+    assert err == "nbayes: interrupted; nothing was written\n"
+
+    def fails():
+        raise RuntimeError("a real failure")
+
+    with pytest.raises(SystemExit) as stop:  # without an interrupt, an error is an error
+        run_command(fails)
+    assert stop.value.code != 130

@@ -6,7 +6,9 @@ for each place that raises it."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import warnings
 from contextlib import contextmanager
 from typing import Any, Iterator, NoReturn
@@ -67,20 +69,61 @@ def warnings_as_lines() -> Iterator[None]:
         yield
 
 
+class _Interrupts:
+    """Ctrl-C seen by the command, wherever it landed: a KeyboardInterrupt raised inside a
+    callback from compiled code (numba compiling a kernel on first use) is reported by Python
+    as "ignored" and surfaces later as another error; it is an interruption all the same."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def __enter__(self) -> "_Interrupts":
+        self._hook = sys.unraisablehook
+        sys.unraisablehook = self._unraisable
+        self._handler = None
+        if threading.current_thread() is threading.main_thread():
+            self._handler = signal.signal(signal.SIGINT, self._sigint)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        sys.unraisablehook = self._hook
+        if self._handler is not None:
+            signal.signal(signal.SIGINT, self._handler)
+
+    def _sigint(self, signum: int, frame: Any) -> None:
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def _unraisable(self, info: Any) -> None:
+        if issubclass(info.exc_type, KeyboardInterrupt):
+            self.seen = True  # swallowed where it was raised: no report, the command stops below
+            return
+        self._hook(info)
+
+
+def _stop_interrupted() -> NoReturn:
+    click.echo("nbayes: interrupted; nothing was written", err=True)
+    sys.exit(130)
+
+
 def run_command(invoke: Any) -> Any:
     """``invoke()`` inside the boundary."""
+    interrupts = _Interrupts()
     try:
-        with warnings_as_lines():
+        with interrupts, warnings_as_lines():
             return invoke()
     except (click.exceptions.Exit, click.exceptions.Abort):
         raise
     except KeyboardInterrupt:
-        click.echo("nbayes: interrupted; nothing was written", err=True)
-        sys.exit(130)
+        _stop_interrupted()
     except click.ClickException as exc:
+        if interrupts.seen:
+            _stop_interrupted()
         click.echo(f"nbayes: error: {message(exc)}", err=True)
         sys.exit(exc.exit_code if exc.exit_code else 2)
     except Exception as exc:  # noqa: BLE001 - the boundary: one line, no traceback
         if os.environ.get("NBAYES_DEBUG"):
             raise
+        if interrupts.seen:  # the error an interruption left behind
+            _stop_interrupted()
         fail(exc)
