@@ -37,15 +37,28 @@ def test_updates_arriving_during_a_pause_share_the_next_version(model_file):
         learner = c.app.state.learner
         learner.max_pause = 0.5  # the pause after every group: long enough to submit into
         first = learner.submit(LEARN, ["zebra prize"], ["spam"], None).result(timeout=30)
-        news = [(["okapi giraffe"], ["ham"]), (["zebra zebra cash"], ["spam"]), (["giraffe lunch"], ["ham"])]
-        futures = [learner.submit(LEARN, X, y, None) for X, y in news]
-        answers = [f.result(timeout=30) for f in futures]
-        assert {a["version"] for a in answers} == {first["version"] + 1}  # one group, one version
+        answers = _three_updates_in_one_group(learner, first)
         assert [a["learned"] for a in answers] == [1, 1, 1]
-        assert learner.version == first["version"] + 1
-        served = learner.holder.current.model.predict_proba(PROBE)
-    docs = DOCS + ["zebra prize"] + [x[0] for x, _ in news]
-    labels = LABELS + ["spam"] + [y[0] for _, y in news]
+        _served_equals_offline(learner)
+
+
+NEWS = [(["okapi giraffe"], ["ham"]), (["zebra zebra cash"], ["spam"]), (["giraffe lunch"], ["ham"])]
+
+
+def _three_updates_in_one_group(learner, first):
+    """Submit NEWS at once (after ``first``, the answer to learning "zebra prize"): they share
+    the next version."""
+    futures = [learner.submit(LEARN, X, y, None) for X, y in NEWS]
+    answers = [f.result(timeout=30) for f in futures]
+    assert {a["version"] for a in answers} == {first["version"] + 1}  # one group, one version
+    assert learner.version == first["version"] + 1
+    return answers
+
+
+def _served_equals_offline(learner):
+    served = learner.holder.current.model.predict_proba(PROBE)
+    docs = DOCS + ["zebra prize"] + [x[0] for x, _ in NEWS]
+    labels = LABELS + ["spam"] + [y[0] for _, y in NEWS]
     offline = nbayes.TextClassifier(alpha=0.5).fit(docs, labels)
     np.testing.assert_allclose(served, offline.predict_proba(PROBE), rtol=0, atol=1e-12)
 
@@ -73,18 +86,10 @@ def test_updates_arriving_within_the_window_share_one_version(model_file):
         learner = c.app.state.learner
         assert learner.window == 0.5
         first = learner.submit(LEARN, ["zebra prize"], ["spam"], None).result(timeout=30)
-        news = [(["okapi giraffe"], ["ham"]), (["zebra zebra cash"], ["spam"]), (["giraffe lunch"], ["ham"])]
-        futures = [learner.submit(LEARN, X, y, None) for X, y in news]  # within 0.5 s of the first group's start
-        answers = [f.result(timeout=30) for f in futures]
-        assert {a["version"] for a in answers} == {first["version"] + 1}  # one group, one version
-        assert learner.version == first["version"] + 1
+        _three_updates_in_one_group(learner, first)  # within 0.5 s of the first group's start
         r = c.get("/v1/model")
         assert r.json()["learning"]["version"] == first["version"] + 1
-        served = learner.holder.current.model.predict_proba(PROBE)
-    docs = DOCS + ["zebra prize"] + [x[0] for x, _ in news]
-    labels = LABELS + ["spam"] + [y[0] for _, y in news]
-    offline = nbayes.TextClassifier(alpha=0.5).fit(docs, labels)
-    np.testing.assert_allclose(served, offline.predict_proba(PROBE), rtol=0, atol=1e-12)
+        _served_equals_offline(learner)
 
 
 def test_a_lone_update_does_not_wait_for_the_window(model_file):

@@ -25,7 +25,6 @@ import scipy.sparse as sp
 from .._validation import check_sample_weight, check_y, encode_labels
 from ..naive_bayes._base import ESTIMATING, same_labels
 from ..stats.text import TextStats
-from .._kernels.text import count_new, merge_learned
 from ._estimate import _DENSE
 from .vocab import TermTable, _Learner, count_hashed_into, learn_into, learned_terms
 
@@ -59,19 +58,15 @@ def _absorb(learner: _Learner, stats: TextStats) -> bool:
         counts.append(vals if i == 0 else none)
         dcounts.append(none if i == 0 else vals)
     pkeys, pcount, pcdf = np.concatenate(pair_keys), np.concatenate(counts), np.concatenate(dcounts)
-    last = np.full(V, -1, dtype=np.int64)
-    other = (table.slots, keys, table.start, table.length, table.cps, last)
-    new = V
-    if not learner._holds_terms(learner.n_terms + V):  # room for the terms it lacks only
-        new = count_new(learner.slots, learner.start, learner.length, learner.cps, keys, table.start, table.length,
-                        table.cps, V)
-    learner.reserve(new, len(table.cps), len(pkeys))
-    learner.n_terms, learner.n_cps, learner.n_pairs = merge_learned(
-        (learner.slots, learner.keys, learner.start, learner.length, learner.cps, learner.last), learner.n_terms,
-        learner.n_cps, K, (learner.pslots, learner.pkeys, learner.pcount, learner.pcdf), learner.n_pairs, learner.df,
-        learner.tf, other, V, (_NO_SLOTS, pkeys, pcount, pcdf), len(pkeys),
-        np.ascontiguousarray(stats.df, dtype=np.float64), np.ascontiguousarray(stats.tf, dtype=np.float64),
-    )
+    # the statistics as a learner that counted them, absorbed as a thread's learner is
+    other = _Learner.__new__(_Learner)
+    other.n_classes, other.n_terms, other.n_cps = K, V, len(table.cps)
+    other.slots, other.keys, other.start, other.length, other.cps = table.slots, keys, table.start, table.length, table.cps
+    other.last = np.full(V, -1, dtype=np.int64)
+    other.pslots, other.pkeys, other.pcount, other.pcdf, other.n_pairs = _NO_SLOTS, pkeys, pcount, pcdf, len(pkeys)
+    other.df = np.ascontiguousarray(stats.df, dtype=np.float64)
+    other.tf = np.ascontiguousarray(stats.tf, dtype=np.float64)
+    learner.absorb(other)
     return True
 
 
