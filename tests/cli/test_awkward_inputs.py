@@ -100,3 +100,44 @@ def test_a_model_file_never_holds_nan_statistics(tmp_path):
             make().fit(X, y)
         with pytest.raises(StatisticsError, match="overflows float64"):
             make().partial_fit(X, y)
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("kind", ["csv", "tsv", "jsonl", "jsonl.gz", "jsonl_blank_line"])
+def test_a_byte_order_mark_is_not_part_of_the_first_field(kind, tmp_path):
+    """Files written by some Windows tools start with a UTF-8 byte-order mark: the first column's
+    name (CSV) or the first line's JSON (JSON Lines) is read without it, and the model and its
+    predictions are those of the same file without the mark."""
+    import gzip
+
+    rows = [(f"{w} world {i}", "ab"[i % 2]) for i, w in enumerate(["hello", "bye"] * 10)]
+    if kind in ("csv", "tsv"):
+        sep = "," if kind == "csv" else "\t"
+        body = (f"text{sep}label\n" + "".join(f"{t}{sep}{y}\n" for t, y in rows)).encode()
+    else:
+        lines = [json.dumps({"text": t, "label": y}) for t, y in rows]
+        if kind == "jsonl_blank_line":  # read line by line, not in one block
+            lines.insert(3, "")
+        body = ("\n".join(lines) + "\n").encode()
+    suffix = {"jsonl_blank_line": "jsonl"}.get(kind, kind)
+    outputs = []
+    for name, data in (("plain", body), ("bom", BOM + body)):
+        path = tmp_path / f"{name}.{suffix}"
+        path.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+        model = tmp_path / f"{name}.nbm"
+        result, errors = _run("train", path, "--target", "label", "--text", "text", "-o", model, "--json")
+        assert not errors and result.exit_code == 0, errors
+        result, errors = _run("predict", model, path)
+        assert not errors and result.exit_code == 0
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1] and "a" in outputs[0].split()
+
+
+def test_a_byte_order_mark_keeps_line_numbers(tmp_path):
+    """A bad line after the mark is named by its own number."""
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(BOM + b'{"text": "a b", "label": "x"}\n{"text": "c d", "label": "y"}\n{"text": "e f", "label"\n')
+    result, errors = _run("train", path, "--target", "label", "-o", tmp_path / "m.nbm")
+    assert result.exit_code == 2 and "line 3" in errors[0], errors

@@ -29,6 +29,21 @@ def test_jsonl_plain_gz_and_chunks(tmp_path):
     assert [len(t) for t, _ in chunks] == [2, 1]
 
 
+def test_byte_order_mark(tmp_path):
+    """A UTF-8 byte-order mark (some Windows tools write one) is no part of the first line or
+    column name."""
+    body = ("\n".join(json.dumps(r) for r in ROWS) + "\n").encode()
+    (tmp_path / "a.jsonl").write_bytes(b"\xef\xbb\xbf" + body)
+    (tmp_path / "a.jsonl.gz").write_bytes(gzip.compress(b"\xef\xbb\xbf" + body))
+    csv = "message,y\n" + "".join(f"{r['text']},{r['label']}\n" for r in ROWS)
+    (tmp_path / "a.csv").write_bytes(b"\xef\xbb\xbf" + csv.encode())
+    for name in ("a.jsonl", "a.jsonl.gz"):
+        texts, labels = read_texts(tmp_path / name)
+        assert texts == [r["text"] for r in ROWS] and labels == [r["label"] for r in ROWS], name
+    texts, labels = read_columns(tmp_path / "a.csv", text="message", label="y")
+    assert texts == [r["text"] for r in ROWS] and labels == [r["label"] for r in ROWS]
+
+
 def test_jsonl_field_names_and_errors(tmp_path):
     p = tmp_path / "b.jsonl"
     p.write_text('{"body": "x y", "cls": 1}\n{"body": 3}\n')

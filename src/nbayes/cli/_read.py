@@ -248,7 +248,7 @@ class DataFile:
 
     def _open_text(self) -> IO[str]:
         raw: Any = gzip.open(self.path, "rb") if self.path.name.lower().endswith(".gz") else open(self.path, "rb")
-        return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
+        return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace", newline="")
 
     def _records(self) -> Iterator[tuple[int, list[str]]]:
         """(line where the record starts, fields) of every non-empty record, the header first."""
@@ -375,9 +375,11 @@ class DataFile:
             raise self.fail("holds no rows")
 
     def _open_binary(self) -> IO[bytes]:
-        if self.path.name.lower().endswith(".gz"):
-            return gzip.open(self.path, "rb")  # type: ignore[return-value]
-        return open(self.path, "rb")
+        """The file's bytes after its UTF-8 byte-order mark if any (no part of the first line)."""
+        f: Any = gzip.open(self.path, "rb") if self.path.name.lower().endswith(".gz") else open(self.path, "rb")
+        if f.peek(3)[:3] == codecs.BOM_UTF8:
+            f.read(3)
+        return f
 
     def _json_chunk(self, data: bytes, lines: list[bytes] | None, first: int, rows: int, start: int) -> pl.DataFrame:
         """The ``rows`` rows of ``data`` (its ``lines`` if split already; the first is line

@@ -28,7 +28,8 @@ def _open_text(path: Path):
         raise DataError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise DataError(f"{path}: is a folder, not a file") from None
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+    # utf-8-sig: a byte-order mark (as some Windows tools write) is not part of the first line
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace")
 
 
 def _chunks(pairs: Iterator[tuple[Any, Any]], chunk_size: int | None) -> Iterator[Pair]:
