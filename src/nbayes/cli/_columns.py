@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import polars as pl
 
-from ..errors import ConvergenceError, DataError
+from ..errors import ConvergenceError, DataError, InvalidParameterError
 from ..linear import LogisticRegression
 from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 from ..naive_bayes.mixed import NaiveBayes
@@ -174,8 +174,22 @@ def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, 
     return Columns(chosen, left_out)
 
 
-def make_model(name: str, kinds: dict[str, str], alpha: float | None, C: float | None, source: Any) -> Any:
-    """The estimator for ``--model`` over the typed columns."""
+def make_model(name: str, kinds: dict[str, str], alpha: float | None, C: float | None, source: Any,
+               params: dict[str, Any] | None = None) -> Any:
+    """The estimator for ``--model`` over the typed columns, with the ``--set`` ``params``."""
+    model = _model(name, kinds, alpha, C, source)
+    if params:
+        valid = model.get_params(deep=False)
+        for key in params:
+            if key not in valid:
+                raise InvalidParameterError(
+                    f"--set {key}: {model_name(model)} has no parameter {key!r}; "
+                    f"its parameters: {', '.join(sorted(valid))}")
+        model.set_params(**params)
+    return model
+
+
+def _model(name: str, kinds: dict[str, str], alpha: float | None, C: float | None, source: Any) -> Any:
     texts = [c for c, k in kinds.items() if k == "text"]
     single_text = len(kinds) == 1 and len(texts) == 1
     a: dict[str, Any] = {} if alpha is None else {"alpha": alpha}

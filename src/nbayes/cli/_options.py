@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import click
+
+from ..errors import InvalidParameterError
 
 MODELS = ("auto", "categorical", "bernoulli", "multinomial", "complement", "gaussian", "logistic", "nblr")
 CALIBRATION = ("temperature", "sigmoid", "isotonic")
@@ -43,3 +46,53 @@ def overrides(numeric_cols: tuple[str, ...], categorical_cols: tuple[str, ...], 
         for c in split(cols):
             out[c] = kind
     return out
+
+
+def settings_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--set NAME=VALUE`` (repeatable): any parameter of the model, as in Python."""
+    return click.option(
+        "--set", "settings", multiple=True, metavar="NAME=VALUE",
+        help="Set a parameter of the model (repeat for more), e.g. --set ngram_range=1:2 --set min_df=2 "
+             "--set n_features=1048576 --set analyzer=char_wb; a:b is a pair, a,b a list.",
+    )(f)
+
+
+def parse_settings(specs: tuple[str, ...], **given: Any) -> dict[str, Any]:
+    """``("ngram_range=1:2", "stop_words=english", "headers=subject,from")`` as parameters;
+    ``given``: the values of dedicated options (``alpha=...``; None: not given), which --set
+    must not repeat.
+
+    >>> parse_settings(("ngram_range=1:2", "binary=true", "headers=subject,from"), alpha=0.5)
+    {'ngram_range': (1, 2), 'binary': True, 'headers': ['subject', 'from']}
+    """
+    out: dict[str, Any] = {}
+    for spec in specs:
+        name, sep, text = spec.partition("=")
+        name = name.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or not text.strip():
+            raise InvalidParameterError(f"--set {spec!r}: expected NAME=VALUE, e.g. --set ngram_range=1:2")
+        if name in out or given.get(name) is not None:
+            twice = f"--{name} and --set {name}" if given.get(name) is not None else f"--set {name}"
+            raise InvalidParameterError(f"{twice}: the parameter {name!r} is given twice")
+        parts = [parse_value(v.strip()) for v in text.split(",")]
+        out[name] = parts[0] if len(parts) == 1 else parts
+    return out
+
+
+def parse_value(text: str) -> Any:
+    """A value on the command line: true/false, none, integers, numbers, ``a:b`` pairs (ranges
+    such as n-grams), else the string."""
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    if re.fullmatch(r"-?\d+:-?\d+", text):
+        a, b = text.split(":")
+        return (int(a), int(b))
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text

@@ -24,7 +24,7 @@ from ..multilabel import MultiLabel, cross_validate_labels
 from ._columns import choose_columns, columns_of, file_rows, labelled, make_model, model_input
 from ._modelfile import load
 from ._multilabel import label_sets, measures as ml_measures, print_folds, print_measures as print_ml_measures
-from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, split
+from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, parse_settings, settings_option, split
 from ._output import chunks, console, emit, scores_table
 from ._paths import check_output
 from ._read import DataFile
@@ -39,6 +39,7 @@ from ._read import DataFile
               help="With --cv: the model to train.")
 @click.option("--alpha", type=float, default=None)
 @click.option("--C", "C", type=float, default=None)
+@settings_option
 @columns_option
 @na_option
 @click.option("--calibrate", type=click.Choice(CALIBRATION), is_flag=False, flag_value="temperature", default=None,
@@ -55,7 +56,7 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
              C: float | None, ignore: tuple[str, ...], numeric_cols: tuple[str, ...], categorical_cols: tuple[str, ...],
              text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], na_values: tuple[str, ...],
              calibrate: str | None, report_path: str | None, multilabel: bool, labels_sep: str | None,
-             as_json: bool) -> None:
+             as_json: bool, settings: tuple[str, ...]) -> None:
     """Accuracy, macro-F1, log-loss, per-class precision/recall and the confusion matrix.
 
     \b
@@ -72,6 +73,9 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
     """
     if cv is None and len(paths) != 2:
         raise click.UsageError("evaluate takes MODEL DATA (or DATA with --cv K)")
+    if settings and cv is None:
+        raise click.UsageError("--set sets a parameter of the model trained by --cv K; a MODEL file has its own")
+    params = parse_settings(settings, alpha=alpha, C=C)
     if cv is not None and len(paths) != 1:
         raise click.UsageError("with --cv, evaluate takes DATA only (the model is trained per fold)")
     if multilabel and cv is None:
@@ -117,7 +121,7 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
         kinds = choose_columns(lab.X, split(ignore), overrides(numeric_cols, categorical_cols, text_cols, boolean_cols),
                                source.name)
         if multilabel:  # label sets: each fold's model fitted (thresholds tuned) on the other folds only
-            ml = MultiLabel(make_model(model_name, kinds, alpha, C, source))
+            ml = MultiLabel(make_model(model_name, kinds, alpha, C, source, params))
             with file_rows(source, lab.rows, columns=kinds):
                 folds = cross_validate_labels(ml, model_input(ml, lab.X, kinds, source),
                                               label_sets(y, labels_sep, source), cv=cv)
@@ -128,7 +132,7 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
                 print_folds(folds)
             return
         # out-of-fold probabilities from fold statistics: each fold counted once (issue #9)
-        m = make_model(model_name, kinds, alpha, C, source)
+        m = make_model(model_name, kinds, alpha, C, source, params)
         splits = list(StratifiedKFold(cv, shuffle=True, random_state=0).split(np.empty((len(y), 0)), y))
         with file_rows(source, lab.rows, columns=kinds):
             P_all = cross_val_predict(m, model_input(m, lab.X, kinds, source), y, cv=splits, method="predict_proba")
@@ -142,7 +146,7 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
             X = lab.X
             with file_rows(source, lab.rows, columns=kinds):
                 calibration = cross_validated_calibration(
-                    lambda: make_model(model_name, kinds, alpha, C, source),
+                    lambda: make_model(model_name, kinds, alpha, C, source, params),
                     lambda m, rows: model_input(m, X[rows], kinds, source), y, [test for _, test in splits], calibrate,
                 )
     if calibration[0] is not None:

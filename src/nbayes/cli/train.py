@@ -29,7 +29,7 @@ from ._columns import (
 )
 from ._modelfile import save
 from ._multilabel import label_sets
-from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, split
+from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, parse_settings, settings_option, split
 from ._output import chunks, console, emit, plain
 from ._paths import check_output
 from ._read import DataFile, parse_size
@@ -43,6 +43,7 @@ from ._read import DataFile, parse_size
 @click.option("--alpha", type=float, default=None, help="Smoothing of the Naive Bayes models.")
 @click.option("--C", "C", type=float, default=None, help="Inverse L2 penalty (logistic, nblr).")
 @click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the model file.")
+@settings_option
 @columns_option
 @na_option
 @click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
@@ -69,7 +70,7 @@ def train(data: str, target: str, model_name_: str, alpha: float | None, C: floa
           text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], na_values: tuple[str, ...],
           dask_address: str | None, calibrate: str | None, calibrate_ensemble: bool, unlabeled: str | None,
           semi_supervised: bool, chunk_bytes: str, multilabel: bool, labels_sep: str | None,
-          as_json: bool) -> None:
+          as_json: bool, settings: tuple[str, ...]) -> None:
     """Train a model on DATA (CSV, TSV, Parquet, JSON Lines, or a folder per class) and save it.
 
     \b
@@ -86,6 +87,7 @@ def train(data: str, target: str, model_name_: str, alpha: float | None, C: floa
       nbayes train reviews.jsonl --target label --model nblr -o reviews.nbm
       nbayes train spam.csv --target label -o spam.nbm --calibrate isotonic
       nbayes train news.jsonl --target labels --multilabel -o news.nbm
+      nbayes train news.jsonl --target label --set ngram_range=1:2 --set min_df=2 -o news.nbm
     """
     if labels_sep is not None and not multilabel:
         raise click.UsageError("--labels-sep splits label sets: give it with --multilabel")
@@ -99,6 +101,7 @@ def train(data: str, target: str, model_name_: str, alpha: float | None, C: floa
                                "they do not combine with --calibrate or --dask")
     if dask_address and calibrate:
         raise click.UsageError("--calibrate needs all rows at once; train without --dask")
+    params = parse_settings(settings, alpha=alpha, C=C)
     na = split(na_values)
     try:
         chunk_size = parse_size(chunk_bytes)
@@ -106,13 +109,14 @@ def train(data: str, target: str, model_name_: str, alpha: float | None, C: floa
         raise click.BadParameter(str(exc), param_hint="--chunk-bytes") from None
     check_output(output, "the model file", inputs=[p for p in (data, unlabeled) if p])
     if dask_address:
-        model, summary = _train_dask(dask_address, data, target, model_name_, alpha, C, split(ignore), kinds_given, na)
+        model, summary = _train_dask(dask_address, data, target, model_name_, alpha, C, split(ignore), kinds_given, na,
+                                      params)
     else:
         source = DataFile(data, na, chunk_bytes=chunk_size)
         extra = DataFile(unlabeled, na, chunk_bytes=chunk_size) if unlabeled is not None else None
         model, summary = _train(source, target, model_name_, alpha, C, split(ignore), kinds_given, not as_json,
                                 calibrate, extra, semi_supervised, calibrate_ensemble,
-                                (labels_sep,) if multilabel else None)
+                                (labels_sep,) if multilabel else None, params)
     meta: dict[str, Any] = {"target": target, "columns": summary["columns"], "rows": summary["rows"]}
     if multilabel:
         meta["multilabel"] = True
@@ -130,7 +134,8 @@ def train(data: str, target: str, model_name_: str, alpha: float | None, C: floa
 def _train(source: DataFile, target: str, name: str, alpha: float | None, C: float | None, ignore: list[str],
            kinds_given: dict[str, str], show_progress: bool, calibrate: str | None = None,
            unlabeled: DataFile | None = None, semi_supervised: bool = False,
-           calibrate_ensemble: bool = False, multilabel: tuple[str | None] | None = None) -> tuple[Any, dict[str, Any]]:
+           calibrate_ensemble: bool = False, multilabel: tuple[str | None] | None = None,
+           params: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """Read DATA in chunks, type its columns on the first, train; returns (model, summary).
     With ``calibrate``: all rows are held, and the model is a CalibratedClassifier (with
     ``calibrate_ensemble``: scikit-learn's ensemble design, 5 fold models and maps). With
@@ -147,7 +152,7 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
         dropped += part.dropped
         if kinds is None:
             kinds = choose_columns(part.X, ignore, kinds_given, source.name)
-            model = make_model(name, kinds, alpha, C, source)
+            model = make_model(name, kinds, alpha, C, source, params)
             if multilabel is not None:
                 model = MultiLabel(model)
         if semi_supervised and part.dropped:
@@ -216,7 +221,8 @@ def _calibrate(model: Any, Xm: Any, y: np.ndarray, method: str, ensemble: bool) 
 
 
 def _train_dask(address: str, data: str, target: str, name: str, alpha: float | None, C: float | None,
-                ignore: list[str], kinds_given: dict[str, str], na: list[str]) -> tuple[Any, dict[str, Any]]:
+                ignore: list[str], kinds_given: dict[str, str], na: list[str],
+                params: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """The same training on a Dask cluster: partitions counted by the workers, merged in a tree."""
     try:
         import dask.dataframe as dd
@@ -240,7 +246,7 @@ def _train_dask(address: str, data: str, target: str, name: str, alpha: float | 
         head = pl.from_pandas(ddf.head(1000, npartitions=-1))
         source = f"{data}"
         kinds = choose_columns(head.drop(target), ignore, kinds_given, source)
-        model = make_model(name, kinds, alpha, C, source)
+        model = make_model(name, kinds, alpha, C, source, params)
         ddf = ddf[list(kinds) + [target]].dropna(subset=[target])
         if isinstance(model, LogisticRegression):
             model = nbd.fit_logistic(model, ddf, target=target)

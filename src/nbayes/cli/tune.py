@@ -12,7 +12,7 @@ from ..errors import InvalidParameterError
 from ..model_selection import SearchCV, StratifiedKFold
 from ._columns import choose_columns, file_rows, labelled, make_model, model_input, model_name
 from ._modelfile import save
-from ._options import MODELS, columns_option, na_option, overrides, split
+from ._options import MODELS, columns_option, na_option, overrides, parse_settings, parse_value, settings_option, split
 from ._output import chunks, console, emit, plain
 from ._paths import check_output
 from ._read import DataFile
@@ -28,6 +28,7 @@ from ._read import DataFile
 @click.option("--seed", type=int, default=0, show_default=True, help="Shuffles the folds.")
 @click.option("--scoring", default="accuracy", show_default=True,
               help="accuracy, balanced_accuracy, neg_log_loss, f1_macro, roc_auc, ... (scikit-learn's names).")
+@settings_option
 @columns_option
 @na_option
 @click.option("-o", "--output", type=click.Path(), default=None, help="Save the best model (fitted on all rows) here.")
@@ -35,7 +36,7 @@ from ._read import DataFile
 def tune(data: str, target: str, grid_specs: tuple[str, ...], model_name_: str, cv: int, seed: int, scoring: str,
          ignore: tuple[str, ...], numeric_cols: tuple[str, ...], categorical_cols: tuple[str, ...],
          text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], na_values: tuple[str, ...],
-         output: str | None, as_json: bool) -> None:
+         settings: tuple[str, ...], output: str | None, as_json: bool) -> None:
     """Search hyperparameters by cross-validation and print the table, best first.
 
     \b
@@ -47,8 +48,13 @@ def tune(data: str, target: str, grid_specs: tuple[str, ...], model_name_: str, 
     Examples:
       nbayes tune spam.csv --target label --grid alpha=0.01,0.1,1
       nbayes tune spam.csv --target label --grid alpha=0.1,1 --grid ngram_range=1:1,1:2 -o best.nbm
+      nbayes tune news.jsonl --target label --set ngram_range=1:2 --grid alpha=0.01,0.1
     """
     grid = parse_grid(grid_specs)
+    params = parse_settings(settings)
+    for name in grid:
+        if name in params:
+            raise InvalidParameterError(f"--grid {name} and --set {name}: the parameter {name!r} is given twice")
     if output:
         check_output(output, "the model file", inputs=[data])
     t0 = time.perf_counter()
@@ -58,7 +64,7 @@ def tune(data: str, target: str, grid_specs: tuple[str, ...], model_name_: str, 
     y = lab.y
     kinds = choose_columns(lab.X, split(ignore), overrides(numeric_cols, categorical_cols, text_cols, boolean_cols),
                            source.name)
-    model = make_model(model_name_, kinds, None, None, source)
+    model = make_model(model_name_, kinds, None, None, source, params)
     Xm = model_input(model, lab.X, kinds, source)
     folds = StratifiedKFold(cv, shuffle=True, random_state=seed)
     with file_rows(source, lab.rows, columns=kinds):
@@ -115,25 +121,7 @@ def parse_grid(specs: tuple[str, ...]) -> dict[str, list[Any]]:
             )
         if name in grid:
             raise InvalidParameterError(f"--grid: {name!r} is given twice; list its values once")
-        grid[name] = [_value(v.strip()) for v in values.split(",")]
+        grid[name] = [parse_value(v.strip()) for v in values.split(",")]
     if not grid:
         raise InvalidParameterError("nbayes tune needs at least one --grid NAME=VALUES")
     return grid
-
-
-def _value(text: str) -> Any:
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low in ("none", "null"):
-        return None
-    if re.fullmatch(r"-?\d+:-?\d+", text):
-        a, b = text.split(":")
-        return (int(a), int(b))
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
