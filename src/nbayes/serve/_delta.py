@@ -11,11 +11,14 @@
   nothing densified nor re-estimated whole); the generic path is the statistics' own
   ``embed`` + ``+`` then one estimation.
 - :class:`TextReplay` sums many records' text statistics at start (vectorised).
+- :func:`peak` bounds a delta's numbers: the writer defers building a version for updates whose
+  sum with the model stays far from float64's range (docs/serve.md, "Visibility").
 """
 
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -125,6 +128,28 @@ def apply_all(model: Any, deltas: list[Delta]) -> tuple[Any, Delta]:
     deltas summed over their own terms (:func:`total`, O(their size)), then :func:`apply`."""
     d = total(deltas)
     return apply(model, d), d
+
+
+def peak(stats: Any) -> float:
+    """The largest magnitude among the numbers of ``stats`` (counts, sums, the tf-idf sums):
+    ``inf`` if one is not finite. O(their size)."""
+    if isinstance(stats, TextStats):
+        arrays: list[Any] = [stats.class_count, stats.term_count, stats.doc_count, stats.df, stats.tf,
+                             np.asarray(float(stats.n_docs))]
+        if stats.weighted is not None:
+            arrays.extend(stats.weighted[1:])
+    else:
+        arrays = list(stats.to_arrays().values())
+    top = 0.0
+    for a in arrays:
+        a = a.data if sp.issparse(a) else np.asarray(a)
+        if a.size == 0 or a.dtype.kind not in "fiub":
+            continue
+        m = float(np.max(np.abs(a.astype(np.float64, copy=False))))
+        if not math.isfinite(m):
+            return math.inf
+        top = max(top, m)
+    return top
 
 
 def add_at(into: tuple[np.ndarray, ...], cpos: np.ndarray, tpos: np.ndarray, add: tuple[Any, ...]) -> None:
