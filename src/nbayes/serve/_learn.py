@@ -263,8 +263,10 @@ class Learner(Snapshots):
                 return
 
     def _publish_due(self) -> float:
-        """When the durable versions not yet published are (inf: none)."""
-        return self._last_publish + self.publish_every if self.version < self.durable_version else math.inf
+        """When the durable versions not yet published are due (inf: none, or learning stopped)."""
+        if self.version >= self.durable_version or self.broken is not None:
+            return math.inf
+        return self._last_publish + self.publish_every
 
     # ------------------------------------------------------------------ a group
     def _group(self, jobs: list[Job]) -> None:
