@@ -68,7 +68,11 @@ def total(deltas: list[Delta]) -> Delta:
     if len(deltas) == 1:
         return deltas[0]
     if all(plain_text(d.stats) for d in deltas):  # one vocabulary by dictionary, sorted once
-        acc = TextReplay(deltas[0].classes)
+        classes = deltas[0].classes
+        for d in deltas[1:]:  # every class first: no regrowth of the accumulator's rows per new class
+            classes = union_labels(classes, d.classes) if len(d.classes) else classes
+        # room for every term up front (their count bounds the distinct ones) within 2^17 terms
+        acc = TextReplay(classes, min(sum(len(d.stats.terms) for d in deltas), 1 << 17))
         for d in deltas:
             acc.add(d.classes, d.stats)
         return Delta(acc.result(), acc.classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
@@ -179,11 +183,12 @@ class TextReplay:
     their own terms (:meth:`add`: a dictionary look-up per term) or, replaying a log, as counts
     over term numbers the log defined in order (:meth:`define`, :meth:`add_counts`)."""
 
-    def __init__(self, classes: np.ndarray) -> None:
+    def __init__(self, classes: np.ndarray, terms: int = 0) -> None:
+        """``terms``: how many distinct terms to make room for first (it grows by doubling)."""
         self.classes = classes
         self.ids: dict[str, int] = {}
         self.words: list[str] = []
-        cap = 1024
+        cap = max(1024, int(terms))
         self.tc, self.dc = np.zeros((len(classes), cap)), np.zeros((len(classes), cap))
         self.df, self.tf = np.zeros(cap), np.zeros(cap)
         self.cc = np.zeros(len(classes))
