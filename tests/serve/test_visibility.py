@@ -195,3 +195,40 @@ def test_publish_every_zero_publishes_every_group_before_its_answers(text_file):
     for bad in (-1, float("nan"), "1", True, 61):
         with pytest.raises(ValueError, match="publish_every"):
             create_app(str(text_file), learn=True, token=TOKEN, publish_every=bad)
+
+
+def test_a_new_class_behind_pending_updates_is_built_before_its_answer(text_file):
+    ref = text_model()
+    with client(text_file, publish_every=60, allow_new_classes=True) as c:
+        learn(c, {"texts": ["zebra prize"], "labels": ["spam"]})
+        learn(c, {"texts": ["okapi lunch"], "labels": ["ham"]})  # pending
+        assert learn(c, {"texts": ["invoice due okapi"], "labels": ["bills"]}) == {"learned": 1, "version": 3}
+        learn(c, {"texts": ["invoice paid"], "labels": ["bills"]})  # the new class is known now: pending
+        assert versions(c) == (1, 4)
+        assert c.get("/v1/model").json()["classes"] == ["ham", "spam"]  # not visible yet
+    ref.partial_fit(["zebra prize", "okapi lunch"], ["spam", "ham"])
+    ref.partial_fit(["invoice due okapi", "invoice paid"], ["bills", "bills"])
+    with client(text_file) as c:
+        assert versions(c) == (4, 4) and c.get("/v1/model").json()["classes"] == ["bills", "ham", "spam"]
+        got = c.post("/v1/predict", json={"texts": PROBE}).json()["predictions"]
+        np.testing.assert_allclose([[g["probabilities"][k] for k in ("bills", "ham", "spam")] for g in got],
+                                   ref.predict_proba(PROBE), rtol=0, atol=1e-12)
+
+
+def test_label_sets_pending_then_unlearned(tmp_path):
+    docs = SPAM + HAM
+    sets = [["spam", "promo"], ["spam"], ["spam", "promo"], ["ham"], ["ham", "home"], ["ham"]]
+    path = tmp_path / "ml.nbm"
+    nbayes.MultiLabel(nbayes.TextClassifier(alpha=0.5), threshold=0.5).fit(docs, sets).save(path)
+    ref = nbayes.load(path)
+    with client(path, publish_every=60) as c:
+        learn(c, {"texts": ["zebra prize"], "labels": [["spam", "promo"]]})
+        learn(c, {"texts": ["okapi lunch", "giraffe home"], "labels": [["ham"], ["ham", "home"]]})  # pending
+        assert versions(c) == (1, 2)
+        assert learn(c, {"texts": ["okapi lunch"], "labels": [["ham"]]}, op="unlearn") == {"unlearned": 1, "version": 3}
+        assert versions(c) == (3, 3)
+        got = c.post("/v1/predict", json={"texts": PROBE}).json()["predictions"]
+    ref.partial_fit(["zebra prize", "giraffe home"], [["spam", "promo"], ["ham", "home"]])
+    P = ref.predict_proba(PROBE)
+    np.testing.assert_allclose([list(g["probabilities"].values()) for g in got], P, rtol=0, atol=1e-12)
+    assert [g["labels"] for g in got] == ref.predict_labels(PROBE)
