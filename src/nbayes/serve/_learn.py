@@ -213,6 +213,8 @@ class Learner(Snapshots):
         with self._cond:
             if int(answer["version"]) <= self.version:
                 future.set_result(answer)
+            elif self.broken is not None:
+                future.set_exception(Problem(503, f"learning is stopped: {self.broken}"))
             else:
                 self._waiters.append((int(answer["version"]), future, answer))
         return future
@@ -433,9 +435,9 @@ class Learner(Snapshots):
             self._begin_snapshot(self.model, self.version)
 
     def _answer_waiters(self) -> None:
-        """Answer the requests waiting for a version now published (all of them once learning stopped)."""
+        """Answer the requests waiting for a version now published (all of them once learning broke)."""
         with self._cond:
-            ready = [x for x in self._waiters if x[0] <= self.version or self.broken is not None or self._stopping]
+            ready = [x for x in self._waiters if x[0] <= self.version or self.broken is not None]
             self._waiters = [x for x in self._waiters if x not in ready]
         for _, future, answer in ready:
             if self.broken is not None and answer["version"] > self.version:
