@@ -312,13 +312,15 @@ class Learner(Snapshots):
             ds = [j.X for j in items]
             delta = total(ds) if all(_known(d, base.classes_) for d in ds) else None
             top = math.inf if delta is None else _delta.peak(delta.stats)
-            if delta is not None and peak + top <= DEFER_LIMIT:
+            new = None
+            if delta is None or peak + top > DEFER_LIMIT:
+                new, delta = apply_all(built(), ds)
+            body = self._terms.body(delta)
+            if new is None:  # (nothing changes before this point: a refusal leaves the group's state)
                 pending.append(delta)
                 peak += top
             else:
-                base, delta = apply_all(built(), ds)
-                peak = _model_peak(base)
-            body = self._terms.body(delta)
+                base, peak = new, _model_peak(new)
             version += 1
             records.append(_log.Record(version, _log.OP_LEARN, delta.rows, delta.weight, body))
             deltas.append(delta)
