@@ -156,6 +156,22 @@ def peak(stats: Any) -> float:
     return top
 
 
+def model_peak(model: Any) -> float:
+    """:func:`peak` of ``model``'s statistics (inf where it has none to read)."""
+    stats = getattr(model, "stats_", None)
+    if stats is None:
+        return math.inf
+    try:
+        return peak(stats)
+    except (AttributeError, NotImplementedError, TypeError, ValueError):
+        return math.inf
+
+
+def known(d: Delta, classes: np.ndarray) -> bool:
+    """Whether every class (label) ``d`` names is one of ``classes``."""
+    return not len(d.classes) or not encode_labels(d.classes, classes)[1].any()
+
+
 def add_at(into: tuple[np.ndarray, ...], cpos: np.ndarray, tpos: np.ndarray, add: tuple[Any, ...]) -> None:
     """In place: text counts ``add`` = (class_count, term_count, doc_count, df, tf) onto
     ``into``'s, their classes at rows ``cpos`` and terms at columns ``tpos``."""

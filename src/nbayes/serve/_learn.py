@@ -116,7 +116,7 @@ class Learner(Snapshots):
         self.durable_version = self.version
         self._base: Any = model  # the newest model built (published, or about to be)
         self._pending: list[Delta] = []  # summed deltas logged after _base, not added to it yet
-        self._peak = _model_peak(model)  # a bound on the numbers of _base plus _pending
+        self._peak = _delta.model_peak(model)  # a bound on the numbers of _base plus _pending
         self._last_publish = -math.inf  # (monotonic) the next update after a quiet spell publishes at once
         self._waiters: list[tuple[int, concurrent.futures.Future[dict[str, Any]], dict[str, Any]]] = []
         self.fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
@@ -310,7 +310,7 @@ class Learner(Snapshots):
             range; otherwise added to the model now (what the model refuses is refused here)."""
             nonlocal base, version, learned, peak
             ds = [j.X for j in items]
-            delta = total(ds) if all(_known(d, base.classes_) for d in ds) else None
+            delta = total(ds) if all(_delta.known(d, base.classes_) for d in ds) else None
             top = math.inf if delta is None else _delta.peak(delta.stats)
             new = None
             if delta is None or peak + top > DEFER_LIMIT:
@@ -320,7 +320,7 @@ class Learner(Snapshots):
                 pending.append(delta)
                 peak += top
             else:
-                base, peak = new, _model_peak(new)
+                base, peak = new, _delta.model_peak(new)
             version += 1
             records.append(_log.Record(version, _log.OP_LEARN, delta.rows, delta.weight, body))
             deltas.append(delta)
@@ -356,7 +356,7 @@ class Learner(Snapshots):
                 else:
                     flush()
                     base, n, _ = without_rows(built(), job.X, job.y, job.w)
-                    peak = _model_peak(base)  # (an unlearn writes the whole file anyway)
+                    peak = _delta.model_peak(base)  # (an unlearn writes the whole file anyway)
                     version += 1
                     done.append((job, version, n))
                     unlearned += n
@@ -482,18 +482,3 @@ class Learner(Snapshots):
         }
 
 
-
-def _known(d: Delta, classes: np.ndarray) -> bool:
-    """Whether every class (label) ``d`` names is one of ``classes``."""
-    return not len(d.classes) or not encode_labels(d.classes, classes)[1].any()
-
-
-def _model_peak(model: Any) -> float:
-    """A bound on the numbers of ``model``'s statistics (inf where it has none to read)."""
-    stats = getattr(model, "stats_", None)
-    if stats is None:
-        return math.inf
-    try:
-        return _delta.peak(stats)
-    except (AttributeError, NotImplementedError, TypeError, ValueError):
-        return math.inf
