@@ -12,11 +12,14 @@ the 20 Newsgroups TextClassifier of benchmarks/serve.py and the learn load of it
 
 ``--mixed S`` then predicts in a thread for S seconds alone and S seconds while requests of 10
 posts are submitted at ``--rate`` per second to the learner's own writer thread (its ``--pace``
-and ``--window``), and prints the versions made, the writer's CPU per request and the part of
-it spent outside the compiled kernels (holding the GIL: what the event loop waits for).
+and ``--window``, ``--publish-every``), and prints the versions published, the writer's CPU per
+request (its groups and its publishes) and the part of it spent outside the compiled kernels
+(holding the GIL: what the event loop waits for). The first part (``group``) builds a version per
+group only with ``--publish-every 0``; otherwise a group is logged and acknowledged and its
+version built at the next publish.
 
     python benchmarks/serve_writer.py [--groups 200] [--per-group 1] [--train-docs N]
-    python benchmarks/serve_writer.py --groups 5 --mixed 5 [--rate 100] [--window 0.05]
+    python benchmarks/serve_writer.py --groups 5 --mixed 5 [--rate 100] [--window 0.05] [--publish-every 0.1]
 """
 
 from __future__ import annotations
@@ -81,6 +84,8 @@ def main() -> None:
     ap.add_argument("--pace", type=float, default=0.0, help="the learner's pace (0, the service's default: none)")
     ap.add_argument("--window", type=float, default=None,
                     help="the learner's group publish window in s (default: its own; 0: none)")
+    ap.add_argument("--publish-every", type=float, default=None,
+                    help="the learner's publish interval in s (default: its own; 0: a version per group)")
     ap.add_argument("--switch", type=float, default=None, help="sys.setswitchinterval (s)")
     args = ap.parse_args()
     if args.switch:
@@ -107,7 +112,9 @@ def main() -> None:
         paced = "pace" in params
         learner = Learner(ModelHolder(str(path), freeze_gc=True), freeze_gc=True,
                           **({"pace": args.pace} if paced else {}),
-                          **({"window": args.window} if args.window is not None and "window" in params else {}))
+                          **({"window": args.window} if args.window is not None and "window" in params else {}),
+                          **({"publish_every": args.publish_every}
+                             if args.publish_every is not None and "publish_every" in params else {}))
         for X, y in requests[:20]:  # warm-up (compilation, caches)
             learner._apply_group([Job(LEARN, learner.count(X, y, None), y, None)])
         count_t: list[float] = []
@@ -205,23 +212,40 @@ def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, ra
 
     clock = KernelClock()
     group = learner._group
-    spent = [0.0]  # the writer thread's CPU time in groups
+    spent = [0.0]  # the writer thread's CPU time in groups and publishes
+    inside = [False]
+    published = [0]
 
     def timed_group(jobs: Any) -> None:
         t0 = time.thread_time()
+        inside[0] = True
         try:
             group(jobs)
         finally:
+            inside[0] = False
             spent[0] += time.thread_time() - t0
 
     learner._group = timed_group
+    publish = getattr(learner, "_publish_pending", None)
+    if publish is not None:  # (a tree where each group published its version: counted in the groups)
+        def timed_publish() -> None:
+            published[0] += 1
+            if inside[0]:
+                return publish()
+            t0 = time.thread_time()
+            try:
+                return publish()
+            finally:
+                spent[0] += time.thread_time() - t0
+
+        learner._publish_pending = timed_publish
 
     holder = learner.holder
     out: dict[str, Any] = {}
     t = threading.Thread(target=lambda: out.update(alone=predicting(holder, docs, seconds)))
     t.start()
     t.join()
-    v0 = learner.version
+    v0, p0 = learner.version, published[0]
     w0 = spent[0]
     k0 = clock.seconds
     c0 = time.process_time()
@@ -262,7 +286,8 @@ def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, ra
           f"{gil / seconds:.2f} of the time")
     print(f"predictions alone:          {a[0]:7,.0f}/s p50 {a[1]:.2f} ms p99 {a[2]:.2f} ms")
     print(f"predictions while learning: {both[0]:7,.0f}/s p50 {both[1]:.2f} ms p99 {both[2]:.2f} ms "
-          f"({out['acked']} requests of 10 posts acknowledged in {learner.version - v0} versions; process CPU "
+          f"({out['acked']} requests of 10 posts acknowledged, "
+          f"{(published[0] - p0) if publish is not None else learner.version - v0} versions published; process CPU "
           f"{cpu / seconds:.2f} cores)")
 
 

@@ -45,8 +45,10 @@ def proba(c, docs=PROBE):
     return np.array([[p["probabilities"][k] for k in ("ham", "spam")] for p in out])
 
 
-def post(c, path, body, status=200, headers=AUTH):
-    r = c.post(path, json=body, headers=headers)
+def post(c, path, body, status=200, headers=AUTH, visible=True):
+    """POST (a learn or unlearn answered once predictions see it, unless ``visible=False``)."""
+    learning = path in ("/v1/learn", "/v1/unlearn")
+    r = c.post(path + ("?visible=true" if learning and visible else ""), json=body, headers=headers)
     assert r.status_code == status, r.text
     return r.json()
 
@@ -148,8 +150,9 @@ def test_an_update_that_would_overflow_is_refused_and_the_others_of_its_group_le
         # (its counts are finite, the model's estimate from them is not)
         learner = c.app.state.learner
         X = np.array([[1e308, 1e308, 0]])
-        futures = [learner.submit("learn", np.array([[0, 1, 0]]), ["b"], None), learner.submit("learn", X, ["a"], None),
-                   learner.submit("learn", np.array([[0, 0, 1]]), ["a"], None)]
+        futures = [learner.submit("learn", np.array([[0, 1, 0]]), ["b"], None, visible=True),
+                   learner.submit("learn", X, ["a"], None, visible=True),
+                   learner.submit("learn", np.array([[0, 0, 1]]), ["a"], None, visible=True)]
         outcomes = [f.exception(timeout=30) for f in futures]
         assert outcomes[0] is None and outcomes[2] is None and "overflow" in str(outcomes[1])
         P = c.post("/v1/predict", json={"rows": [[1, 1, 1]]}).json()["predictions"][0]["probabilities"]

@@ -34,7 +34,8 @@ def proba(c, docs=PROBE):
 
 
 def post(c, path, body, status=200):
-    r = c.post(path, json=body, headers=AUTH)
+    """POST (a learn or unlearn answered once predictions see it: ?visible=true)."""
+    r = c.post(path + ("?visible=true" if path in ("/v1/learn", "/v1/unlearn") else ""), json=body, headers=AUTH)
     assert r.status_code == status, r.text
     return r.json()
 

@@ -199,6 +199,37 @@ def test_every_acknowledged_update_survives_sigkill_at_any_point(tmp_path):
         server.kill()
 
 
+def test_acknowledged_updates_not_yet_visible_survive_sigkill(tmp_path):
+    """An update is acknowledged once durable, before predictions see it (the next publish is a
+    minute away here): SIGKILL then, and the restart holds it."""
+    model = tmp_path / "spam.nbm"
+    base_model().save(model)
+    docs = [doc(i) for i in range(4)]
+    server = Server(model, extra=("--publish-every", "60"))
+    try:
+        assert server.ready(), server.log.read_text(errors="replace")
+        assert call(server.url, "/v1/learn", {"texts": [docs[0][0]], "labels": [docs[0][1]]}) == \
+            (200, {"learned": 1, "version": 1})  # after a quiet spell: visible when answered
+        for k, (d, y) in enumerate(docs[1:]):
+            assert call(server.url, "/v1/learn", {"text": d, "label": y}) == (200, {"learned": 1, "version": k + 2})
+        info = call(server.url, "/v1/model")[1]
+        assert info["version"] == 1 and info["learning"]["durable_version"] == 4
+        server.kill()
+    finally:
+        server.kill()
+    ref = base_model().partial_fit([d for d, _ in docs], [y for _, y in docs])
+    server = Server(model)
+    try:
+        assert server.ready(), server.log.read_text(errors="replace")
+        assert call(server.url, "/v1/model")[1]["version"] == 4
+        probe = [d for d, _ in docs] + ["free lunch", "claim prize now"]
+        got = call(server.url, "/v1/predict", {"texts": probe})[1]["predictions"]
+        np.testing.assert_allclose([[g["probabilities"][k] for k in ("ham", "spam")] for g in got],
+                                   ref.predict_proba(probe), rtol=0, atol=1e-12)
+    finally:
+        server.kill()
+
+
 # ---------------------------------------------------------------------------- label sets
 def ml_base():
     return nbayes.MultiLabel(nbayes.TextClassifier(alpha=0.5), threshold=0.5).fit(

@@ -104,6 +104,7 @@ def send(op: str, url: str, data: str, target: str, text_column: str | None, wei
         raise DataError(f"--batch-size {batch_size}: the service takes at most {limit} items per request")
     done, version = 0, info.get("version")
     key = "learned" if op == "learn" else "unlearned"
+    items_key = "texts"
     show = sys.stderr.isatty()
     for chunk in source.chunks(chunk_rows=max(batch_size, 10_000)):
         frame = chunk.frame
@@ -112,7 +113,8 @@ def send(op: str, url: str, data: str, target: str, text_column: str | None, wei
             labels = label_sets(labels, labels_sep, source)
         for start in range(0, len(labels), batch_size):
             stop = min(start + batch_size, len(labels))
-            body: dict[str, Any] = {body_items[0]: body_items[1][start:stop], "labels": labels[start:stop]}
+            items_key = body_items[0]
+            body: dict[str, Any] = {items_key: body_items[1][start:stop], "labels": labels[start:stop]}
             if weights is not None:
                 body["weights"] = weights[start:stop]
             try:
@@ -124,6 +126,9 @@ def send(op: str, url: str, data: str, target: str, text_column: str | None, wei
             version = answer.get("version")
             if show:
                 click.echo(f"\r{op}: {done:,} rows, version {version}", err=True, nl=False)
+    if done:  # an empty request asking for visibility: answered once predictions see every batch
+        version = request(url, f"/v1/{op}?visible=true", {items_key: [], "labels": []}, token=token,
+                          timeout=timeout).get("version", version)
     if show:
         click.echo("", err=True)
     click.echo(f"{key} {done:,} rows from {data}; the model is at version {version}", err=True)

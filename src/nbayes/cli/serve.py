@@ -40,9 +40,13 @@ from ._paths import check_model_file
 @click.option("--learn-pace", type=click.FloatRange(0, None), default=0.0, show_default=True,
               help="With --learn: after a group of updates that cost t of the writer's CPU, the next starts PACE x t "
                    "later (at most 50 ms), so learning takes at most 1/(1+PACE) of a core from predictions; 0: at once.")
+@click.option("--publish-every", type=click.FloatRange(0, 60), default=0.1, show_default=True, metavar="SECONDS",
+              help="With --learn: acknowledged (durable) updates become visible to predictions in a new version at "
+                   "most once per SECONDS, at once after a quiet spell; ?visible=true waits for it. 0: every group.")
 def serve(model_path: str, host: str, port: int, workers: int, max_body: int, max_batch: int, max_text: int,
           access_log: bool, learn: bool, token_file: str | None, token_required_for_predict: bool,
-          allow_new_classes: bool, snapshot_every: int, snapshot_mb: int, learn_pace: float) -> None:
+          allow_new_classes: bool, snapshot_every: int, snapshot_mb: int, learn_pace: float,
+          publish_every: float) -> None:
     """Serve MODEL over HTTP: a JSON API and a web page that shows why (needs nbayes[serve]).
 
     \b
@@ -57,7 +61,8 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
     With --learn (one worker; a token from NBAYES_TOKEN or --token-file):
     POST /v1/learn and /v1/unlearn take the bodies of /v1/predict plus "labels" (optional
     "weights") and answer {"learned": n, "version": v} once the update is on disk (MODEL.log,
-    fsync'd); the file is not reloaded, and a log that belongs to another file refuses to start.
+    fsync'd); predictions see it within --publish-every (?visible=true: answered once they
+    do); the file is not reloaded, and a log that belongs to another file refuses to start.
 
     \b
     Examples:
@@ -89,7 +94,7 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
         options.update(token=token, token_required_for_predict=token_required_for_predict)
     if learn:
         options.update(learn=True, allow_new_classes=allow_new_classes, snapshot_every=snapshot_every,
-                       snapshot_bytes=snapshot_mb << 20, learn_pace=learn_pace)
+                       snapshot_bytes=snapshot_mb << 20, learn_pace=learn_pace, publish_every=publish_every)
     log_config = copy.deepcopy(LOGGING_CONFIG)
     log_config["loggers"]["nbayes.serve"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     common: dict[str, Any] = dict(host=host, port=port, log_config=log_config, access_log=access_log,

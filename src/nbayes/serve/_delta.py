@@ -11,11 +11,14 @@
   nothing densified nor re-estimated whole); the generic path is the statistics' own
   ``embed`` + ``+`` then one estimation.
 - :class:`TextReplay` sums many records' text statistics at start (vectorised).
+- :func:`peak` bounds a delta's numbers: the writer defers building a version for updates whose
+  sum with the model stays far from float64's range (docs/serve.md, "Visibility").
 """
 
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -65,7 +68,11 @@ def total(deltas: list[Delta]) -> Delta:
     if len(deltas) == 1:
         return deltas[0]
     if all(plain_text(d.stats) for d in deltas):  # one vocabulary by dictionary, sorted once
-        acc = TextReplay(deltas[0].classes)
+        classes = deltas[0].classes
+        for d in deltas[1:]:  # every class first: no regrowth of the accumulator's rows per new class
+            classes = union_labels(classes, d.classes) if len(d.classes) else classes
+        # room for every term up front (their count bounds the distinct ones) within 2^17 terms
+        acc = TextReplay(classes, min(sum(len(d.stats.terms) for d in deltas), 1 << 17))
         for d in deltas:
             acc.add(d.classes, d.stats)
         return Delta(acc.result(), acc.classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
@@ -127,6 +134,44 @@ def apply_all(model: Any, deltas: list[Delta]) -> tuple[Any, Delta]:
     return apply(model, d), d
 
 
+def peak(stats: Any) -> float:
+    """The largest magnitude among the numbers of ``stats`` (counts, sums, the tf-idf sums):
+    ``inf`` if one is not finite. O(their size)."""
+    if isinstance(stats, TextStats):
+        arrays: list[Any] = [stats.class_count, stats.term_count, stats.doc_count, stats.df, stats.tf,
+                             np.asarray(float(stats.n_docs))]
+        if stats.weighted is not None:
+            arrays.extend(stats.weighted[1:])
+    else:
+        arrays = list(stats.to_arrays().values())
+    top = 0.0
+    for a in arrays:
+        a = a.data if sp.issparse(a) else np.asarray(a)
+        if a.size == 0 or a.dtype.kind not in "fiub":
+            continue
+        m = float(np.max(np.abs(a.astype(np.float64, copy=False))))
+        if not math.isfinite(m):
+            return math.inf
+        top = max(top, m)
+    return top
+
+
+def model_peak(model: Any) -> float:
+    """:func:`peak` of ``model``'s statistics (inf where it has none to read)."""
+    stats = getattr(model, "stats_", None)
+    if stats is None:
+        return math.inf
+    try:
+        return peak(stats)
+    except (AttributeError, NotImplementedError, TypeError, ValueError):
+        return math.inf
+
+
+def known(d: Delta, classes: np.ndarray) -> bool:
+    """Whether every class (label) ``d`` names is one of ``classes``."""
+    return not len(d.classes) or not encode_labels(d.classes, classes)[1].any()
+
+
 def add_at(into: tuple[np.ndarray, ...], cpos: np.ndarray, tpos: np.ndarray, add: tuple[Any, ...]) -> None:
     """In place: text counts ``add`` = (class_count, term_count, doc_count, df, tf) onto
     ``into``'s, their classes at rows ``cpos`` and terms at columns ``tpos``."""
@@ -154,11 +199,12 @@ class TextReplay:
     their own terms (:meth:`add`: a dictionary look-up per term) or, replaying a log, as counts
     over term numbers the log defined in order (:meth:`define`, :meth:`add_counts`)."""
 
-    def __init__(self, classes: np.ndarray) -> None:
+    def __init__(self, classes: np.ndarray, terms: int = 0) -> None:
+        """``terms``: how many distinct terms to make room for first (it grows by doubling)."""
         self.classes = classes
         self.ids: dict[str, int] = {}
         self.words: list[str] = []
-        cap = 1024
+        cap = max(1024, int(terms))
         self.tc, self.dc = np.zeros((len(classes), cap)), np.zeros((len(classes), cap))
         self.df, self.tf = np.zeros(cap), np.zeros(cap)
         self.cc = np.zeros(len(classes))

@@ -1,32 +1,36 @@
 """Learning and forgetting in ``nbayes serve --learn``: one authoritative model, updated by one
-writer thread, made durable by the update log (:mod:`._log`) before any answer.
+writer thread, made durable by the update log (:mod:`._log`) before any answer, made visible
+to predictions at most once per ``publish_every``.
 
 - A learn request is turned into statistics (a :class:`~._delta.Delta`) by the request itself,
   with the model's own hooks (``prepare_input``, ``count_statistics``; :mod:`._requests`, with
   the checks and answers of refused requests): tokenising and counting happen outside the
-  writer. The writer adds a group's deltas into new arrays
-  (:func:`._delta.apply`: copy-on-write, the served version is never touched): a text model's
-  parameters are updated where the group touches them (:func:`nbayes.text.online.add_counts`),
-  other models estimate theirs once per group. An unlearn is ``stats_.subtract`` then
-  ``set_statistics`` on a copy. Readers keep the model they started with; the new version replaces it whole.
-- Group commit: the writer thread takes every update waiting, applies them in order (the
-  learns of a run summed into one record), appends the records and fsyncs once, then publishes
-  the new version and answers each request. Group publish: a group starts no sooner than
-  ``window`` (20 ms) after the last one started, so a busy writer makes at most one version per
-  window whatever the rate of requests. It can also pace itself (``pace``: docs/serve.md).
-- Forgetting: a group holding an unlearn is not logged; the model file is rewritten (a
-  snapshot) and the log emptied before the answer, so no record of the forgotten rows remains.
-- Snapshots also every ``snapshot_every`` records or ``snapshot_bytes`` of log, written from an
-  immutable version by a background thread while learning goes on; the writer then starts a
-  new log after it holding the records made meanwhile. A snapshot's file records its version
-  and the checksum of the file before it, so a crash between writing the file and replacing
-  the log is recognised at start.
+  writer.
+- Group commit: the writer thread takes every update waiting, checks them (known labels,
+  numbers far from float64's range: every refusal before the answer), sums the learns of a run
+  into one record, appends the group's records with one fsync and answers each request with
+  the version that will hold it (``{"learned": n, "version": v}``): acknowledged = durable.
+  It does not build a model for them: their summed deltas wait, durable, in ``_pending``.
+- Publishing (visibility): the pending deltas are added to the model (:func:`._delta.apply_all`,
+  copy-on-write: the served version is never touched; a text model's parameters updated where
+  the deltas touch them) and the new version replaces the served one whole, at most once per
+  ``publish_every`` (0.1 s), and at once when nothing was published in the last interval (a
+  lone update is visible when answered). A request asking ``?visible=true`` is answered after
+  the publish that holds it. An update the cheap checks cannot clear (a new class, numbers
+  near float64's range) is built before its answer instead, which refuses exactly what the
+  model refuses.
+- Forgetting: a group holding an unlearn is not logged; the pending learns are applied, then
+  the unlearn, the model file is rewritten (a snapshot, :mod:`._snapshots`), the log emptied
+  and the result published before the answer, so no record of the forgotten rows remains.
+- Snapshots also every ``snapshot_every`` records or ``snapshot_bytes`` of log, from a
+  published version holding every record logged, in the background (:mod:`._snapshots`).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import gc
+import math
 import os
 import threading
 import time
@@ -38,16 +42,23 @@ import numpy as np
 from .._validation import encode_labels
 from ..errors import ModelFileError, NBayesError
 from ..io.info import count, json_value
-from ..io.model_file import state_to_bytes
 from . import _delta, _log
 from . import _labelsets as labelsets
 from ._delta import Delta
 from ._model import Loaded, ModelHolder, Problem, log
 from ._records import LogTerms, read_deltas, replay
 from ._requests import LEARN, UNLEARN, cannot, counted, refused, unknown_label, without_rows
+from ._snapshots import Snapshots
 
-#: the shortest time (s) between the starts of two groups of updates (group publish; docs/serve.md)
-WINDOW = 0.02
+#: the shortest time (s) between the starts of two groups of updates (0: a group as soon as the
+#: last one ends; the fsync of one group is the time the next gathers in)
+WINDOW = 0.0
+#: the shortest time (s) between two publishes of a new version (docs/serve.md, "Visibility")
+PUBLISH_EVERY = 0.1
+#: updates are added to the model without building a version before their answer while every
+#: number of the model's statistics stays below this (far from float64's range, whatever the
+#: estimation does with them: squares, sums over terms); beyond it, each is built before its answer
+DEFER_LIMIT = 1e100
 
 
 @dataclass
@@ -56,18 +67,25 @@ class Job:
     X: Any  # a learn: its Delta (counted by the request); an unlearn: the rows
     y: list[Any]
     w: list[float] | None
+    visible: bool = False  # answer only once a published version holds it
     future: concurrent.futures.Future[dict[str, Any]] = field(default_factory=concurrent.futures.Future)
 
 
 # ---------------------------------------------------------------------------- the learner
-class Learner:
-    """The one model that learns: recovers it from the file and its log at start, applies
-    updates in a writer thread, answers once they are durable."""
+class Learner(Snapshots):
+    """The one model that learns: recovers it from the file and its log at start, logs updates
+    in a writer thread, answers once they are durable, publishes them at most once per
+    ``publish_every``.
+
+    ``model`` / ``version``: the published version (what predictions use); ``durable_version``:
+    the last version logged (>= ``version``); the versions between are ``_base`` (the newest
+    model built) plus the summed deltas ``_pending`` (logged, not added yet)."""
 
     def __init__(self, holder: ModelHolder, *, allow_new_classes: bool = False, snapshot_every: int = 10_000,
                  snapshot_bytes: int = 256 << 20, freeze_gc: bool = False, pace: float = 0.0,
-                 max_pause: float = 0.05, window: float = WINDOW) -> None:
+                 max_pause: float = 0.05, window: float = WINDOW, publish_every: float = PUBLISH_EVERY) -> None:
         self.holder = holder
+        self.publish_every = float(publish_every)
         # after a group that took t of the writer's CPU, the next starts min(pace * t, max_pause)
         # later, the updates arriving meanwhile joining it: at most 1 / (1 + pace) of a core
         self.pace, self.max_pause = float(pace), float(max_pause)
@@ -95,6 +113,12 @@ class Learner:
         model, replayed = self._recover(loaded.model, serve.get("follows"))
         self.replayed = replayed
         self.model = model
+        self.durable_version = self.version
+        self._base: Any = model  # the newest model built (published, or about to be)
+        self._pending: list[Delta] = []  # summed deltas logged after _base, not added to it yet
+        self._peak = _delta.model_peak(model)  # a bound on the numbers of _base plus _pending
+        self._last_publish = -math.inf  # (monotonic) the next update after a quiet spell publishes at once
+        self._waiters: list[tuple[int, concurrent.futures.Future[dict[str, Any]], dict[str, Any]]] = []
         self.fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
         self.log_bytes = os.fstat(self.fd).st_size
         self._publish(model)
@@ -166,11 +190,13 @@ class Learner:
         settings (the same in every version)."""
         return counted(self.holder.current.model, X, y, w)
 
-    def submit(self, op: str, X: Any, y: list[Any], w: list[float] | None) -> concurrent.futures.Future[dict[str, Any]]:
-        """Queue an update (a learn: its :class:`Delta` as ``X``, or the rows, counted here)."""
+    def submit(self, op: str, X: Any, y: list[Any], w: list[float] | None, *,
+               visible: bool = False) -> concurrent.futures.Future[dict[str, Any]]:
+        """Queue an update (a learn: its :class:`Delta` as ``X``, or the rows, counted here),
+        answered once durable (``visible``: once a published version holds it)."""
         if op == LEARN and not isinstance(X, Delta):
             X = self.count(X, y, w)
-        job = Job(op, X, y, w)
+        job = Job(op, X, y, w, visible)
         with self._cond:
             if self._stopping:
                 raise Problem(503, "the service is shutting down")
@@ -180,6 +206,18 @@ class Learner:
             self._queue.append(job)
             self._cond.notify()
         return job.future
+
+    def visible(self, answer: dict[str, Any]) -> concurrent.futures.Future[dict[str, Any]]:
+        """A future of ``answer`` once a published version holds ``answer["version"]``."""
+        future: concurrent.futures.Future[dict[str, Any]] = concurrent.futures.Future()
+        with self._cond:
+            if int(answer["version"]) <= self.version:
+                future.set_result(answer)
+            elif self.broken is not None:
+                future.set_exception(Problem(503, f"learning is stopped: {self.broken}"))
+            else:
+                self._waiters.append((int(answer["version"]), future, answer))
+        return future
 
     def stop(self) -> None:
         with self._cond:
@@ -198,27 +236,39 @@ class Learner:
         ready_at = 0.0  # pacing, window: the next group starts no sooner (the updates arriving meanwhile join it)
         while True:
             with self._cond:
-                while not self._queue and not self._stopping and self._snap_done is None:
-                    self._cond.wait()
-                while self._queue and not self._stopping and (left := ready_at - time.monotonic()) > 0:
-                    self._cond.wait(left)
-                jobs, self._queue = self._queue, []
-                if not jobs and self._stopping:
-                    return
+                while True:
+                    now = time.monotonic()
+                    due = self._publish_due()
+                    if self._stopping or self._snap_done is not None or (self._queue and now >= ready_at) or now >= due:
+                        break
+                    until = min(ready_at, due) if self._queue else due
+                    self._cond.wait(None if until == math.inf else until - now)
+                jobs, self._queue = (self._queue, []) if (self._stopping or time.monotonic() >= ready_at) else ([], self._queue)
+                stopping = self._stopping and not self._queue
             self._end_snapshot(wait=False)
-            if not jobs:
-                continue
-            busy = time.thread_time()
-            started = time.monotonic()
-            try:
-                self._group(jobs)
-            except BaseException as exc:  # noqa: BLE001 - every waiting request gets an answer
-                log.exception("nbayes serve: the learner failed on a group of updates")
-                for j in jobs:
-                    if not j.future.done():
-                        j.future.set_exception(Problem(500, f"internal error while learning ({type(exc).__name__})"))
-            busy = time.thread_time() - busy  # the writer's CPU time for the group (not its fsync wait)
-            ready_at = max(time.monotonic() + min(self.pace * busy, self.max_pause), started + self.window)
+            if jobs:
+                busy = time.thread_time()
+                started = time.monotonic()
+                try:
+                    self._group(jobs)
+                except BaseException as exc:  # noqa: BLE001 - every waiting request gets an answer
+                    log.exception("nbayes serve: the learner failed on a group of updates")
+                    for j in jobs:
+                        if not j.future.done():
+                            j.future.set_exception(Problem(500, f"internal error while learning ({type(exc).__name__})"))
+                busy = time.thread_time() - busy  # the writer's CPU time for the group (not its fsync wait)
+                ready_at = max(time.monotonic() + min(self.pace * busy, self.max_pause), started + self.window)
+            if self.version < self.durable_version and (stopping or time.monotonic() >= self._publish_due()):
+                self._publish_pending()
+            if stopping:
+                self._answer_waiters()  # (none left after a publish; a failed one answers them too)
+                return
+
+    def _publish_due(self) -> float:
+        """When the durable versions not yet published are due (inf: none, or learning stopped)."""
+        if self.version >= self.durable_version or self.broken is not None:
+            return math.inf
+        return self._last_publish + self.publish_every
 
     # ------------------------------------------------------------------ a group
     def _group(self, jobs: list[Job]) -> None:
@@ -231,21 +281,47 @@ class Learner:
             for j in jobs:
                 j.future.set_exception(Problem(503, f"learning is stopped: {self.broken}"))
             return
-        work, version = self.model, self.version
+        # the group works on copies of the state, kept only once its records are on disk
+        base, pending, peak, version = self._base, list(self._pending), self._peak, self.durable_version
+        apply_all = labelsets.apply_all if labelsets.applies(base) else _delta.apply_all
+        total = labelsets.total if labelsets.applies(base) else _delta.total
         self._terms.discard()
         done: list[tuple[Job, int, int]] = []  # (job, version, rows)
         records: list[_log.Record] = []
         deltas: list[Delta] = []  # of the records
-        run: list[Job] = []  # learns not yet applied
+        run: list[Job] = []  # learns not yet summed
         forgot = False
         learned = unlearned = 0
 
+        def built() -> Any:
+            """``base`` with the pending deltas added (checked when they were logged: cannot fail)."""
+            nonlocal base, pending, peak
+            if pending:
+                try:
+                    base = apply_all(base, pending)[0]
+                except (NBayesError, FloatingPointError) as exc:  # a bug: not the fault of the group's updates
+                    raise RuntimeError(f"the pending updates could not be added: {exc}") from exc
+                pending = []
+            return base
+
         def commit(items: list[Job]) -> None:
-            """Add the deltas of ``items`` to ``work`` as one record (raises, changing nothing)."""
-            nonlocal work, version, learned
-            new, delta = (labelsets.apply_all if labelsets.applies(work) else _delta.apply_all)(work, [j.X for j in items])
+            """The deltas of ``items`` as one record (raises, changing nothing): summed and kept
+            pending when their classes are the model's and the sum stays far from float64's
+            range; otherwise added to the model now (what the model refuses is refused here)."""
+            nonlocal base, version, learned, peak
+            ds = [j.X for j in items]
+            delta = total(ds) if all(_delta.known(d, base.classes_) for d in ds) else None
+            top = math.inf if delta is None else _delta.peak(delta.stats)
+            new = None
+            if delta is None or peak + top > DEFER_LIMIT:
+                new, delta = apply_all(built(), ds)
             body = self._terms.body(delta)
-            work, version = new, version + 1
+            if new is None:  # (nothing changes before this point: a refusal leaves the group's state)
+                pending.append(delta)
+                peak += top
+            else:
+                base, peak = new, _delta.model_peak(new)
+            version += 1
             records.append(_log.Record(version, _log.OP_LEARN, delta.rows, delta.weight, body))
             deltas.append(delta)
             done.extend((j, version, j.X.rows) for j in items)
@@ -270,16 +346,17 @@ class Learner:
                 if job.op == LEARN:
                     d: Delta = job.X
                     if not self.allow_new_classes:
-                        _, unknown = encode_labels(d.classes, work.classes_)
+                        _, unknown = encode_labels(d.classes, base.classes_)
                         if unknown.any() and isinstance(d, labelsets.LabelSetDelta):
-                            labelsets.unknown_label(work.classes_, d.sets, learn=True)
+                            labelsets.unknown_label(base.classes_, d.sets, learn=True)
                         if unknown.any():
                             labels = d.labels if d.labels is not None else d.classes
-                            raise Problem(422, unknown_label(labels, work.classes_, learn=True))
+                            raise Problem(422, unknown_label(labels, base.classes_, learn=True))
                     run.append(job)
                 else:
                     flush()
-                    work, n, _ = without_rows(work, job.X, job.y, job.w)
+                    base, n, _ = without_rows(built(), job.X, job.y, job.w)
+                    peak = _delta.model_peak(base)  # (an unlearn writes the whole file anyway)
                     version += 1
                     done.append((job, version, n))
                     unlearned += n
@@ -293,135 +370,83 @@ class Learner:
             return
         try:
             if forgot:
+                built()  # the learns after the unlearn
                 self._end_snapshot(wait=True)
-                self._snapshot(work, version)  # no record of the forgotten rows is left on disk
+                self._snapshot(base, version)  # no record of the forgotten rows is left on disk
             else:
-                frames = [_log.encode_record(r) for r in records]
-                data = b"".join(frames)
-                before = self.log_bytes
-                try:
-                    _log.append(self.fd, data)
-                except OSError:
-                    self._terms.discard()
-                    try:
-                        os.ftruncate(self.fd, before)
-                    except OSError:
-                        self.broken = f"{self.log_path} could not be written nor cut back"
-                    raise
-                self._terms.commit()
-                _log.crash_point("appended")
-                self.log_bytes += len(data)
-                self.records += len(records)
-                self.rows_learned += learned
-                if self._snap is not None:  # the next log keeps what its snapshot does not hold
-                    self._since.extend(zip(records, deltas))
+                self._append(records, deltas, learned)
         except (OSError, ModelFileError) as exc:
             log.error("nbayes serve: an update could not be made durable: %s", exc)
             for j, _, _ in done:
                 j.future.set_exception(Problem(503, f"the update could not be written to disk ({exc}); nothing was learned"))
             return
-        self.model, self.version = work, version
+        self._base, self._pending, self.durable_version = base, pending, version
+        self._peak = peak
         self.total_learned += learned
         self.total_unlearned += unlearned
-        self._publish(work)
+        if forgot or time.monotonic() >= self._publish_due():  # a quiet service: visible when answered
+            self._publish_pending()
         for j, v, n in done:
-            j.future.set_result({"learned" if j.op == LEARN else "unlearned": n, "version": v})
-        if (not forgot and self._snap is None
-                and (self.records >= self.snapshot_every or self.log_bytes >= self.snapshot_bytes)):
-            self._begin_snapshot(work, version)
+            answer = {"learned" if j.op == LEARN else "unlearned": n, "version": v}
+            if j.visible and v > self.version:
+                with self._cond:
+                    self._waiters.append((v, j.future, answer))
+            else:
+                j.future.set_result(answer)
 
-    # ------------------------------------------------------------------ snapshots
-    def _image(self, model: Any, version: int, follows: str) -> bytes:
-        """The model file image of ``model`` at ``version`` (its meta: the version and the file it follows)."""
-        state = model.to_state()
-        meta = dict(self.meta)
-        cli = dict(meta.get("cli") or {})
-        cli.pop("rows", None)  # the training rows are the statistics' now
-        if cli:
-            meta["cli"] = cli
-        meta.update(state["meta"])
-        meta["serve"] = {"version": int(version), "follows": follows}
-        state["meta"] = meta
-        return state_to_bytes(state)  # the model file format, as model.save writes it
-
-    def _write_file(self, model: Any, version: int, follows: str) -> str:
-        """Write the model file atomically (after the file ``follows``); its SHA-256 (hex)."""
-        image = self._image(model, version, follows)
-        _log.replace_file(self.path, image, "snapshot-written", _log.snapshot_tmp(self.path))
-        _log.crash_point("snapshot-saved")
-        return image[-32:].hex()
-
-    def _new_log(self, sha: str, version: int, frames: list[bytes], rows: int) -> None:
-        """Replace the log by one after the file ``sha`` (at ``version``) holding ``frames``."""
+    def _append(self, records: list[_log.Record], deltas: list[Delta], learned: int) -> None:
+        """Append the group's records to the log, one fsync (cut back if that fails)."""
+        data = b"".join([_log.encode_record(r) for r in records])
+        before = self.log_bytes
         try:
-            _log.write_new(self.log_path, sha, version, frames)
-            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
-        except OSError as exc:
-            self.broken = f"the model file was written but its new log could not be ({exc})"
-            raise
-        os.close(self.fd)
-        self.fd = fd
-        self.sha, self.snapshot_version = sha, int(version)
-        self.log_bytes = os.fstat(fd).st_size
-        self.records = len(frames)
-        self.rows_learned, self.rows_unlearned = rows, 0
-        self.snapshots += 1
-
-    def _snapshot(self, model: Any, version: int) -> None:
-        """Write the model file (atomically, its version and the file it follows inside), then
-        a new empty log after it. A crash between the two is recognised at start (the old log
-        follows the file this one follows)."""
-        self._new_log(self._write_file(model, version, self.sha), version, [], 0)
-        self._terms = LogTerms()
-
-    def _begin_snapshot(self, model: Any, version: int) -> None:
-        """Write the file of ``model`` (an immutable version) in a background thread; the writer
-        replaces the log once it is in place (:meth:`_end_snapshot`)."""
-        self._since = []
-        follows = self.sha
-
-        def write() -> None:
+            _log.append(self.fd, data)
+        except OSError:
+            self._terms.discard()
             try:
-                result: tuple[int, str] | BaseException = (version, self._write_file(model, version, follows))
-            except BaseException as exc:  # noqa: BLE001 - reported to the writer
-                result = exc
-            with self._cond:
-                self._snap_done = result
-                self._cond.notify()
+                os.ftruncate(self.fd, before)
+            except OSError:
+                self.broken = f"{self.log_path} could not be written nor cut back"
+            raise
+        self._terms.commit()
+        _log.crash_point("appended")
+        self.log_bytes += len(data)
+        self.records += len(records)
+        self.rows_learned += learned
+        if self._snap is not None:  # the next log keeps what its snapshot does not hold
+            self._since.extend(zip(records, deltas))
 
-        self._snap = threading.Thread(target=write, name="nbayes-snapshot", daemon=True)
-        self._snap.start()
+    def _publish_pending(self) -> None:
+        """Publish the durable versions: the pending deltas added to the model (one new version),
+        then the requests waiting for it answered, then a snapshot if one is due."""
+        if self._pending:
+            try:
+                with np.errstate(over="raise", invalid="raise"):
+                    new = (labelsets.apply_all if labelsets.applies(self._base) else _delta.apply_all)(
+                        self._base, self._pending)[0]
+            except Exception as exc:  # noqa: BLE001 - checked before the answers: a bug; stop learning
+                log.exception("nbayes serve: acknowledged updates could not be published")
+                self.broken = f"acknowledged updates could not be published ({type(exc).__name__}: {exc})"
+                self._answer_waiters()
+                return
+            self._base, self._pending = new, []
+        self.model, self.version = self._base, self.durable_version
+        self._last_publish = time.monotonic()
+        self._publish(self.model)
+        self._answer_waiters()
+        if self._snap is None and (self.records >= self.snapshot_every or self.log_bytes >= self.snapshot_bytes):
+            self._begin_snapshot(self.model, self.version)
 
-    def _end_snapshot(self, wait: bool) -> None:
-        """In the writer: once the background snapshot's file is in place, the new log after it
-        (holding the records appended meanwhile). ``wait``: wait for the file first."""
-        snap = self._snap
-        if snap is None or (not wait and self._snap_done is None):
-            return
-        snap.join()
+    def _answer_waiters(self) -> None:
+        """Answer the requests waiting for a version now published (all of them once learning broke)."""
         with self._cond:
-            result, self._snap_done = self._snap_done, None
-        try:
-            self._after_snapshot(result)
-        finally:  # (after the new log: /v1/model never shows no snapshot running and none made)
-            self._snap = None
-
-    def _after_snapshot(self, result: tuple[int, str] | BaseException | None) -> None:
-        since, self._since = self._since, []
-        if isinstance(result, BaseException) or result is None:
-            log.error("nbayes serve: a snapshot failed (the log keeps the updates): %s", result)
-            return
-        version, sha = result
-        later = [(r, d) for r, d in since if r.version > version]
-        terms = LogTerms()  # the new log numbers its terms anew
-        frames = [_log.encode_record(_log.Record(r.version, r.op, r.rows, r.weight, terms.body(d))) for r, d in later]
-        terms.commit()
-        try:
-            self._new_log(sha, version, frames, sum(r.rows for r, _ in later))
-        except OSError as exc:  # the start recognises the old log after the new file
-            log.error("nbayes serve: the log after a snapshot could not be written: %s", exc)
-            return
-        self._terms = terms
+            ready = [x for x in self._waiters if x[0] <= self.version or self.broken is not None]
+            self._waiters = [x for x in self._waiters if x not in ready]
+        for _, future, answer in ready:
+            if self.broken is not None and answer["version"] > self.version:
+                future.set_exception(Problem(503, f"learning is stopped: {self.broken} (the update is durable: "
+                                                  "a restart replays it)"))
+            else:
+                future.set_result(answer)
 
     # ------------------------------------------------------------------ publishing
     def _publish(self, model: Any) -> None:
@@ -438,6 +463,8 @@ class Learner:
     def status(self) -> dict[str, Any]:
         return {
             "version": self.version,
+            "durable_version": self.durable_version,
+            "publish_every": self.publish_every,
             "file_version": self.snapshot_version,
             "rows_learned_since_file": self.rows_learned,
             "rows_unlearned_since_file": self.rows_unlearned,
@@ -453,4 +480,5 @@ class Learner:
             "error": self.broken,
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
+
 

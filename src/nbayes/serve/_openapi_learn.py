@@ -36,10 +36,17 @@ def add_learning(doc: dict[str, Any], classes: list[Any], allow_new_classes: boo
         return {"post": {
             "summary": what,
             "security": [{"bearer": []}],
+            "parameters": [{
+                "name": "visible", "in": "query", "required": False, "schema": {"type": "boolean", "default": False},
+                "description": "true: answer once predictions see the update (the version answered, or a later one, "
+                               "is published), not only once it is durable; at most the service's publish interval "
+                               "(--publish-every, 0.1 s) later. An unlearn is visible when answered in any case."}],
             "requestBody": {"required": True, "content": {"application/json": {"schema": {
                 "oneOf": [{"$ref": "#/components/schemas/LearnOne"}, {"$ref": "#/components/schemas/LearnBatch"}]}}}},
             "responses": {
-                "200": {"description": "durable: on disk before this answer", "content": {"application/json": {"schema": {
+                "200": {"description": "durable: on disk before this answer (visible to predictions within the "
+                                       "publish interval; with visible=true, before this answer); version: the "
+                                       "model version that holds the update", "content": {"application/json": {"schema": {
                     "type": "object", "required": [key, "version"],
                     "properties": {key: {"type": "integer"}, "version": {"type": "integer"}}}}}},
                 "400": error("the body is not JSON (or empty)"),

@@ -1,11 +1,13 @@
 """What a learn or unlearn request of ``nbayes serve --learn`` becomes before the writer
 (:mod:`._learn`) adds it, and why one is refused: whether a model can learn online
-(:func:`cannot`), a learn request's statistics (:func:`counted`, run by the request), a model
+(:func:`cannot`), its labels and weights checked against its items (:func:`labels_of`), a
+learn request's statistics (:func:`counted`, run by the request), a model
 without an unlearn's rows (:func:`without_rows`), and the 422 answers."""
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -87,3 +89,53 @@ def refused(exc: Exception, op: str) -> Problem:
     if isinstance(exc, FloatingPointError):
         return Problem(422, f"the update would make the model's numbers overflow or undefined ({exc}); {nothing}")
     return Problem(422, f"{exc}; {nothing}")
+
+
+def labels_of(body: dict[str, Any], n: int, single: bool, sets: bool = False) -> tuple[list[Any], list[float] | None]:
+    """The labels (and weights) of a learn / unlearn request, checked against its items;
+    ``sets``: a multi-label model's, one list of labels per item."""
+    lk, wk = ("label", "weight") if single else ("labels", "weights")
+    other = ("labels", "weights") if single else ("label", "weight")
+    wrong = [k for k in other if k in body]
+    if wrong:
+        raise Problem(422, f"{'one item' if single else 'a batch'} takes {lk!r} and {wk!r}, not {wrong[0]!r}")
+    if lk not in body:
+        raise Problem(422, f"missing field {lk!r}: the class of {'the item' if single else 'each item'}")
+    if sets:  # a multi-label model: a list of labels per item ([] for none, if the model allows it)
+        raw = _per_item(body[lk], "labels", lk, single, n, "one list of labels per item", "label sets", _label_set,
+                        "a list of labels (this model is multi-label: such as [\"a\", \"b\"], or [])")
+    else:
+        raw = _per_item(body[lk], "labels", lk, single, n, "one label per item", "labels",
+                        lambda v: isinstance(v, str | int | float | bool), "a string, integer or boolean")
+    if wk not in body:
+        return raw, None
+    wraw = _per_item(body[wk], "weights", wk, single, n, "one number per item", "numbers",
+                     lambda v: not isinstance(v, bool) and isinstance(v, int | float) and v >= 0, "a number >= 0")
+    return raw, [float(v) for v in wraw]
+
+
+def _label_set(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str | int | float | bool) for x in v)
+
+
+def _per_item(value: Any, field: str, key: str, single: bool, n: int, shape: str, unit: str,
+              ok: Callable[[Any], bool], want: str) -> list[Any]:
+    """The ``n`` values of a learning body's ``field`` (one ``key`` when ``single``), each
+    ``ok``; else 422 naming the item."""
+    raw = [value] if single else value
+    if not isinstance(raw, list):
+        raise Problem(422, f"{field!r} must be an array ({shape}), got {_kind(raw)}")
+    if len(raw) != n:
+        raise Problem(422, f"{field!r} holds {len(raw)} {unit} for {n} items")
+    for i, v in enumerate(raw):
+        if not ok(v):
+            got = f"{_kind(v)}" if field == "labels" else f"{_kind(v)} {v!r}"
+            raise Problem(422, f"{key}{'' if single else f'[{i}]'} must be {want}, got {got}"[:200])
+    return raw
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
+            dict: "an object"}.get(type(v), type(v).__name__)

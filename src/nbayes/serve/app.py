@@ -11,7 +11,8 @@
 - ``GET /``: the page;
 - with ``learn=True``: ``POST /v1/learn`` and ``POST /v1/unlearn`` (the bodies of
   ``/v1/predict`` plus ``"labels"``, optional ``"weights"``; ``Authorization: Bearer <token>``),
-  answered once the update is durable (:mod:`nbayes.serve._learn`).
+  answered once the update is durable, and with ``?visible=true`` once predictions see it
+  (:mod:`nbayes.serve._learn`).
 
 Bad requests get a JSON body ``{"error": message, "status": code}``: 400 for a body that is not
 JSON, 413 for a body over ``max_body`` bytes (only that), 422 for JSON that breaks the schema of
@@ -34,7 +35,6 @@ import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 from types import ModuleType
-from collections.abc import Callable
 from typing import Any
 
 try:
@@ -49,9 +49,10 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 
 from ..errors import NBayesError
 from . import _multilabel
-from ._learn import LEARN, UNLEARN, WINDOW, Learner, cannot
+from ._learn import LEARN, PUBLISH_EVERY, UNLEARN, WINDOW, Learner, cannot
 from ._model import Limits, Loaded, ModelHolder, Problem, log
 from ._openapi_learn import add_learning
+from ._requests import labels_of
 
 orjson: ModuleType | None
 try:  # faster JSON when it is there; the standard library otherwise
@@ -195,6 +196,20 @@ def _input(loaded: Loaded, body: dict[str, Any], limits: Limits, batch: bool) ->
     return (loaded.matrix(rows) if rows else None), single, 100 * len(rows), rows
 
 
+_YES, _NO = ("true", "1", "yes"), ("false", "0", "no", "")
+
+
+def _visible(request: Request) -> bool:
+    """The ``visible`` query parameter of a learn / unlearn request: answer once predictions
+    see the update (read-your-writes), not only once it is durable."""
+    raw = request.query_params.get("visible")
+    if raw is None or raw.lower() in _NO:
+        return False
+    if raw.lower() in _YES:
+        return True
+    raise Problem(422, f"the query parameter visible must be true or false, got {raw[:40]!r}")
+
+
 def _authorize(request: Request, token: str | None) -> None:
     """401 without ``Authorization: Bearer <token>``, 403 with another token (compared in
     constant time)."""
@@ -209,56 +224,6 @@ def _authorize(request: Request, token: str | None) -> None:
         raise Problem(401, "the Authorization header must be 'Bearer <token>'", challenge)
     if not hmac.compare_digest(credential.strip().encode("utf-8"), token.encode("utf-8")):
         raise Problem(403, "the token is not the service's")
-
-
-def _labels(body: dict[str, Any], n: int, single: bool, sets: bool = False) -> tuple[list[Any], list[float] | None]:
-    """The labels (and weights) of a learn / unlearn request, checked against its items;
-    ``sets``: a multi-label model's, one list of labels per item."""
-    lk, wk = ("label", "weight") if single else ("labels", "weights")
-    other = ("labels", "weights") if single else ("label", "weight")
-    wrong = [k for k in other if k in body]
-    if wrong:
-        raise Problem(422, f"{'one item' if single else 'a batch'} takes {lk!r} and {wk!r}, not {wrong[0]!r}")
-    if lk not in body:
-        raise Problem(422, f"missing field {lk!r}: the class of {'the item' if single else 'each item'}")
-    if sets:  # a multi-label model: a list of labels per item ([] for none, if the model allows it)
-        raw = _per_item(body[lk], "labels", lk, single, n, "one list of labels per item", "label sets", _label_set,
-                        "a list of labels (this model is multi-label: such as [\"a\", \"b\"], or [])")
-    else:
-        raw = _per_item(body[lk], "labels", lk, single, n, "one label per item", "labels",
-                        lambda v: isinstance(v, str | int | float | bool), "a string, integer or boolean")
-    if wk not in body:
-        return raw, None
-    wraw = _per_item(body[wk], "weights", wk, single, n, "one number per item", "numbers",
-                     lambda v: not isinstance(v, bool) and isinstance(v, int | float) and v >= 0, "a number >= 0")
-    return raw, [float(v) for v in wraw]
-
-
-def _label_set(v: Any) -> bool:
-    return isinstance(v, list) and all(isinstance(x, str | int | float | bool) for x in v)
-
-
-def _per_item(value: Any, field: str, key: str, single: bool, n: int, shape: str, unit: str,
-              ok: Callable[[Any], bool], want: str) -> list[Any]:
-    """The ``n`` values of a learning body's ``field`` (one ``key`` when ``single``), each
-    ``ok``; else 422 naming the item."""
-    raw = [value] if single else value
-    if not isinstance(raw, list):
-        raise Problem(422, f"{field!r} must be an array ({shape}), got {_kind(raw)}")
-    if len(raw) != n:
-        raise Problem(422, f"{field!r} holds {len(raw)} {unit} for {n} items")
-    for i, v in enumerate(raw):
-        if not ok(v):
-            got = f"{_kind(v)}" if field == "labels" else f"{_kind(v)} {v!r}"
-            raise Problem(422, f"{key}{'' if single else f'[{i}]'} must be {want}, got {got}"[:200])
-    return raw
-
-
-def _kind(v: Any) -> str:
-    if v is None:
-        return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
-            dict: "an object"}.get(type(v), type(v).__name__)
 
 
 # ---------------------------------------------------------------------------- the app
@@ -278,6 +243,7 @@ def create_app(
     snapshot_bytes: int = 256 << 20,
     learn_pace: float = 0.0,
     learn_window: float = WINDOW,
+    publish_every: float = PUBLISH_EVERY,
 ) -> Starlette:
     """The service for the model file ``model_path`` (loaded now: a bad file raises
     :class:`nbayes.errors.ModelFileError`). ``freeze_gc`` (for a process that only serves, as
@@ -294,7 +260,10 @@ def create_app(
     ``learn_pace * t`` later (at most 50 ms): learning takes at most ``1 / (1 + learn_pace)``
     of a core from the predictions (0: at once).
     ``learn_window``: a group of updates starts no sooner than this (s) after the last one started
-    (group publish: at most one version per window whatever the rate of learn requests; 0: at once).
+    (fewer, larger groups: fewer fsyncs; 0, the default: as soon as the last one ends).
+    ``publish_every``: acknowledged (durable) updates become visible to predictions in a new
+    version at most once per this many seconds (0.1), at once after a quiet spell; a learn or
+    unlearn with ``?visible=true`` is answered once visible (0: every group before its answers).
     ``token_required_for_predict``: ``/v1/predict`` and ``/v1/explain`` need the token too."""
     for name, v in (("max_body", max_body), ("max_batch", max_batch), ("max_text", max_text),
                     ("snapshot_every", snapshot_every), ("snapshot_bytes", snapshot_bytes)):
@@ -304,6 +273,8 @@ def create_app(
         raise ValueError(f"learn_pace must be a number >= 0, got {learn_pace!r}")
     if isinstance(learn_window, bool) or not isinstance(learn_window, (int, float)) or not 0 <= learn_window <= 10:
         raise ValueError(f"learn_window must be a number of seconds from 0 to 10, got {learn_window!r}")
+    if isinstance(publish_every, bool) or not isinstance(publish_every, (int, float)) or not 0 <= publish_every <= 60:
+        raise ValueError(f"publish_every must be a number of seconds from 0 to 60, got {publish_every!r}")
     if not reload_interval > 0:
         raise ValueError(f"reload_interval must be > 0 seconds, got {reload_interval!r}")
     if token is not None and (not isinstance(token, str) or not token.strip()):
@@ -315,7 +286,7 @@ def create_app(
     holder = ModelHolder(model_path, freeze_gc=freeze_gc)
     learner = (Learner(holder, allow_new_classes=allow_new_classes, snapshot_every=snapshot_every,
                        snapshot_bytes=snapshot_bytes, freeze_gc=freeze_gc, pace=learn_pace,
-                       window=float(learn_window)) if learn else None)
+                       window=float(learn_window), publish_every=float(publish_every)) if learn else None)
     read_token = token if token_required_for_predict else None
     page = (Path(__file__).parent / "static" / "index.html").read_bytes()
 
@@ -340,6 +311,7 @@ def create_app(
         if learner is None:
             raise Problem(409, f"this service does not {op}: start it with `nbayes serve MODEL --learn`")
         _authorize(request, token)
+        visible = _visible(request)
         body = await _body(request, limits)
         loaded = holder.current
         reason = cannot(loaded.model, op)
@@ -347,12 +319,13 @@ def create_app(
             raise Problem(409, reason)
         fields = {k: v for k, v in body.items() if k not in ("label", "labels", "weight", "weights")}
         X, single, size, items = _input(loaded, fields, limits, batch=True)
-        y, w = _labels(body, len(items), single, loaded.multilabel)
-        if not items:
-            return JSONResponse({"learned" if op == LEARN else "unlearned": 0, "version": learner.version})
+        y, w = labels_of(body, len(items), single, loaded.multilabel)
+        if not items:  # nothing to learn: the last durable version (visible: once published)
+            answer = {"learned" if op == LEARN else "unlearned": 0, "version": learner.durable_version}
+            return JSONResponse(await asyncio.wrap_future(learner.visible(answer)) if visible else answer)
         if op == LEARN:  # tokenise and count here, outside the writer (a worker thread when large)
             X = await _run(size, learner.count, X, y, w)
-        return JSONResponse(await asyncio.wrap_future(learner.submit(op, X, y, w)))
+        return JSONResponse(await asyncio.wrap_future(learner.submit(op, X, y, w, visible=visible)))
 
     async def learn_endpoint(request: Request) -> Response:
         return await update(request, LEARN)

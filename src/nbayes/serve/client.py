@@ -6,6 +6,8 @@
 
 Each batch is one request, answered once the service has made it durable; a refused batch
 raises :class:`ServiceError` (with the HTTP status) and the batches before it stay learned.
+With ``visible=True`` (the default) the last batch asks ``?visible=true``: the call returns
+once predictions see every batch (one wait of at most the service's ``--publish-every``).
 """
 
 from __future__ import annotations
@@ -64,24 +66,28 @@ def model_info(url: str, *, token: str | None = None, timeout: float = 60.0) -> 
 
 def learn(url: str, X: Any, y: Sequence[Any], *, sample_weight: Sequence[float] | None = None,
           token: str | None = None, batch_size: int = 100, timeout: float = 60.0,
-          progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+          progress: Callable[[int, int], None] | None = None, visible: bool = True) -> dict[str, Any]:
     """Send (X, y) to ``url``'s ``/v1/learn`` in batches of ``batch_size``: X a list of texts, or
     rows (objects feature -> value, arrays in feature order, or a pandas / polars frame); y one
     label per item, or for a multi-label model one collection of labels per item. The
     token defaults to the NBAYES_TOKEN environment variable. ``progress(done, total)`` is called
-    after each batch. Returns {"learned": rows, "version": the model version after the last}."""
-    return _send(url, "learn", X, y, sample_weight, token, batch_size, timeout, progress)
+    after each batch. ``visible``: return once predictions see the rows (the last batch asks
+    ``?visible=true``); False: once they are durable. Returns {"learned": rows, "version": the
+    model version after the last}."""
+    return _send(url, "learn", X, y, sample_weight, token, batch_size, timeout, progress, visible)
 
 
 def unlearn(url: str, X: Any, y: Sequence[Any], *, sample_weight: Sequence[float] | None = None,
             token: str | None = None, batch_size: int = 100, timeout: float = 60.0,
-            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """As :func:`learn`, through ``/v1/unlearn``: the model forgets the rows exactly."""
-    return _send(url, "unlearn", X, y, sample_weight, token, batch_size, timeout, progress)
+            progress: Callable[[int, int], None] | None = None, visible: bool = True) -> dict[str, Any]:
+    """As :func:`learn`, through ``/v1/unlearn``: the model forgets the rows exactly (an
+    unlearn is visible when answered in any case)."""
+    return _send(url, "unlearn", X, y, sample_weight, token, batch_size, timeout, progress, visible)
 
 
 def _send(url: str, op: str, X: Any, y: Sequence[Any], w: Sequence[float] | None, token: str | None,
-          batch_size: int, timeout: float, progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+          batch_size: int, timeout: float, progress: Callable[[int, int], None] | None,
+          visible: bool = True) -> dict[str, Any]:
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ServiceError(f"batch_size must be a positive integer, got {batch_size!r}")
     items, key = _items(X)
@@ -98,7 +104,8 @@ def _send(url: str, op: str, X: Any, y: Sequence[Any], w: Sequence[float] | None
         body: dict[str, Any] = {key: items[start:stop], "labels": labels[start:stop]}
         if weights is not None:
             body["weights"] = weights[start:stop]
-        answer = request(url, f"/v1/{op}", body, token=token, timeout=timeout)
+        last = visible and stop == len(items)
+        answer = request(url, f"/v1/{op}" + ("?visible=true" if last else ""), body, token=token, timeout=timeout)
         done += int(answer.get("learned" if op == "learn" else "unlearned", 0))
         version = answer.get("version")
         if progress is not None:
