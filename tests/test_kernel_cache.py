@@ -36,3 +36,19 @@ def test_a_change_to_any_kernel_source_changes_the_folder(tmp_path, monkeypatch)
     before = kernels._sources_digest()
     (tmp_path / "b.py").write_text("x = 2\n")  # a helper another kernel inlines
     assert kernels._sources_digest() != before
+
+
+def test_stale_folders_of_other_sources_are_removed(tmp_path):
+    """An upgrade leaves the old kernels' folder behind: removed once unused for STALE_DAYS;
+    a folder of other sources still in use (recent) stays, and so does anything not ours."""
+    old, recent, other = tmp_path / "nbayes-0000000000000000", tmp_path / "nbayes-1111111111111111", tmp_path / "keep"
+    for folder in (old, recent, other):
+        folder.mkdir()
+        (folder / "k.nbi").write_bytes(b"x")
+    long_ago = __import__("time").time() - (kernels.STALE_DAYS + 1) * 86400
+    os.utime(old, (long_ago, long_ago))
+    os.utime(other, (long_ago, long_ago))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", "import nbayes._kernels"], env=env, check=True)
+    mine = tmp_path / f"nbayes-{_digest(Path(kernels.__file__).parent)}"
+    assert not old.exists() and recent.exists() and other.exists() and mine.is_dir()
