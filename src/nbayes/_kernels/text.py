@@ -299,12 +299,33 @@ def full(pairs, n_pairs, n_terms, more, K):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last):  # pragma: no cover - compiled
+def _pair_of(t, c, K, pslots, pkeys, n_pairs, parts):  # pragma: no cover - compiled
+    """:func:`_pair` for the pair (t, c), t's first pair kept in its row of ``parts`` (columns
+    2, 3: key and index, -1 before it has one) and never put in the slots: most terms (the
+    n-grams) occur in one class, and their pairs are then found in the row the n-gram's lookup
+    has just read, without a probe of the pair slots. Every other pair is in the slots.
+    ``parts`` empty: all pairs in the slots."""
+    key = t * K + c
+    if len(pslots) > 0 and len(parts) > 0:
+        first = parts[t, 2]
+        if first == key:
+            return parts[t, 3], n_pairs
+        if first < 0:
+            parts[t, 2] = key
+            parts[t, 3] = n_pairs
+            pkeys[n_pairs] = key
+            return n_pairs, n_pairs + 1
+    return _pair(key, pslots, pkeys, n_pairs)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last, parts):  # pragma: no cover - compiled
     """Count an occurrence of term t in document d of class c on the pair (t, c), found or
     added in the pair table ``pairs = (slots, keys, count, doc count)`` (key t * K + c; the
-    counts grow with the pairs seen, not classes x terms). Returns the number of pairs."""
+    counts grow with the pairs seen, not classes x terms; t's first pair in ``parts``, see
+    :func:`_pair_of`). Returns the number of pairs."""
     pslots, pkeys, pcount, pcdf = pairs
-    p, n_pairs = _pair(t * K + c, pslots, pkeys, n_pairs)
+    p, n_pairs = _pair_of(t, c, K, pslots, pkeys, n_pairs, parts)
     pcount[p] += wd
     tf[t] += 1.0
     if last[t] != d:
@@ -367,6 +388,7 @@ def merge_learned(terms, n_terms, n_cps, K, pairs, n_pairs, df, tf, other, o_n_t
             if has_parts:
                 parts[t, 0] = pre
                 parts[t, 1] = word
+                parts[t, 2] = -1
             cps[n_cps:n_cps + e - s] = o_cps[s:e]
             n_cps += e - s
         df[t] += o_df[u]
@@ -377,7 +399,7 @@ def merge_learned(terms, n_terms, n_cps, K, pairs, n_pairs, df, tf, other, o_n_t
         key = q if o_dense else o_pkeys[q]
         if o_dense and o_pcount[q] == 0 and o_pcdf[q] == 0:
             continue  # a pair the other learner never saw
-        p, n_pairs = _pair(where[key // K] * K + key % K, pslots, pkeys, n_pairs)
+        p, n_pairs = _pair_of(where[key // K], key % K, K, pslots, pkeys, n_pairs, parts)
         pcount[p] += o_pcount[q]
         pcdf[p] += o_pcdf[q]
     return n_terms, n_cps, n_pairs
@@ -515,10 +537,11 @@ def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, 
                  n_pairs, df, tf, parts=None):
     """:func:`_learn_counts` with its scratch (the ring of token spans and of the ids of the
     n-grams ending on each) made here: the kernel allocates nothing, so it runs without
-    reference counting (see :func:`lean`). ``parts`` (terms x 2): per n-gram its prefix and
-    last word ids (see :func:`_gram_find_ids`), kept by the learner; None: none kept."""
+    reference counting (see :func:`lean`). ``parts`` (terms x 4): per n-gram its prefix and
+    last word ids (see :func:`_gram_find_ids`), per term its first pair (see :func:`_pair_of`),
+    kept by the learner; None: none kept."""
     if parts is None:
-        parts = np.full((0, 2), -1, dtype=np.int64)
+        parts = np.full((0, 4), -1, dtype=np.int64)
     return _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps, K,
                          pairs, n_pairs, df, tf, parts, np.zeros((hi_n, 2), dtype=np.int64),
                          np.zeros((hi_n, hi_n), dtype=np.int64))
@@ -574,7 +597,8 @@ def _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop,
                     if has_parts:
                         parts[t, 0] = -1
                         parts[t, 1] = -1
-                n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last)
+                        parts[t, 2] = -1
+                n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last, parts)
             else:
                 key1, exact1 = _key(buf, i, j)
                 if not _is_stop(buf, i, j, key1, exact1, stop[0], stop[1], stop[2], stop[3]):
@@ -605,8 +629,9 @@ def _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop,
                             if has_parts:
                                 parts[t, 0] = pre
                                 parts[t, 1] = word
+                                parts[t, 2] = -1
                         tid[q0, n - 1] = t
-                        n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last)
+                        n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last, parts)
             i, j = _next_token(buf, j, e0, is_word)
     return n_docs, n_terms, n_cps, n_pairs
 

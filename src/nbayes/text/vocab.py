@@ -17,7 +17,7 @@ from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_order,
 _NONE_I = np.zeros(0, dtype=np.int64)
 _NONE_U = np.zeros(0, dtype=np.uint32)
 #: a learner's parts when it keeps none (statistics absorbed from a model's table)
-_NO_PARTS = np.full((0, 2), -1, dtype=np.int64)
+_NO_PARTS = np.full((0, 4), -1, dtype=np.int64)
 
 #: a term table as the kernels take it: (slots, keys, start, length, code points, last)
 KernelTerms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -209,8 +209,9 @@ class _Learner:
         self.keys, self.start, self.length = (np.zeros(cap, dtype=np.int64) for _ in range(3))
         self.last = np.full(cap, -1, dtype=np.int64)
         # per word n-gram the ids of its prefix and last word (-1: a single word, or unknown),
-        # by which the counting kernel and the merge confirm a match without its code points
-        self.parts = np.full((cap, 2), -1, dtype=np.int64)
+        # by which the counting kernel and the merge confirm a match without its code points;
+        # per term the key and index of its first pair (-1: none yet), not in the pair slots
+        self.parts = np.full((cap, 4), -1, dtype=np.int64)
         self.df, self.tf = np.zeros(cap), np.zeros(cap)
         self.cps = np.zeros(max(1024, min(chars * grams**3 // 12, 1 << 28)), dtype=np.uint32)
         # the (term, class) pairs seen, in their own table: memory grows with the pairs, never
@@ -295,13 +296,12 @@ class _Learner:
         # documents are numbered from 0 in every batch: forget which one last held each term
         # (a learner kept across the chunks of a stream would otherwise miss a document)
         self.last[: self.n_terms] = -1
-        parts = (self.parts,) if how.analyzer == "word" else ()
         while True:
             terms = (self.slots, self.keys, self.start, self.length, self.cps, self.last)
             pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf)
             doc, self.n_terms, self.n_cps, self.n_pairs = how.kernels.learn_counts(
                 buf, bounds, doc, codes, wv, has_w, table, *how.args(), terms, self.n_terms, self.n_cps,
-                self.n_classes, pairs, self.n_pairs, self.df, self.tf, *parts,
+                self.n_classes, pairs, self.n_pairs, self.df, self.tf, self.parts,
             )
             if doc >= n_docs:
                 return self
