@@ -9,7 +9,10 @@ Terms live in an open-addressing table, ``slots[2 i]`` a key and ``slots[2 i + 1
 (-1: empty). A token of at most 7 Latin-1 characters is its own key (its bytes packed with its
 length): equal keys are equal terms. A longer token's key is a 64-bit FNV-1a hash with the top
 bit clear, and a matching key is confirmed against the term's code points ``cps[start[t]:+len]``,
-so no collision can ever merge two terms.
+so no collision can ever merge two terms. While learning, a word n-gram is also its two parts
+(the ids of its prefix (n-1)-gram and last word, ``parts[t, 0:2]``), which confirm a matching
+key in one read when every shorter n-gram is counted; ``parts[t, 2:4]`` keeps t's first
+(class, term) pair (:func:`_pair_of`).
 
 Hashing mode keeps no table: a term's column is scikit-learn's MurmurHash3 bucket of its UTF-8
 bytes, an n-gram hashed as "w1 w2" from running hash states, without building the string.
