@@ -12,7 +12,7 @@ bit clear, and a matching key is confirmed against the term's code points ``cps[
 so no collision can ever merge two terms. While learning, a word n-gram is also its two parts
 (the ids of its prefix (n-1)-gram and last word, ``parts[t, 0:2]``), which confirm a matching
 key in one read when every shorter n-gram is counted; ``parts[t, 2:4]`` keeps t's first
-(class, term) pair (:func:`_pair_of`).
+(class, term) pair, its class and index (:func:`_pair_of`).
 
 Hashing mode keeps no table: a term's column is scikit-learn's MurmurHash3 bucket of its UTF-8
 bytes, an n-gram hashed as "w1 w2" from running hash states, without building the string.
@@ -301,24 +301,27 @@ def full(pairs, n_pairs, n_terms, more, K):  # pragma: no cover - compiled
     return n_pairs + more > len(pslots) // 4 or n_pairs + more > len(pkeys)
 
 
+#: parts are int32 (16 bytes a term): ids and pair indices from here on are not kept there
+_PARTS_MAX = 2**31 - 1
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _pair_of(t, c, K, pslots, pkeys, n_pairs, parts):  # pragma: no cover - compiled
     """:func:`_pair` for the pair (t, c), t's first pair kept in its row of ``parts`` (columns
-    2, 3: key and index, -1 before it has one) and never put in the slots: most terms (the
-    n-grams) occur in one class, and their pairs are then found in the row the n-gram's lookup
-    has just read, without a probe of the pair slots. Every other pair is in the slots.
+    2, 3: its class and index, -1 before it has one) and never put in the slots: most terms
+    (the n-grams) occur in one class, and their pairs are then found in the row the n-gram's
+    lookup has just read, without a probe of the pair slots. Every other pair is in the slots.
     ``parts`` empty: all pairs in the slots."""
-    key = t * K + c
     if len(pslots) > 0 and len(parts) > 0:
         first = parts[t, 2]
-        if first == key:
-            return parts[t, 3], n_pairs
-        if first < 0:
-            parts[t, 2] = key
+        if first == c:
+            return np.int64(parts[t, 3]), n_pairs
+        if first < 0 and n_pairs < _PARTS_MAX:
+            parts[t, 2] = c
             parts[t, 3] = n_pairs
-            pkeys[n_pairs] = key
+            pkeys[n_pairs] = t * K + c
             return n_pairs, n_pairs + 1
-    return _pair(key, pslots, pkeys, n_pairs)
+    return _pair(t * K + c, pslots, pkeys, n_pairs)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -365,7 +368,7 @@ def merge_learned(terms, n_terms, n_cps, K, pairs, n_pairs, df, tf, other, o_n_t
     _, o_keys, o_start, o_length, o_cps, _ = other
     _, o_pkeys, o_pcount, o_pcdf = o_pairs
     has_parts = len(parts) > 0
-    by_ids = has_parts and len(o_parts) > 0
+    by_ids = has_parts and len(o_parts) > 0 and len(parts) < _PARTS_MAX
     where = np.empty(o_n_terms, dtype=np.int64)
     for u in range(o_n_terms):
         key = o_keys[u]
@@ -541,10 +544,10 @@ def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, 
     """:func:`_learn_counts` with its scratch (the ring of token spans and of the ids of the
     n-grams ending on each) made here: the kernel allocates nothing, so it runs without
     reference counting (see :func:`lean`). ``parts`` (terms x 4): per n-gram its prefix and
-    last word ids (see :func:`_gram_find_ids`), per term its first pair (see :func:`_pair_of`),
+    last word ids (see :func:`_gram_find_ids`), per term its first pair (see :func:`_pair_of`), int32,
     kept by the learner; None: none kept."""
     if parts is None:
-        parts = np.full((0, 4), -1, dtype=np.int64)
+        parts = np.full((0, 4), -1, dtype=np.int32)
     return _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps, K,
                          pairs, n_pairs, df, tf, parts, np.zeros((hi_n, 2), dtype=np.int64),
                          np.zeros((hi_n, hi_n), dtype=np.int64))
@@ -572,7 +575,7 @@ def _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop,
     half = len(slots) // 4
     simple = hi_n == 1 and len(stop[1]) == 0
     has_parts = len(parts) > 0
-    by_ids = has_parts and lo_n == 1
+    by_ids = has_parts and lo_n == 1 and len(parts) < _PARTS_MAX  # ids < len(parts) fit in int32
     span = 0
     for n in range(lo_n, hi_n + 1):
         span += 2 * n

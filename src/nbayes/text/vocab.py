@@ -17,7 +17,7 @@ from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_order,
 _NONE_I = np.zeros(0, dtype=np.int64)
 _NONE_U = np.zeros(0, dtype=np.uint32)
 #: a learner's parts when it keeps none (statistics absorbed from a model's table)
-_NO_PARTS = np.full((0, 4), -1, dtype=np.int64)
+_NO_PARTS = np.full((0, 4), -1, dtype=np.int32)
 
 #: a term table as the kernels take it: (slots, keys, start, length, code points, last)
 KernelTerms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -210,8 +210,9 @@ class _Learner:
         self.last = np.full(cap, -1, dtype=np.int64)
         # per word n-gram the ids of its prefix and last word (-1: a single word, or unknown),
         # by which the counting kernel and the merge confirm a match without its code points;
-        # per term the key and index of its first pair (-1: none yet), not in the pair slots
-        self.parts = np.full((cap, 4), -1, dtype=np.int64)
+        # per term the class and index of its first pair (-1: none yet), not in the pair slots;
+        # int32, 16 bytes a term (the kernels keep no id or pair index there beyond 2**31 - 1)
+        self.parts = np.full((cap, 4), -1, dtype=np.int32)
         self.df, self.tf = np.zeros(cap), np.zeros(cap)
         self.cps = np.zeros(max(1024, min(chars * grams**3 // 12, 1 << 28)), dtype=np.uint32)
         # the (term, class) pairs seen, in their own table: memory grows with the pairs, never
