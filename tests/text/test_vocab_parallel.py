@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbayes._kernels import threads
+from nbayes._kernels import text_twin, threads
 from nbayes.text import vocab
 from nbayes.text._buffer import to_buffer, to_char_buffer
 from nbayes.text.vocab import Tokens, learn_terms
@@ -87,3 +87,23 @@ def test_large_batch_splits_and_agrees() -> None:
     assert list(split[0]) == list(one[0])
     assert (split[1] != one[1]).nnz == 0 and (split[2] != one[2]).nnz == 0
     np.testing.assert_array_equal(split[3], one[3])
+
+
+@pytest.mark.parametrize("ngram_range,stop", [((1, 2), ()), ((1, 3), ("w1", "w7")), ((2, 3), ())])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_counts_through_table_growth_equal_the_twin(ngram_range: tuple[int, int], stop: tuple, parallel: bool) -> None:
+    """Tens of thousands of distinct n-grams: the term and pair tables grow (rehashing the
+    pairs, a term's first pair kept beside its parts rather than in the slots) and n-grams are
+    found by their parts' ids; the counts equal the plain-Python twin's."""
+    rng = np.random.default_rng(1)
+    words = np.array([f"w{i}" for i in range(3000)] + ["longerwordnumber%d" % i for i in range(500)])
+    docs = [" ".join(words[rng.integers(0, len(words), size=60)]) for _ in range(700)]
+    labels = rng.integers(0, 3, size=len(docs))
+    tokens = Tokens(ngram_range=ngram_range, stop_words=list(stop) or None)
+    terms, counts, dcounts, df, tf, _ = _learn(docs, list(labels), None, tokens, parallel=parallel)
+    t_terms, t_counts, t_cdf, t_df, t_tf = text_twin.count_terms(docs, list(labels), None, 3, ngram_range, stop, 0)
+    assert list(terms) == t_terms and len(terms) > 30000
+    np.testing.assert_array_equal(counts.toarray(), t_counts.T)
+    np.testing.assert_array_equal(dcounts.toarray(), t_cdf.T)
+    np.testing.assert_array_equal(df, t_df)
+    np.testing.assert_array_equal(tf, t_tf)

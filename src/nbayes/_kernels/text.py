@@ -9,7 +9,10 @@ Terms live in an open-addressing table, ``slots[2 i]`` a key and ``slots[2 i + 1
 (-1: empty). A token of at most 7 Latin-1 characters is its own key (its bytes packed with its
 length): equal keys are equal terms. A longer token's key is a 64-bit FNV-1a hash with the top
 bit clear, and a matching key is confirmed against the term's code points ``cps[start[t]:+len]``,
-so no collision can ever merge two terms.
+so no collision can ever merge two terms. While learning, a word n-gram is also its two parts
+(the ids of its prefix (n-1)-gram and last word, ``parts[t, 0:2]``), which confirm a matching
+key in one read when every shorter n-gram is counted; ``parts[t, 2:4]`` keeps t's first
+(class, term) pair, its class and index (:func:`_pair_of`).
 
 Hashing mode keeps no table: a term's column is scikit-learn's MurmurHash3 bucket of its UTF-8
 bytes, an n-gram hashed as "w1 w2" from running hash states, without building the string.
@@ -100,6 +103,36 @@ def _find(buf, s, e, key, exact, slots, start, length, cps):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _find_ids(buf, s, e, key, exact, pre, word, slots, start, length, cps, parts):  # pragma: no cover
+    """:func:`_find` for an n-gram whose prefix and last word are terms ``pre`` and ``word``:
+    a matching key is confirmed by ``parts[t]`` when known, else by the code points."""
+    mask = len(slots) // 2 - 1
+    i = _home(key, mask)
+    ik = np.int64(key)
+    while True:
+        t = slots[2 * i + 1]
+        if t < 0:
+            return i
+        if slots[2 * i] == ik:
+            if exact:
+                return i
+            a = parts[t, 0]
+            if a >= 0:
+                if a == pre and parts[t, 1] == word:
+                    return i
+            elif length[t] == e - s:
+                p = start[t]
+                same = True
+                for k in range(e - s):
+                    if cps[p + k] != buf[s + k]:
+                        same = False
+                        break
+                if same:
+                    return i
+        i = (i + 1) & mask
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _next_token(buf, i, e, is_word):  # pragma: no cover - compiled
     """The next token at or after i before e: (start, end), or (e, e) when there is none."""
     while i < e:
@@ -151,6 +184,23 @@ def _gram_key(buf, ring, hi, last, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _gram_same(buf, ring, hi, last, n, cps, p):  # pragma: no cover - compiled
+    """Whether the code points from cps[p] on are the n-gram of tokens last-n+1..last joined by
+    spaces (the caller has checked the length)."""
+    for m in range(n):
+        q = (last - n + 1 + m) % hi
+        if m > 0:
+            if cps[p] != 32:
+                return False
+            p += 1
+        for r in range(ring[q, 0], ring[q, 1]):
+            if cps[p] != buf[r]:
+                return False
+            p += 1
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _gram_find(buf, ring, hi, last, n, key, exact, total, slots, start, length, cps):  # pragma: no cover
     """``_find`` for an n-gram: the slot holding it, or the empty slot where it would go."""
     mask = len(slots) // 2 - 1
@@ -161,25 +211,34 @@ def _gram_find(buf, ring, hi, last, n, key, exact, total, slots, start, length, 
         if t < 0:
             return i
         if slots[2 * i] == ik and (exact or length[t] == total):
+            if exact or _gram_same(buf, ring, hi, last, n, cps, start[t]):
+                return i
+        i = (i + 1) & mask
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gram_find_ids(buf, ring, hi, last, n, key, exact, total, pre, word, slots, start, length, cps,
+                   parts):  # pragma: no cover
+    """:func:`_gram_find` while learning with every shorter n-gram counted (``lo_n == 1``): an
+    n-gram is its prefix (the (n-1)-gram before its last word) and its last word, both terms of
+    the table already, so a matching key is confirmed by the two ids ``parts[t]`` (one read)
+    rather than by its code points (three). A term whose parts are unknown (-1: absorbed from
+    statistics without them) is confirmed by its code points."""
+    mask = len(slots) // 2 - 1
+    i = _home(key, mask)
+    ik = np.int64(key)
+    while True:
+        t = slots[2 * i + 1]
+        if t < 0:
+            return i
+        if slots[2 * i] == ik:
             if exact:
                 return i
-            p = start[t]
-            same = True
-            for m in range(n):
-                q = (last - n + 1 + m) % hi
-                if m > 0:
-                    if cps[p] != 32:
-                        same = False
-                        break
-                    p += 1
-                for r in range(ring[q, 0], ring[q, 1]):
-                    if cps[p] != buf[r]:
-                        same = False
-                        break
-                    p += 1
-                if not same:
-                    break
-            if same:
+            a = parts[t, 0]
+            if a >= 0:
+                if a == pre and parts[t, 1] == word:
+                    return i
+            elif length[t] == total and _gram_same(buf, ring, hi, last, n, cps, start[t]):
                 return i
         i = (i + 1) & mask
 
@@ -242,13 +301,37 @@ def full(pairs, n_pairs, n_terms, more, K):  # pragma: no cover - compiled
     return n_pairs + more > len(pslots) // 4 or n_pairs + more > len(pkeys)
 
 
+#: parts are int32 (16 bytes a term): ids and pair indices from here on are not kept there
+_PARTS_MAX = 2**31 - 1
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last):  # pragma: no cover - compiled
+def _pair_of(t, c, K, pslots, pkeys, n_pairs, parts):  # pragma: no cover - compiled
+    """:func:`_pair` for the pair (t, c), t's first pair kept in its row of ``parts`` (columns
+    2, 3: its class and index, -1 before it has one) and never put in the slots: most terms
+    (the n-grams) occur in one class, and their pairs are then found in the row the n-gram's
+    lookup has just read, without a probe of the pair slots. Every other pair is in the slots.
+    ``parts`` empty: all pairs in the slots."""
+    if len(pslots) > 0 and len(parts) > 0:
+        first = parts[t, 2]
+        if first == c:
+            return np.int64(parts[t, 3]), n_pairs
+        if first < 0 and n_pairs < _PARTS_MAX:
+            parts[t, 2] = c
+            parts[t, 3] = n_pairs
+            pkeys[n_pairs] = t * K + c
+            return n_pairs, n_pairs + 1
+    return _pair(t * K + c, pslots, pkeys, n_pairs)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last, parts):  # pragma: no cover - compiled
     """Count an occurrence of term t in document d of class c on the pair (t, c), found or
     added in the pair table ``pairs = (slots, keys, count, doc count)`` (key t * K + c; the
-    counts grow with the pairs seen, not classes x terms). Returns the number of pairs."""
+    counts grow with the pairs seen, not classes x terms; t's first pair in ``parts``, see
+    :func:`_pair_of`). Returns the number of pairs."""
     pslots, pkeys, pcount, pcdf = pairs
-    p, n_pairs = _pair(t * K + c, pslots, pkeys, n_pairs)
+    p, n_pairs = _pair_of(t, c, K, pslots, pkeys, n_pairs, parts)
     pcount[p] += wd
     tf[t] += 1.0
     if last[t] != d:
@@ -273,21 +356,31 @@ def count_new(slots, start, length, cps, o_keys, o_start, o_length, o_cps, o_n_t
 
 @njit(cache=True, nogil=True)
 def merge_learned(terms, n_terms, n_cps, K, pairs, n_pairs, df, tf, other, o_n_terms, o_pairs, o_n_pairs, o_df,
-                  o_tf):  # pragma: no cover - compiled
+                  o_tf, parts, o_parts):  # pragma: no cover - compiled
     """Add what another learner counted (its term table ``other``, pair table ``o_pairs`` and
     per-term df / tf, over other documents) to this one's, as if this one had counted those
-    documents too: a term is found by its code points, new ones are appended. The caller has
-    reserved room for all of the other's terms, code points and pairs. Returns (n_terms,
-    n_cps, n_pairs)."""
+    documents too: a term is found by its code points, or by the ids of its prefix and last
+    word when both learners know them (``parts``, ``o_parts``: see :func:`_gram_find_ids`;
+    empty: not kept), new ones are appended. The caller has reserved room for all of the
+    other's terms, code points and pairs. Returns (n_terms, n_cps, n_pairs)."""
     slots, keys, start, length, cps, last = terms
     pslots, pkeys, pcount, pcdf = pairs
     _, o_keys, o_start, o_length, o_cps, _ = other
     _, o_pkeys, o_pcount, o_pcdf = o_pairs
+    has_parts = len(parts) > 0
+    by_ids = has_parts and len(o_parts) > 0 and len(parts) < _PARTS_MAX
     where = np.empty(o_n_terms, dtype=np.int64)
     for u in range(o_n_terms):
         key = o_keys[u]
         s, e = o_start[u], o_start[u] + o_length[u]
-        slot = _find(o_cps, s, e, np.uint64(key), key < 0, slots, start, length, cps)
+        pre = -1
+        word = -1
+        if by_ids and o_parts[u, 0] >= 0:  # its prefix and word come before it: already placed
+            pre = where[o_parts[u, 0]]
+            word = where[o_parts[u, 1]]
+            slot = _find_ids(o_cps, s, e, np.uint64(key), key < 0, pre, word, slots, start, length, cps, parts)
+        else:
+            slot = _find(o_cps, s, e, np.uint64(key), key < 0, slots, start, length, cps)
         t = slots[2 * slot + 1]
         if t < 0:  # a term the other learner alone saw
             t = n_terms
@@ -298,6 +391,10 @@ def merge_learned(terms, n_terms, n_cps, K, pairs, n_pairs, df, tf, other, o_n_t
             start[t] = n_cps
             length[t] = e - s
             last[t] = -1
+            if has_parts:
+                parts[t, 0] = pre
+                parts[t, 1] = word
+                parts[t, 2] = -1
             cps[n_cps:n_cps + e - s] = o_cps[s:e]
             n_cps += e - s
         df[t] += o_df[u]
@@ -308,7 +405,7 @@ def merge_learned(terms, n_terms, n_cps, K, pairs, n_pairs, df, tf, other, o_n_t
         key = q if o_dense else o_pkeys[q]
         if o_dense and o_pcount[q] == 0 and o_pcdf[q] == 0:
             continue  # a pair the other learner never saw
-        p, n_pairs = _pair(where[key // K] * K + key % K, pslots, pkeys, n_pairs)
+        p, n_pairs = _pair_of(where[key // K], key % K, K, pslots, pkeys, n_pairs, parts)
         pcount[p] += o_pcount[q]
         pcdf[p] += o_pcdf[q]
     return n_terms, n_cps, n_pairs
@@ -443,22 +540,30 @@ def found_terms(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, ter
 
 
 def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps, K, pairs,
-                 n_pairs, df, tf):
-    """:func:`_learn_counts` with its scratch (the ring of token spans) made here: the kernel
-    allocates nothing, so it runs without reference counting (see :func:`lean`)."""
+                 n_pairs, df, tf, parts=None):
+    """:func:`_learn_counts` with its scratch (the ring of token spans and of the ids of the
+    n-grams ending on each) made here: the kernel allocates nothing, so it runs without
+    reference counting (see :func:`lean`). ``parts`` (terms x 4): per n-gram its prefix and
+    last word ids (see :func:`_gram_find_ids`), per term its first pair (see :func:`_pair_of`), int32,
+    kept by the learner; None: none kept."""
+    if parts is None:
+        parts = np.full((0, 4), -1, dtype=np.int32)
     return _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps, K,
-                         pairs, n_pairs, df, tf, np.zeros((hi_n, 2), dtype=np.int64))
+                         pairs, n_pairs, df, tf, parts, np.zeros((hi_n, 2), dtype=np.int64),
+                         np.zeros((hi_n, hi_n), dtype=np.int64))
 
 
 @lean
 def _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps,
-                  K, pairs, n_pairs, df, tf, ring):  # pragma: no cover - compiled
+                  K, pairs, n_pairs, df, tf, parts, ring, tid):  # pragma: no cover - compiled
     """Tokenise documents doc0.., drop stop words, form the word n-grams lo_n..hi_n of what is
     left (scikit-learn's order of operations) and count, per term t (new terms are added to the
     table ``terms``) and class c of the K, on the pair (t, c) of the pair table ``pairs`` (see
     :func:`_add`): the weighted occurrences and the weighted documents containing t; and
     df[t] / tf[t] the unweighted documents containing t / occurrences. ``terms[5]`` (last)
-    holds, per term, the last document that counted it.
+    holds, per term, the last document that counted it. With ``lo_n == 1`` and ``parts`` an
+    n-gram is found by its prefix's and last word's ids (``tid[q, n - 1]``: the id of the
+    n-gram ending on kept token q, mod hi_n), and its new terms' parts are recorded.
 
     Stops before a document that could overflow a table or array and returns
     (next document, n_terms, n_cps, n_pairs) so the caller can grow them and resume. Its loop is written
@@ -469,6 +574,8 @@ def _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop,
     n_docs = len(bounds) - 1
     half = len(slots) // 4
     simple = hi_n == 1 and len(stop[1]) == 0
+    has_parts = len(parts) > 0
+    by_ids = has_parts and lo_n == 1 and len(parts) < _PARTS_MAX  # ids < len(parts) fit in int32
     span = 0
     for n in range(lo_n, hi_n + 1):
         span += 2 * n
@@ -477,7 +584,7 @@ def _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop,
         e0 = bounds[d + 1]
         room = ((e0 - s0) // 2 + 1) * (hi_n - lo_n + 1)
         if (n_terms + room > half or n_terms + room > len(keys) or n_cps + span * (e0 - s0) > len(cps)
-                or full(pairs, n_pairs, n_terms, room, K)):
+                or (has_parts and n_terms + room > len(parts)) or full(pairs, n_pairs, n_terms, room, K)):
             return d, n_terms, n_cps, n_pairs
         c = codes[d]
         wd = w[d] if has_w else 1.0
@@ -493,26 +600,44 @@ def _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop,
                     ring[0, 1] = j
                     t, n_terms, n_cps = _insert(buf, ring, 1, 1, 1, slot, key, slots, keys, start, length,
                                                 cps, n_terms, n_cps, last)
-                n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last)
+                    if has_parts:
+                        parts[t, 0] = -1
+                        parts[t, 1] = -1
+                        parts[t, 2] = -1
+                n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last, parts)
             else:
                 key1, exact1 = _key(buf, i, j)
                 if not _is_stop(buf, i, j, key1, exact1, stop[0], stop[1], stop[2], stop[3]):
-                    ring[ntok % hi_n, 0] = i
-                    ring[ntok % hi_n, 1] = j
+                    q0 = ntok % hi_n
+                    ring[q0, 0] = i
+                    ring[q0, 1] = j
                     ntok += 1
                     for n in range(lo_n, min(hi_n, ntok) + 1):
+                        pre = -1
+                        word = -1
                         if n == 1:
                             slot = _find(buf, i, j, key1, exact1, slots, start, length, cps)
                             key = key1
                         else:
                             key, exact, total = _gram_key(buf, ring, hi_n, ntok - 1, n)
-                            slot = _gram_find(buf, ring, hi_n, ntok - 1, n, key, exact, total, slots, start, length,
-                                              cps)
+                            if by_ids:
+                                pre = tid[(ntok - 2) % hi_n, n - 2]
+                                word = tid[q0, 0]
+                                slot = _gram_find_ids(buf, ring, hi_n, ntok - 1, n, key, exact, total, pre, word,
+                                                      slots, start, length, cps, parts)
+                            else:
+                                slot = _gram_find(buf, ring, hi_n, ntok - 1, n, key, exact, total, slots, start,
+                                                  length, cps)
                         t = slots[2 * slot + 1]
                         if t < 0:
                             t, n_terms, n_cps = _insert(buf, ring, hi_n, ntok, n, slot, key, slots, keys, start,
                                                         length, cps, n_terms, n_cps, last)
-                        n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last)
+                            if has_parts:
+                                parts[t, 0] = pre
+                                parts[t, 1] = word
+                                parts[t, 2] = -1
+                        tid[q0, n - 1] = t
+                        n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last, parts)
             i, j = _next_token(buf, j, e0, is_word)
     return n_docs, n_terms, n_cps, n_pairs
 

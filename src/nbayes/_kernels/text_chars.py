@@ -176,11 +176,12 @@ def room(chars, lo, hi, wb):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def learn_counts(buf, bounds, doc0, codes, w, has_w, is_space, lo_n, hi_n, wb, terms, n_terms, n_cps,
-                 K, pairs, n_pairs, df, tf):  # pragma: no cover - compiled
+                 K, pairs, n_pairs, df, tf, parts):  # pragma: no cover - compiled
     """:func:`nbayes._kernels.text.learn_counts` for character n-grams: count every gram of
     documents doc0.. per (term, class) pair, adding new terms to the table. Stops before a
     document that could overflow a table (see :func:`room`) and returns (next document,
-    n_terms, n_cps, n_pairs)."""
+    n_terms, n_cps, n_pairs). ``parts``: per term its first pair (see
+    :func:`nbayes._kernels.text._pair_of`; the gram columns unused)."""
     slots, keys, start, length, cps, last = terms
     n_docs = len(bounds) - 1
     half = len(slots) // 4
@@ -204,7 +205,8 @@ def learn_counts(buf, bounds, doc0, codes, w, has_w, is_space, lo_n, hi_n, wb, t
             if t < 0:
                 t, n_terms, n_cps = _insert(norm, s, e, slot, key, slots, keys, start, length, cps, n_terms,
                                             n_cps, last)
-            n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last)
+                parts[t, 2] = -1
+            n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last, parts)
             g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, g, n, i + 1)
     return n_docs, n_terms, n_cps, n_pairs
 

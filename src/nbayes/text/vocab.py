@@ -16,6 +16,8 @@ from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_order,
 
 _NONE_I = np.zeros(0, dtype=np.int64)
 _NONE_U = np.zeros(0, dtype=np.uint32)
+#: a learner's parts when it keeps none (statistics absorbed from a model's table)
+_NO_PARTS = np.full((0, 4), -1, dtype=np.int32)
 
 #: a term table as the kernels take it: (slots, keys, start, length, code points, last)
 KernelTerms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -206,6 +208,11 @@ class _Learner:
         self.slots = np.full(4 * cap, -1, dtype=np.int64)
         self.keys, self.start, self.length = (np.zeros(cap, dtype=np.int64) for _ in range(3))
         self.last = np.full(cap, -1, dtype=np.int64)
+        # per word n-gram the ids of its prefix and last word (-1: a single word, or unknown),
+        # by which the counting kernel and the merge confirm a match without its code points;
+        # per term the class and index of its first pair (-1: none yet), not in the pair slots;
+        # int32, 16 bytes a term (the kernels keep no id or pair index there beyond 2**31 - 1)
+        self.parts = np.full((cap, 4), -1, dtype=np.int32)
         self.df, self.tf = np.zeros(cap), np.zeros(cap)
         self.cps = np.zeros(max(1024, min(chars * grams**3 // 12, 1 << 28)), dtype=np.uint32)
         # the (term, class) pairs seen, in their own table: memory grows with the pairs, never
@@ -228,6 +235,7 @@ class _Learner:
             for name in ("keys", "start", "length", "df", "tf"):  # one at a time: the old one goes first
                 setattr(self, name, _grow(getattr(self, name), cap))
             self.last = _grow(self.last, cap, -1)
+            self.parts = _grow(self.parts, cap, -1)
             self.slots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.slots, self.keys, self.n_terms)
         K, rows = self.n_classes, self.n_terms + terms
@@ -294,7 +302,7 @@ class _Learner:
             pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf)
             doc, self.n_terms, self.n_cps, self.n_pairs = how.kernels.learn_counts(
                 buf, bounds, doc, codes, wv, has_w, table, *how.args(), terms, self.n_terms, self.n_cps,
-                self.n_classes, pairs, self.n_pairs, self.df, self.tf,
+                self.n_classes, pairs, self.n_pairs, self.df, self.tf, self.parts,
             )
             if doc >= n_docs:
                 return self
@@ -314,6 +322,7 @@ class _Learner:
             self.n_classes, (self.pslots, self.pkeys, self.pcount, self.pcdf), self.n_pairs, self.df, self.tf,
             (other.slots, other.keys, other.start, other.length, other.cps, other.last), other.n_terms,
             (other.pslots, other.pkeys, other.pcount, other.pcdf), other.n_pairs, other.df, other.tf,
+            self.parts, getattr(other, "parts", _NO_PARTS),
         )
         return self
 
