@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,3 +68,18 @@ def test_sort_order_keeps_equal_terms_adjacent() -> None:
     words = ["ab" * 50, "a", "ab" * 50, "b", "a"]
     cps, start, length = _laid_out(words)
     assert [words[i] for i in sort_order(cps, start, length)] == sorted(words)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("alphabet", [list("ab c\xe9"), list("ab c") + ["\u4e00", "\U0001f600"]])
+def test_many_terms_sorted_in_parts_on_threads(n_threads: int, alphabet: list[str]) -> None:
+    """Enough terms for the parts sorted by radix passes and on threads; few letters so that
+    many share long prefixes (ties over several keys); copies keep their order (stable)."""
+    rng = np.random.default_rng(len(alphabet))
+    letters = np.array(alphabet)
+    words = ["".join(letters[rng.integers(0, len(letters), size=int(m))]) for m in rng.integers(1, 40, size=70_000)]
+    words += words[::97]  # copies
+    wide = max(map(ord, "".join(alphabet))) > 255
+    cps, start, length = _laid_out(words, np.uint32 if wide else np.uint8)
+    order = sort_order(cps, start, length, n_threads)
+    assert order.tolist() == sorted(range(len(words)), key=words.__getitem__)

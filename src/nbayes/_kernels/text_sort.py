@@ -3,17 +3,19 @@
 scikit-learn's vocabulary is sorted as Python sorts str: by code points, a prefix first. The
 terms a learner collects live as code points in one buffer (term t is
 ``cps[start[t]:start[t] + length[t]]``); :func:`sort_order` orders them by packing their code
-points into uint64 keys that numpy sorts, :func:`term_strings` makes the Python strings in one
-decode and split, and :func:`pair_order` lays (class, term) pairs out as CSR with two counting
+points into uint64 keys sorted by counting passes (radix), on several threads, :func:`term_strings`
+makes the Python strings in one decode and split, and :func:`pair_csr` lays (class, term) pairs out as CSR with two counting
 sorts.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import njit
 
-__all__ = ["join_terms", "pair_order", "sort_keys", "sort_order", "term_strings"]
+__all__ = ["gather_terms", "join_terms", "pair_csr", "sort_order", "sort_parts", "term_keys", "term_strings", "top_split"]
 
 
 @njit(cache=True, nogil=True)
@@ -31,49 +33,48 @@ def join_terms(cps, start, length, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def sort_keys(cps, start, length, idx, off, bits, per, out):  # pragma: no cover - compiled
-    """out[i] = code points off..off + per - 1 of term idx[i], each plus one (0: past the
-    end), packed ``bits`` apiece into a uint64, the first in the highest bits: comparing keys
-    compares those code points as Python compares str."""
-    for i in range(len(idx)):
-        t = idx[i]
-        s = start[t]
-        n = length[t]
-        k = np.uint64(0)
-        for j in range(per):
-            c = np.uint64(0)
-            if off + j < n:
-                c = np.uint64(cps[s + off + j]) + np.uint64(1)
-            k = (k << np.uint64(bits)) | c
-        out[i] = k
+def gather_terms(cps, start, length, out):  # pragma: no cover - compiled
+    """out = the terms cps[start[i]:start[i] + length[i]] in turn, end to end."""
+    n = 0
+    for i in range(len(start)):
+        s = start[i]
+        for k in range(length[i]):
+            out[n + k] = cps[s + k]
+        n += length[i]
 
 
 @njit(cache=True, nogil=True)
-def pair_order(term, cls, n_terms, K):  # pragma: no cover - compiled
-    """The pairs (term[p], cls[p]), distinct, in CSR order over classes: (order, indptr) with
-    order sorted by class then term (two counting sorts, no comparison sort)."""
-    P = len(term)
+def pair_csr(keys, count, cdf, rank, K, indptr, indices, tc, dc):  # pragma: no cover - compiled
+    """The distinct pairs keys[p] = t * K + c (counts count[p], cdf[p]) as CSR over classes with
+    the terms' ranks rank[t] as columns, ascending: indptr (K + 1, zeros) gets the offsets and
+    indices, tc, dc (one entry per pair) the columns and counts. Two counting sorts (by rank,
+    then stably by class), no comparison sort and no list of pairs in between."""
+    P = len(keys)
+    n_terms = len(rank)
     at = np.zeros(n_terms + 1, dtype=np.int64)
     for p in range(P):
-        at[term[p] + 1] += 1
-    for t in range(n_terms):
-        at[t + 1] += at[t]
-    by_term = np.empty(P, dtype=np.int64)
+        at[rank[keys[p] // K] + 1] += 1
+    for r in range(n_terms):
+        at[r + 1] += at[r]
+    by_rank = np.empty(P, dtype=np.int64)
     for p in range(P):
-        by_term[at[term[p]]] = p
-        at[term[p]] += 1
-    indptr = np.zeros(K + 1, dtype=np.int64)
+        r = rank[keys[p] // K]
+        by_rank[at[r]] = p
+        at[r] += 1
     for p in range(P):
-        indptr[cls[p] + 1] += 1
+        indptr[keys[p] % K + 1] += 1
     for c in range(K):
         indptr[c + 1] += indptr[c]
     pos = indptr[:K].copy()
-    order = np.empty(P, dtype=np.int64)
     for q in range(P):
-        p = by_term[q]
-        order[pos[cls[p]]] = p
-        pos[cls[p]] += 1
-    return order, indptr
+        p = by_rank[q]
+        key = keys[p]
+        c = key % K
+        i = pos[c]
+        indices[i] = rank[key // K]
+        tc[i] = count[p]
+        dc[i] = cdf[p]
+        pos[c] = i + 1
 
 
 @njit(cache=True, nogil=True)
@@ -107,50 +108,243 @@ def dense_pair_fill(count, cdf, order, K, indptr, indices, tc, dc):  # pragma: n
                 pos[c] = q + 1
 
 
-def sort_order(cps: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+#: bits of the first key sorted by one counting pass over all the terms; the parts it leaves
+#: (terms sharing a first code point or so) are then sorted each within the cache
+_TOP = 16
+
+
+@njit(cache=True, nogil=True)
+def term_keys(cps, start, length, bits, per, k1, k2, order):  # pragma: no cover - compiled
+    """k1[t], k2[t] = code points 0..per-1 and per..2 per-1 of term t, each plus one (0: past
+    its end), packed ``bits`` apiece into a uint64, the first in the highest bits (comparing
+    keys compares those code points as Python compares str); order[t] = t."""
+    b = np.uint64(bits)
+    for t in range(len(start)):
+        s = start[t]
+        n = length[t]
+        x = np.uint64(0)
+        y = np.uint64(0)
+        for j in range(per):
+            c = np.uint64(0)
+            if j < n:
+                c = np.uint64(cps[s + j]) + np.uint64(1)
+            x = (x << b) | c
+            d = np.uint64(0)
+            if per + j < n:
+                d = np.uint64(cps[s + per + j]) + np.uint64(1)
+            y = (y << b) | d
+        k1[t] = x
+        k2[t] = y
+        order[t] = t
+
+
+@njit(cache=True, nogil=True)
+def top_split(k1, k2, order, shift, o1, o2, oo):  # pragma: no cover - compiled
+    """(k1, k2, order) into (o1, o2, oo) by the bits of k1 from ``shift`` up, stably (one
+    counting sort); returns the offsets of the 2 ** _TOP parts."""
+    B = 1 << _TOP
+    sh = np.uint64(shift)
+    bounds = np.zeros(B + 1, dtype=np.int64)
+    for i in range(len(k1)):
+        bounds[(k1[i] >> sh) + np.uint64(1)] += 1
+    for d in range(B):
+        bounds[d + 1] += bounds[d]
+    pos = bounds[:B].copy()
+    for i in range(len(k1)):
+        d = k1[i] >> sh
+        p = pos[d]
+        o1[p] = k1[i]
+        o2[p] = k2[i]
+        oo[p] = order[i]
+        pos[d] = p + 1
+    return bounds
+
+
+@njit(cache=True, nogil=True)
+def _key_at(cps, start, length, t, off, bits, per):  # pragma: no cover - compiled
+    """Code points off..off + per - 1 of term t packed as in :func:`term_keys`."""
+    s = start[t]
+    n = length[t]
+    k = np.uint64(0)
+    for j in range(per):
+        c = np.uint64(0)
+        if off + j < n:
+            c = np.uint64(cps[s + off + j]) + np.uint64(1)
+        k = (k << np.uint64(bits)) | c
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _by_key(keys, order, i, j):  # pragma: no cover - compiled
+    """Sort keys[i:j] (order[i:j] along) stably."""
+    if j - i <= 16:
+        for a in range(i + 1, j):
+            k = keys[a]
+            t = order[a]
+            b = a - 1
+            while b >= i and keys[b] > k:
+                keys[b + 1] = keys[b]
+                order[b + 1] = order[b]
+                b -= 1
+            keys[b + 1] = k
+            order[b + 1] = t
+    else:
+        sub = np.argsort(keys[i:j], kind="mergesort")
+        ks = keys[i:j][sub]
+        os = order[i:j][sub]
+        keys[i:j] = ks
+        order[i:j] = os
+
+
+@njit(cache=True, nogil=True)
+def _radix(k1, k2, order, i, j, low_bits, t1, t2, to):  # pragma: no cover - compiled
+    """Sort part i..j-1 of (k1, k2, order) by the low ``low_bits`` of k1 (their higher bits
+    are equal), stably: least significant digit first, 8 bits a pass, through (t1, t2, to)."""
+    n = j - i
+    if n <= 32:
+        for a in range(i + 1, j):
+            x, y, t = k1[a], k2[a], order[a]
+            b = a - 1
+            while b >= i and k1[b] > x:
+                k1[b + 1], k2[b + 1], order[b + 1] = k1[b], k2[b], order[b]
+                b -= 1
+            k1[b + 1], k2[b + 1], order[b + 1] = x, y, t
+        return
+    count = np.zeros(257, dtype=np.int64)
+    s1, s2, so = k1[i:j], k2[i:j], order[i:j]
+    d1, d2, do = t1[:n], t2[:n], to[:n]
+    moved = False
+    for shift in range(0, low_bits, 8):
+        sh = np.uint64(shift)
+        count[:] = 0
+        for q in range(n):
+            count[((s1[q] >> sh) & np.uint64(255)) + np.uint64(1)] += 1
+        if count.max() == n:  # one digit for all: nothing moves
+            continue
+        for d in range(256):
+            count[d + 1] += count[d]
+        for q in range(n):
+            d = (s1[q] >> sh) & np.uint64(255)
+            p = count[d]
+            d1[p] = s1[q]
+            d2[p] = s2[q]
+            do[p] = so[q]
+            count[d] = p + 1
+        s1, s2, so, d1, d2, do = d1, d2, do, s1, s2, so
+        moved = not moved
+    if moved:
+        k1[i:j] = s1
+        k2[i:j] = s2
+        order[i:j] = so
+
+
+@njit(cache=True, nogil=True)
+def _settle(cps, start, length, k1, k2, order, bits, per, lo, hi):  # pragma: no cover - compiled
+    """(k1, k2, order)[lo:hi] sorted by k1: each run of equal k1 sorted by k2 (the next per
+    code points), then the runs still tied by the next per, and so on until none is (a run
+    of copies of one term stays as it is)."""
+    runs = np.empty(64, dtype=np.int64)
+    m = 0
+    i = lo
+    while i < hi:
+        j = i + 1
+        while j < hi and k1[j] == k1[i]:
+            j += 1
+        if j - i > 1:
+            if 2 * m + 2 > len(runs):
+                grown = np.empty(2 * len(runs), dtype=np.int64)
+                grown[: 2 * m] = runs[: 2 * m]
+                runs = grown
+            runs[2 * m] = i
+            runs[2 * m + 1] = j
+            m += 1
+        i = j
+    keys = k2
+    off = per
+    out = np.empty(len(runs), dtype=np.int64)
+    while m > 0:
+        nxt = 0
+        for r in range(m):
+            i, j = runs[2 * r], runs[2 * r + 1]
+            longer = False
+            for q in range(i, j):
+                if length[order[q]] > off:
+                    longer = True
+                    break
+            if not longer:  # copies of one term
+                continue
+            if off > per:  # (k2 holds the first round's keys)
+                for q in range(i, j):
+                    keys[q] = _key_at(cps, start, length, order[q], off, bits, per)
+            _by_key(keys, order, i, j)
+            a = i
+            for q in range(i + 1, j + 1):
+                if q == j or keys[q] != keys[a]:
+                    if q - a > 1:  # still tied
+                        if 2 * nxt + 2 > len(out):
+                            grown = np.empty(2 * len(out), dtype=np.int64)
+                            grown[: 2 * nxt] = out[: 2 * nxt]
+                            out = grown
+                        out[2 * nxt] = a
+                        out[2 * nxt + 1] = q
+                        nxt += 1
+                    a = q
+        runs, out = out, runs
+        m = nxt
+        off += per
+
+
+@njit(cache=True, nogil=True)
+def sort_parts(cps, start, length, k1, k2, order, bounds, p0, p1, low_bits, bits, per):  # pragma: no cover - compiled
+    """Finish the sort of parts p0..p1-1 (offsets ``bounds``) of (k1, k2, order), each sorted
+    on its own: by the rest of k1, then ties by the next code points."""
+    big = 0
+    for p in range(p0, p1):
+        big = max(big, bounds[p + 1] - bounds[p])
+    t1 = np.empty(big, dtype=k1.dtype)
+    t2 = np.empty(big, dtype=k2.dtype)
+    to = np.empty(big, dtype=order.dtype)
+    for p in range(p0, p1):
+        i, j = bounds[p], bounds[p + 1]
+        if j - i > 1:
+            _radix(k1, k2, order, i, j, low_bits, t1, t2, to)
+            _settle(cps, start, length, k1, k2, order, bits, per, i, j)
+
+
+def sort_order(cps: np.ndarray, start: np.ndarray, length: np.ndarray, n_threads: int = 1) -> np.ndarray:
     """The order of the terms ``cps[start[t]:start[t] + length[t]]`` by code points, a prefix
     first (Python's order on str, so scikit-learn's vocabulary order), without a Python string.
 
-    Each term's next few code points (plus one, so 0 marks the end) are packed into a uint64
-    key; numpy sorts by the first keys, then only the terms still tied are sorted again by
-    their next keys, within their groups, until no two are tied (equal terms end adjacent)."""
+    Each term's first code points (plus one, so 0 marks the end) are packed into two uint64
+    keys (:func:`term_keys`); one counting pass splits the terms by the top bits of the first
+    key into parts, each part is sorted in the cache by the rest of it (radix) and its ties
+    by the second key, then by the next code points, only for the terms still tied. The parts
+    are independent: ``n_threads`` sort them at once (the kernels release the GIL). Stable:
+    equal terms keep their order, adjacent."""
     n = len(start)
     if n < 2:
         return np.arange(n, dtype=np.int64)
+    start, length = np.ascontiguousarray(start), np.ascontiguousarray(length)
     bits = (int(cps.max()) + 1).bit_length() if len(cps) else 1
     per = max(1, 64 // bits)
-
-    start, length = np.ascontiguousarray(start), np.ascontiguousarray(length)
-
-    def keys(idx: np.ndarray, off: int) -> np.ndarray:
-        out = np.empty(len(idx), dtype=np.uint64)
-        sort_keys(cps, start, length, idx, off, bits, per, out)
-        return out
-
-    k = keys(np.arange(n), 0)
-    order = np.argsort(k, kind="stable")
-    k = k[order]
-    group = np.concatenate([[0], np.cumsum(k[1:] != k[:-1])])
-    pos = np.arange(n)
-    longest, off = int(length.max()), 0
-    while True:
-        tied = np.zeros(len(pos), dtype=bool)
-        same = group[1:] == group[:-1]
-        tied[1:] |= same
-        tied[:-1] |= same
-        off += per
-        # a group of tied terms all compared to their ends holds copies of one term: done
-        longer = np.zeros(int(group[-1]) + 1, dtype=bool)
-        longer[group[length[order[pos]] > off]] = True
-        tied &= longer[group]
-        if not tied.any() or off > longest:
-            return order
-        pos, group = pos[tied], group[tied]
-        k = keys(order[pos], off)
-        sub = np.lexsort((k, group))
-        order[pos] = order[pos][sub]
-        group, k = group[sub], k[sub]
-        group = np.concatenate([[0], np.cumsum((group[1:] != group[:-1]) | (k[1:] != k[:-1]))])
+    k1, k2, order = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64)
+    term_keys(cps, start, length, bits, per, k1, k2, order)
+    used = bits * per
+    shift = max(0, used - _TOP)
+    s1, s2, so = np.empty_like(k1), np.empty_like(k2), np.empty_like(order)
+    bounds = top_split(k1, k2, order, shift, s1, s2, so)
+    del k1, k2, order
+    parts = len(bounds) - 1
+    if n_threads <= 1 or n < 1 << 16:
+        sort_parts(cps, start, length, s1, s2, so, bounds, 0, parts, shift, bits, per)
+        return so
+    # contiguous runs of parts with about as many terms each, one per thread
+    cuts = np.searchsorted(bounds, np.linspace(0, n, n_threads + 1)[1:-1])
+    edges = [0, *sorted(set(int(c) for c in cuts) - {0, parts}), parts]
+    with ThreadPoolExecutor(len(edges) - 1) as pool:
+        list(pool.map(lambda k: sort_parts(cps, start, length, s1, s2, so, bounds, edges[k], edges[k + 1], shift,
+                                           bits, per), range(len(edges) - 1)))
+    return so
 
 
 def term_strings(cps: np.ndarray, start: np.ndarray, length: np.ndarray) -> list[str]:

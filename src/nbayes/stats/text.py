@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from .._kernels.text_sort import sort_order
 from ..errors import StatisticsError, UnlearnError
 from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
+from .terms import CodeTerms, as_strings
 
 #: per-class counts: classes x terms, dense or CSR
 Counts = Any
@@ -29,6 +30,11 @@ class TextStats:
     (classes x terms, a CSR matrix holding only the pairs seen, or a dense array).
     Corpus-level (unweighted, as a vectoriser sees them): df[t] documents containing t,
     tf[t] occurrences, n_docs documents. class_count[c]: weighted documents of class c.
+
+    ``terms`` may be given as a :class:`~nbayes.stats.terms.CodeTerms` (a vocabulary counting
+    learned, as code points): reading ``terms`` then makes its Python strings, once; what
+    needs no strings (estimation, a term table's predictions, a model file) reads
+    :attr:`vocab` and :attr:`n_terms` instead.
 
     Everything a vectoriser's ``min_df`` / ``max_df`` / ``max_features`` needs is kept, so those
     apply at estimation and ``merge``, ``partial_fit`` and ``unlearn`` stay exact.
@@ -50,6 +56,22 @@ class TextStats:
     table: Any = field(default=None, repr=False, compare=False)
     #: tf-idf models: (keep, idf, sums), see above
     weighted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def vocab(self) -> Any:
+        """The vocabulary as given: an array (terms or buckets), or a CodeTerms not yet made strings."""
+        return self.__dict__["terms"]
+
+    @property
+    def n_terms(self) -> int:
+        """The number of terms (buckets), without making strings."""
+        return len(self.__dict__["terms"])
+
+    @property
+    def has_vocabulary(self) -> bool:
+        """Whether the terms are words (vocabulary mode), not hashing buckets."""
+        v = self.__dict__["terms"]
+        return isinstance(v, CodeTerms) or v.dtype == object
 
     @property
     def sparse(self) -> bool:
@@ -82,7 +104,7 @@ class TextStats:
 
     def _on(self, terms: np.ndarray) -> "TextStats":
         """The same statistics laid over a larger sorted vocabulary."""
-        if len(terms) == len(self.terms):
+        if len(terms) == self.n_terms:
             return self
         pos = _positions(terms, self.terms)
 
@@ -140,7 +162,7 @@ class TextStats:
         containing a term within its documents, corpus document frequencies within the number
         of documents and within the occurrences."""
         cc = check_class_count(self.class_count, n_classes)
-        V = len(self.terms)
+        V = self.n_terms
         for name in ("term_count", "doc_count"):
             m = getattr(self, name)
             if m.ndim != 2 or m.shape != (len(cc), V):
@@ -178,7 +200,7 @@ class TextStats:
         (CORRECTNESS.md: a forgotten term is gone). Hashing buckets (integer terms) and a frozen
         idf's terms stay: those vocabularies are fixed."""
         alive = self.df > 0
-        if self.terms.dtype != object or self.weighted is not None or alive.all():
+        if not self.has_vocabulary or self.weighted is not None or alive.all():
             return self
         return TextStats(
             self.terms[alive], self.class_count, self.term_count[:, alive], self.doc_count[:, alive],
@@ -197,9 +219,12 @@ class TextStats:
         tc, dc = _csr(self.term_count), _csr(self.doc_count)
         pattern = _union_pattern(tc, dc)
         tcv, dcv = _values_at(tc, pattern), _values_at(dc, pattern)
-        V = len(self.terms)
+        V = self.n_terms
         out: dict[str, np.ndarray] = {}
-        if self.terms.dtype.kind in "iu":
+        if isinstance(self.vocab, CodeTerms):  # written from the code points: no string per term
+            out["stats/terms_utf8"] = self.vocab.utf8()
+            out["stats/terms_len"] = compact(self.vocab.length.astype(float))
+        elif self.terms.dtype.kind in "iu":
             if np.array_equal(self.terms, np.arange(V)):  # hashing: the buckets 0..n-1
                 out["stats/buckets"] = np.array(V, dtype=np.int64)
             else:
@@ -275,6 +300,20 @@ class TextStats:
         if "stats/tfidf_keep" in arrays:
             stats.weighted = (arrays["stats/tfidf_keep"], arrays["stats/idf"], arrays["stats/tfidf_sums"])
         return stats
+
+
+def _get_terms(self: TextStats) -> np.ndarray:
+    return as_strings(self.__dict__["terms"])
+
+
+def _set_terms(self: TextStats, terms: Any) -> None:
+    self.__dict__["terms"] = terms
+
+
+# ``terms`` read through a property (strings made on first read), installed after the dataclass
+# is made (a property in the class body would be taken for the field's default value); the
+# value lives in the instance's __dict__ under its own name, so copies and replace() keep it
+setattr(TextStats, "terms", property(_get_terms, _set_terms, doc="The vocabulary, sorted (Python strings, or bucket numbers)."))
 
 
 # ----------------------------------------------------------------------------- counts, dense or CSR
@@ -434,7 +473,7 @@ def _frozen_pair(
 def _table_of(terms: np.ndarray, a: "TextStats", b: "TextStats") -> Any:
     """A lookup table built for exactly ``terms`` by either side, if any (ids = sorted order)."""
     for side in (a, b):
-        if side.table is not None and len(side.terms) == len(terms):
+        if side.table is not None and side.n_terms == len(terms):
             return side.table
     return None
 
