@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbayes._kernels.text_sort import sort_order, term_strings
+from nbayes._kernels.text_sort import pair_csr, sort_order, term_strings
 from nbayes.stats.text import union_terms
 
 
@@ -83,3 +83,22 @@ def test_many_terms_sorted_in_parts_on_threads(n_threads: int, alphabet: list[st
     cps, start, length = _laid_out(words, np.uint32 if wide else np.uint8)
     order = sort_order(cps, start, length, n_threads)
     assert order.tolist() == sorted(range(len(words)), key=words.__getitem__)
+
+
+@pytest.mark.parametrize("n_terms, K", [(1, 1), (7, 3), (5000, 7)])
+def test_pair_csr_lays_pairs_out_by_class_then_rank(n_terms: int, K: int) -> None:
+    """(class, term) pairs from a learner's table (keys t * K + c, any order) to CSR over
+    classes with the terms' sorted ranks as columns (more than 2 ** 11 terms: two radix passes)."""
+    rng = np.random.default_rng(n_terms)
+    keys = rng.permutation(n_terms * K)[: max(1, n_terms * K // 3)].astype(np.int64)
+    count, cdf = rng.random(len(keys)), rng.random(len(keys))
+    rank = rng.permutation(n_terms).astype(np.int64)
+    indptr, indices = np.zeros(K + 1, dtype=np.int64), np.empty(len(keys), dtype=np.int32)
+    tc, dc = np.empty(len(keys)), np.empty(len(keys))
+    pair_csr(keys, count, cdf, rank, K, indptr, indices, tc, dc)
+    cls, col = keys % K, rank[keys // K]
+    want = np.lexsort((col, cls))
+    np.testing.assert_array_equal(indptr, np.concatenate([[0], np.cumsum(np.bincount(cls, minlength=K))]))
+    np.testing.assert_array_equal(indices, col[want])
+    np.testing.assert_array_equal(tc, count[want])
+    np.testing.assert_array_equal(dc, cdf[want])

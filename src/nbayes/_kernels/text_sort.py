@@ -3,9 +3,9 @@
 scikit-learn's vocabulary is sorted as Python sorts str: by code points, a prefix first. The
 terms a learner collects live as code points in one buffer (term t is
 ``cps[start[t]:start[t] + length[t]]``); :func:`sort_order` orders them by packing their code
-points into uint64 keys sorted by counting passes (radix), on several threads, :func:`term_strings`
-makes the Python strings in one decode and split, and :func:`pair_csr` lays (class, term) pairs out as CSR with two counting
-sorts.
+points into uint64 keys sorted by counting passes (radix), on several threads;
+:func:`term_strings` makes the Python strings in one decode and split; :func:`pair_csr` lays
+(class, term) pairs out as CSR with counting passes.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-__all__ = ["gather_terms", "join_terms", "pair_csr", "sort_order", "sort_parts", "term_keys", "term_strings", "top_split"]
+__all__ = ["gather_terms", "join_terms", "pair_csr", "renumber_slots", "sort_order", "sort_parts", "term_keys", "term_strings", "top_split"]
 
 
 @njit(cache=True, nogil=True)
@@ -47,34 +47,70 @@ def gather_terms(cps, start, length, out):  # pragma: no cover - compiled
 def pair_csr(keys, count, cdf, rank, K, indptr, indices, tc, dc):  # pragma: no cover - compiled
     """The distinct pairs keys[p] = t * K + c (counts count[p], cdf[p]) as CSR over classes with
     the terms' ranks rank[t] as columns, ascending: indptr (K + 1, zeros) gets the offsets and
-    indices, tc, dc (one entry per pair) the columns and counts. Two counting sorts (by rank,
-    then stably by class), no comparison sort and no list of pairs in between."""
+    indices, tc, dc (one entry per pair) the columns and counts. A counting pass by class (K
+    streams written in order), then each class's entries sorted by rank with radix passes of
+    11 bits: no comparison sort, no list of pairs in between, scratch for one class only."""
     P = len(keys)
-    n_terms = len(rank)
-    at = np.zeros(n_terms + 1, dtype=np.int64)
-    for p in range(P):
-        at[rank[keys[p] // K] + 1] += 1
-    for r in range(n_terms):
-        at[r + 1] += at[r]
-    by_rank = np.empty(P, dtype=np.int64)
-    for p in range(P):
-        r = rank[keys[p] // K]
-        by_rank[at[r]] = p
-        at[r] += 1
     for p in range(P):
         indptr[keys[p] % K + 1] += 1
     for c in range(K):
         indptr[c + 1] += indptr[c]
     pos = indptr[:K].copy()
-    for q in range(P):
-        p = by_rank[q]
+    for p in range(P):
         key = keys[p]
-        c = key % K
+        t = key // K
+        c = key - t * K
         i = pos[c]
-        indices[i] = rank[key // K]
+        indices[i] = rank[t]
         tc[i] = count[p]
         dc[i] = cdf[p]
         pos[c] = i + 1
+    big = 0
+    for c in range(K):
+        big = max(big, indptr[c + 1] - indptr[c])
+    ti = np.empty(big, dtype=indices.dtype)
+    tx = np.empty(big)
+    ty = np.empty(big)
+    bits = 1
+    while (1 << bits) < len(rank):
+        bits += 1
+    D = 11
+    mask = (1 << D) - 1
+    cnt = np.zeros((1 << D) + 1, dtype=np.int64)
+    for c in range(K):
+        a, b = indptr[c], indptr[c + 1]
+        n = b - a
+        si, sx, sy = indices[a:b], tc[a:b], dc[a:b]
+        di, dx, dy = ti[:n], tx[:n], ty[:n]
+        moved = False
+        for shift in range(0, bits, D):
+            cnt[:] = 0
+            for q in range(n):
+                cnt[((si[q] >> shift) & mask) + 1] += 1
+            for d in range(1 << D):
+                cnt[d + 1] += cnt[d]
+            for q in range(n):
+                d = (si[q] >> shift) & mask
+                i = cnt[d]
+                di[i] = si[q]
+                dx[i] = sx[q]
+                dy[i] = sy[q]
+                cnt[d] = i + 1
+            si, sx, sy, di, dx, dy = di, dx, dy, si, sx, sy
+            moved = not moved
+        if moved:
+            indices[a:b] = si
+            tc[a:b] = sx
+            dc[a:b] = sy
+
+
+@njit(cache=True, nogil=True)
+def renumber_slots(slots, rank):  # pragma: no cover - compiled
+    """A term table's slots (key, id pairs; id -1: empty) with each id t replaced by rank[t]."""
+    for i in range(1, len(slots), 2):
+        t = slots[i]
+        if t >= 0:
+            slots[i] = rank[t]
 
 
 @njit(cache=True, nogil=True)

@@ -12,7 +12,7 @@ from .._kernels import run, text_chars, threads
 from .._kernels import text as word_kernels
 from .._kernels.text import build, count_new, merge_learned, rehash
 from .._kernels.text_pairs import presence_rows, score, score_pairs
-from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_csr, sort_order
+from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_csr, renumber_slots, sort_order
 from ..stats.terms import CodeTerms, as_strings, object_array
 
 _NONE_I = np.zeros(0, dtype=np.int64)
@@ -406,10 +406,7 @@ def learned_terms(
     rank = np.empty(n_terms, dtype=np.int64)
     rank[order] = np.arange(n_terms)
     slots = main.slots if not keep else main.slots.copy()
-    ids = slots[1::2]
-    used = ids >= 0
-    ids[used] = rank[ids[used]]
-    del ids, used
+    renumber_slots(slots, rank)
     learned = TermTable.from_parts(vocab, slots, start, length, cps, how)
     if dense:  # rows of K counts: read in term order, no list of pairs in between
         indptr = dense_pair_counts(pcount, pcdf, order, K)
