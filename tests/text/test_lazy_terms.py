@@ -3,6 +3,8 @@ never do); what reads them gets what the strings always gave, and the file is th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
@@ -80,3 +82,38 @@ def test_updates_on_unread_terms() -> None:
     back = want.unlearn(more, more_y)
     assert back.vocabulary_ == _fitted().vocabulary_
     np.testing.assert_allclose(back.predict_proba(DOCS), _fitted().predict_proba(DOCS), rtol=1e-12, atol=1e-12)
+
+
+def test_a_loaded_model_keeps_its_vocabulary_as_code_points(tmp_path: pytest.TempPathFactory) -> None:
+    m = _fitted()
+    m.save(tmp_path / "m.nbm")
+    back = nbayes.load(tmp_path / "m.nbm")
+    np.testing.assert_array_equal(back.predict_proba(DOCS), m.predict_proba(DOCS))
+    assert _unread(back)  # loading, its checks and predicting made no string per term
+    assert back._table.vocab is back.stats_.vocab
+    assert back.vocabulary_ == m.vocabulary_
+    back.save(tmp_path / "again.nbm")
+    assert (tmp_path / "again.nbm").read_bytes() == (tmp_path / "m.nbm").read_bytes()
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda blob, lens: (blob, lens[::-1].copy()), "not sorted|do not add up"),
+    (lambda blob, lens: (np.concatenate([blob[: int(lens[0])], blob]), np.concatenate([lens[:1], lens])), "repeats a term"),
+    (lambda blob, lens: (blob[::-1].copy(), lens), "not sorted|not UTF-8"),
+    (lambda blob, lens: (blob, lens + 1), "do not add up"),
+    (lambda blob, lens: (np.concatenate([blob, np.array([0xff], dtype=np.uint8)]), lens), "not UTF-8"),
+])
+def test_a_files_vocabulary_is_checked_on_its_code_points(
+        change: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]], message: str) -> None:
+    from nbayes.errors import StatisticsError
+    from nbayes.stats.text import TextStats
+
+    arrays = _fitted().stats_.to_arrays()
+    blob, lens = change(arrays["stats/terms_utf8"], arrays["stats/terms_len"].astype(np.int64))
+    arrays["stats/terms_utf8"], arrays["stats/terms_len"] = blob, lens
+    if len(lens) != len(arrays["stats/df"]):  # a term added: its statistics too
+        for name in ("stats/df", "stats/tf"):
+            arrays[name] = np.concatenate([arrays[name][:1], arrays[name]])
+        arrays["stats/pairs/terms"] = arrays["stats/pairs/terms"] + 1
+    with pytest.raises(StatisticsError, match=message):
+        TextStats.from_arrays(arrays).check()

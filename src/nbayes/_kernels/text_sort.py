@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-__all__ = ["gather_terms", "join_terms", "pair_csr", "renumber_slots", "sort_order", "sort_parts", "term_keys", "term_strings", "top_split"]
+__all__ = ["first_unsorted", "gather_terms", "join_terms", "pair_csr", "renumber_slots", "sort_order", "sort_parts", "term_keys", "term_strings", "top_split"]
 
 
 @njit(cache=True, nogil=True)
@@ -111,6 +111,25 @@ def renumber_slots(slots, rank):  # pragma: no cover - compiled
         t = slots[i]
         if t >= 0:
             slots[i] = rank[t]
+
+
+@njit(cache=True, nogil=True)
+def first_unsorted(cps, start, length):  # pragma: no cover - compiled
+    """(i, same): the first term i > 0 that is not after term i - 1 in code point order (a
+    prefix first), and whether it equals it; (-1, False) when the terms strictly increase."""
+    for i in range(1, len(start)):
+        a, b = start[i - 1], start[i]
+        na, nb = length[i - 1], length[i]
+        m = min(na, nb)
+        j = 0
+        while j < m and cps[a + j] == cps[b + j]:
+            j += 1
+        if j < m:
+            if cps[b + j] < cps[a + j]:
+                return i, False
+        elif nb <= na:
+            return i, nb == na
+    return -1, False
 
 
 @njit(cache=True, nogil=True)

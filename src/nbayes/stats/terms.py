@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels.text_sort import gather_terms, term_strings
+from .._kernels.text_sort import first_unsorted, gather_terms, term_strings
 
 __all__ = ["CodeTerms", "as_strings", "object_array"]
 
@@ -46,6 +46,25 @@ class CodeTerms:
         if self._strings is None:
             self._strings = object_array(term_strings(self.cps, self.start, self.length))
         return self._strings
+
+    @classmethod
+    def from_utf8(cls, blob: np.ndarray, lengths: np.ndarray) -> "CodeTerms":
+        """The terms of :meth:`utf8` (each one's length in code points): one decode, no string
+        per term. ValueError when the bytes are not UTF-8 or the lengths do not add up."""
+        text = np.asarray(blob, dtype=np.uint8).tobytes().decode("utf-8", errors="surrogatepass")
+        lengths = np.asarray(lengths).astype(np.int64)
+        if np.any(lengths < 0) or int(lengths.sum()) != len(text):
+            raise ValueError("the term lengths do not add up to the vocabulary's text")
+        cps = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32).copy()
+        start = np.zeros(len(lengths), dtype=np.int64)
+        if len(lengths):
+            np.cumsum(lengths[:-1], out=start[1:])
+        return cls(cps, start, lengths)
+
+    def first_unsorted(self) -> tuple[int, bool]:
+        """(i, same): the first term not after the one before it (same: equal to it), or (-1, False)."""
+        i, same = first_unsorted(self.cps, self.start, self.length)
+        return int(i), bool(same)
 
     def utf8(self) -> np.ndarray:
         """The terms concatenated, UTF-8 encoded (as ``"".join(strings).encode("utf-8",

@@ -187,9 +187,13 @@ class TextStats:
         n_docs = float(check_array("n_docs", np.asarray(self.n_docs, dtype=float)))
         check_at_most("df", df, "n_docs", np.asarray(n_docs))
         check_at_most("df", df, "tf", tf)
-        if self.terms.dtype.kind == "O" and len(set(self.terms.tolist())) != V:
+        if isinstance(self.vocab, CodeTerms) and self.vocab._strings is None:  # checked on the code points
+            i, same = self.vocab.first_unsorted()
+            if i >= 0:
+                raise StatisticsError(f"statistics 'terms': the vocabulary {'repeats a term' if same else 'is not sorted'}")
+        elif self.terms.dtype.kind == "O" and len(set(self.terms.tolist())) != V:
             raise StatisticsError("statistics 'terms': the vocabulary repeats a term")
-        if self.terms.dtype.kind == "O" and V > 1:
+        elif self.terms.dtype.kind == "O" and V > 1:
             listed = self.terms.tolist()
             if any(x >= y for x, y in zip(listed[:-1], listed[1:])):
                 raise StatisticsError("statistics 'terms': the vocabulary is not sorted")
@@ -258,6 +262,7 @@ class TextStats:
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "TextStats":
         """Statistics from a file's arrays: format 2 (pairs) or format 1 (dense classes x terms)."""
+        terms: Any
         if "stats/buckets" in arrays:
             terms = np.arange(int(arrays["stats/buckets"]), dtype=np.int64)
         elif "stats/terms_utf8" in arrays:
@@ -270,7 +275,7 @@ class TextStats:
                 terms = np.empty(len(raw), dtype=object)
                 terms[:] = [str(t) for t in raw.tolist()]
         cc = np.asarray(arrays["stats/class_count"], dtype=float)
-        hashing = terms.dtype.kind in "iu"
+        hashing = not isinstance(terms, CodeTerms) and terms.dtype.kind in "iu"
         if "stats/term_count" in arrays:  # format 1: dense classes x terms
             tc = np.asarray(arrays["stats/term_count"], dtype=float)
             dc = np.asarray(arrays["stats/doc_count"], dtype=float)
@@ -441,19 +446,15 @@ def encode_terms(terms: np.ndarray) -> dict[str, np.ndarray]:
     return {"stats/terms_utf8": np.frombuffer(blob, dtype=np.uint8), "stats/terms_len": compact(lengths.astype(float))}
 
 
-def decode_terms(arrays: dict[str, np.ndarray]) -> np.ndarray:
+def decode_terms(arrays: dict[str, np.ndarray]) -> CodeTerms:
+    """A file's vocabulary (``stats/terms_utf8``, ``stats/terms_len``) as code points: its
+    Python strings are made only if read."""
     try:
-        text = np.asarray(arrays["stats/terms_utf8"], dtype=np.uint8).tobytes().decode("utf-8", errors="surrogatepass")
+        return CodeTerms.from_utf8(arrays["stats/terms_utf8"], arrays["stats/terms_len"])
     except UnicodeDecodeError as exc:
         raise StatisticsError(f"statistics 'terms': not UTF-8 ({exc})") from None
-    lengths = np.asarray(arrays["stats/terms_len"]).astype(np.int64)
-    if np.any(lengths < 0) or int(lengths.sum()) != len(text):
-        raise StatisticsError("statistics 'terms': the term lengths do not add up to the vocabulary's text")
-    ends = np.cumsum(lengths).tolist()
-    starts = [0] + ends[:-1]
-    out = np.empty(len(lengths), dtype=object)
-    out[:] = [text[s:e] for s, e in zip(starts, ends)]
-    return out
+    except ValueError:
+        raise StatisticsError("statistics 'terms': the term lengths do not add up to the vocabulary's text") from None
 
 
 def _frozen_pair(

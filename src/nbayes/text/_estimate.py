@@ -13,7 +13,7 @@ from ..errors import StatisticsError
 from ..naive_bayes._base import ESTIMATING
 from ..stats import CountStats
 from ..stats.text import TextStats
-from ..stats.terms import as_strings
+from ..stats.terms import CodeTerms, as_strings
 from .vocab import AnyTerms, HashedTerms, Pairs, TermTable
 
 #: parameters estimated from the statistics on demand when they are held as pairs
@@ -179,8 +179,10 @@ def _vocabulary(model: Any, stats: TextStats, keep: np.ndarray) -> tuple[Any, Te
     """(the kept terms, their term table): when every term is kept, the statistics' own (their
     vocabulary as counting left it, code points made strings only if read; the table built
     while counting), else the kept terms' strings and a table built from them."""
-    if stats.table is not None and keep.all():
+    if keep.all() and stats.table is not None:
         return stats.vocab, stats.table
+    if keep.all() and isinstance(stats.vocab, CodeTerms):  # a vocabulary read from a file
+        return stats.vocab, TermTable.from_codes(stats.vocab, model._how())
     vocab = stats.terms[keep]
     return vocab, TermTable(vocab, model._how())
 

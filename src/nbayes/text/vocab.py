@@ -135,6 +135,16 @@ class TermTable:
             build(self.cps, self.start, self.length, self.slots, np.zeros(n, dtype=np.int64))
 
     @classmethod
+    def from_codes(cls, terms: CodeTerms, tokens: Tokens) -> "TermTable":
+        """The table of terms held as code points (a vocabulary read from a file): its hash
+        slots built over their code points, no Python string made."""
+        n = len(terms)
+        slots = np.full(2 * _pow2(2 * n + 2), -1, dtype=np.int64)
+        if n:
+            build(terms.cps, terms.start, terms.length, slots, np.zeros(n, dtype=np.int64))
+        return cls.from_parts(terms, slots, terms.start, terms.length, terms.cps, tokens)
+
+    @classmethod
     def from_parts(
         cls,
         terms: np.ndarray | CodeTerms,
