@@ -7,8 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nbayes._kernels import text_sort
 from nbayes._kernels.text_sort import pair_csr, sort_order, term_strings
 from nbayes.stats.text import union_terms
+
+
+@pytest.fixture(autouse=True, params=["python", "kernels"])
+def small(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test both ways: a few terms sorted by Python, and by the kernels (as many are)."""
+    if request.param == "kernels":
+        monkeypatch.setattr(text_sort, "_SMALL", 2)
 
 
 def _laid_out(words: list[str], dtype: type = np.uint32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

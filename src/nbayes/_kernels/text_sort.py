@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-__all__ = ["first_unsorted", "gather_terms", "join_terms", "pair_csr", "renumber_slots", "sort_order", "sort_parts", "term_keys", "term_strings", "top_split"]
+__all__ = ["first_unsorted", "gather_terms", "join_terms", "pair_csr", "renumber_slots", "sort_order", "sort_parts", "split_terms", "term_strings"]
 
 
 @njit(cache=True, nogil=True)
@@ -55,7 +55,9 @@ def pair_csr(keys, count, cdf, rank, K, indptr, indices, tc, dc):  # pragma: no 
         indptr[keys[p] % K + 1] += 1
     for c in range(K):
         indptr[c + 1] += indptr[c]
-    pos = indptr[:K].copy()
+    pos = np.empty(K, dtype=np.int64)
+    for c in range(K):
+        pos[c] = indptr[c]
     for p in range(P):
         key = keys[p]
         t = key // K
@@ -80,28 +82,42 @@ def pair_csr(keys, count, cdf, rank, K, indptr, indices, tc, dc):  # pragma: no 
     for c in range(K):
         a, b = indptr[c], indptr[c + 1]
         n = b - a
-        si, sx, sy = indices[a:b], tc[a:b], dc[a:b]
-        di, dx, dy = ti[:n], tx[:n], ty[:n]
-        moved = False
+        moved = False  # the entries are in the scratch
         for shift in range(0, bits, D):
-            cnt[:] = 0
+            for d in range((1 << D) + 1):
+                cnt[d] = 0
             for q in range(n):
-                cnt[((si[q] >> shift) & mask) + 1] += 1
+                if moved:
+                    r = ti[q]
+                else:
+                    r = indices[a + q]
+                cnt[((r >> shift) & mask) + 1] += 1
             for d in range(1 << D):
                 cnt[d + 1] += cnt[d]
-            for q in range(n):
-                d = (si[q] >> shift) & mask
-                i = cnt[d]
-                di[i] = si[q]
-                dx[i] = sx[q]
-                dy[i] = sy[q]
-                cnt[d] = i + 1
-            si, sx, sy, di, dx, dy = di, dx, dy, si, sx, sy
+            if moved:
+                for q in range(n):
+                    r = ti[q]
+                    d = (r >> shift) & mask
+                    i = cnt[d]
+                    cnt[d] = i + 1
+                    indices[a + i] = r
+                    tc[a + i] = tx[q]
+                    dc[a + i] = ty[q]
+            else:
+                for q in range(n):
+                    r = indices[a + q]
+                    d = (r >> shift) & mask
+                    i = cnt[d]
+                    cnt[d] = i + 1
+                    ti[i] = r
+                    tx[i] = tc[a + q]
+                    ty[i] = dc[a + q]
             moved = not moved
         if moved:
-            indices[a:b] = si
-            tc[a:b] = sx
-            dc[a:b] = sy
+            for q in range(n):
+                indices[a + q] = ti[q]
+                tc[a + q] = tx[q]
+                dc[a + q] = ty[q]
 
 
 @njit(cache=True, nogil=True)
@@ -163,207 +179,209 @@ def dense_pair_fill(count, cdf, order, K, indptr, indices, tc, dc):  # pragma: n
                 pos[c] = q + 1
 
 
+#: below this many terms sort_order sorts their code points as bytes in Python (big-endian
+#: bytes compare as the code points do): fast enough, and a first fit with an empty compile
+#: cache (``nbayes demo``) compiles no sorting kernel
+_SMALL = 1 << 14
+
 #: bits of the first key sorted by one counting pass over all the terms; the parts it leaves
 #: (terms sharing a first code point or so) are then sorted each within the cache
 _TOP = 16
 
 
 @njit(cache=True, nogil=True)
-def term_keys(cps, start, length, bits, per, k1, k2, order):  # pragma: no cover - compiled
-    """k1[t], k2[t] = code points 0..per-1 and per..2 per-1 of term t, each plus one (0: past
-    its end), packed ``bits`` apiece into a uint64, the first in the highest bits (comparing
-    keys compares those code points as Python compares str); order[t] = t."""
+def split_terms(cps, start, length, bits, per, shift):  # pragma: no cover - compiled
+    """(k1, k2, order, bounds): the code points 0..per-1 and per..2 per-1 of every term (each
+    plus one, 0 past its end) packed ``bits`` apiece into uint64 keys k1, k2, the first in
+    the highest bits (comparing keys compares those code points as Python compares str), laid
+    out by one counting pass on the bits of k1 from ``shift`` up into 2 ** _TOP parts (offsets
+    ``bounds``), each part's terms (``order``) in their order."""
+    n = len(start)
     b = np.uint64(bits)
-    for t in range(len(start)):
+    k1 = np.empty(n, dtype=np.uint64)
+    k2 = np.empty(n, dtype=np.uint64)
+    for t in range(n):
         s = start[t]
-        n = length[t]
+        m = length[t]
         x = np.uint64(0)
         y = np.uint64(0)
         for j in range(per):
             c = np.uint64(0)
-            if j < n:
+            if j < m:
                 c = np.uint64(cps[s + j]) + np.uint64(1)
             x = (x << b) | c
             d = np.uint64(0)
-            if per + j < n:
+            if per + j < m:
                 d = np.uint64(cps[s + per + j]) + np.uint64(1)
             y = (y << b) | d
         k1[t] = x
         k2[t] = y
-        order[t] = t
-
-
-@njit(cache=True, nogil=True)
-def top_split(k1, k2, order, shift, o1, o2, oo):  # pragma: no cover - compiled
-    """(k1, k2, order) into (o1, o2, oo) by the bits of k1 from ``shift`` up, stably (one
-    counting sort); returns the offsets of the 2 ** _TOP parts."""
     B = 1 << _TOP
     sh = np.uint64(shift)
     bounds = np.zeros(B + 1, dtype=np.int64)
-    for i in range(len(k1)):
-        bounds[(k1[i] >> sh) + np.uint64(1)] += 1
+    for t in range(n):
+        bounds[(k1[t] >> sh) + np.uint64(1)] += 1
     for d in range(B):
         bounds[d + 1] += bounds[d]
-    pos = bounds[:B].copy()
-    for i in range(len(k1)):
-        d = k1[i] >> sh
+    pos = np.empty(B, dtype=np.int64)
+    for d in range(B):
+        pos[d] = bounds[d]
+    o1 = np.empty(n, dtype=np.uint64)
+    o2 = np.empty(n, dtype=np.uint64)
+    order = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        d = k1[t] >> sh
         p = pos[d]
-        o1[p] = k1[i]
-        o2[p] = k2[i]
-        oo[p] = order[i]
+        o1[p] = k1[t]
+        o2[p] = k2[t]
+        order[p] = t
         pos[d] = p + 1
-    return bounds
-
-
-@njit(cache=True, nogil=True)
-def _key_at(cps, start, length, t, off, bits, per):  # pragma: no cover - compiled
-    """Code points off..off + per - 1 of term t packed as in :func:`term_keys`."""
-    s = start[t]
-    n = length[t]
-    k = np.uint64(0)
-    for j in range(per):
-        c = np.uint64(0)
-        if off + j < n:
-            c = np.uint64(cps[s + off + j]) + np.uint64(1)
-        k = (k << np.uint64(bits)) | c
-    return k
-
-
-@njit(cache=True, nogil=True)
-def _by_key(keys, order, i, j):  # pragma: no cover - compiled
-    """Sort keys[i:j] (order[i:j] along) stably."""
-    if j - i <= 16:
-        for a in range(i + 1, j):
-            k = keys[a]
-            t = order[a]
-            b = a - 1
-            while b >= i and keys[b] > k:
-                keys[b + 1] = keys[b]
-                order[b + 1] = order[b]
-                b -= 1
-            keys[b + 1] = k
-            order[b + 1] = t
-    else:
-        sub = np.argsort(keys[i:j], kind="mergesort")
-        ks = keys[i:j][sub]
-        os = order[i:j][sub]
-        keys[i:j] = ks
-        order[i:j] = os
+    return o1, o2, order, bounds
 
 
 @njit(cache=True, nogil=True)
 def _radix(k1, k2, order, i, j, low_bits, t1, t2, to):  # pragma: no cover - compiled
-    """Sort part i..j-1 of (k1, k2, order) by the low ``low_bits`` of k1 (their higher bits
-    are equal), stably: least significant digit first, 8 bits a pass, through (t1, t2, to)."""
+    """Sort entries i..j-1 of (k1, k2, order) by the low ``low_bits`` of k1 (their higher bits
+    are equal), stably: insertion for a few, else least significant digit first, 8 bits a
+    pass, through the scratch (t1, t2, to). (Plain loops: slices and array methods here
+    multiply the compilation time.)"""
     n = j - i
     if n <= 32:
         for a in range(i + 1, j):
             x, y, t = k1[a], k2[a], order[a]
             b = a - 1
             while b >= i and k1[b] > x:
-                k1[b + 1], k2[b + 1], order[b + 1] = k1[b], k2[b], order[b]
+                k1[b + 1] = k1[b]
+                k2[b + 1] = k2[b]
+                order[b + 1] = order[b]
                 b -= 1
-            k1[b + 1], k2[b + 1], order[b + 1] = x, y, t
+            k1[b + 1] = x
+            k2[b + 1] = y
+            order[b + 1] = t
         return
     count = np.zeros(257, dtype=np.int64)
-    s1, s2, so = k1[i:j], k2[i:j], order[i:j]
-    d1, d2, do = t1[:n], t2[:n], to[:n]
-    moved = False
+    moved = False  # the entries are in the scratch
     for shift in range(0, low_bits, 8):
-        sh = np.uint64(shift)
-        count[:] = 0
+        for d in range(257):
+            count[d] = 0
         for q in range(n):
-            count[((s1[q] >> sh) & np.uint64(255)) + np.uint64(1)] += 1
-        if count.max() == n:  # one digit for all: nothing moves
+            if moved:
+                x = t1[q]
+            else:
+                x = k1[i + q]
+            count[np.int64((x >> np.uint64(shift)) & np.uint64(255)) + 1] += 1
+        top = 0
+        for d in range(257):
+            top = max(top, count[d])
+        if top == n:  # one digit for all: nothing moves
             continue
         for d in range(256):
             count[d + 1] += count[d]
-        for q in range(n):
-            d = (s1[q] >> sh) & np.uint64(255)
-            p = count[d]
-            d1[p] = s1[q]
-            d2[p] = s2[q]
-            do[p] = so[q]
-            count[d] = p + 1
-        s1, s2, so, d1, d2, do = d1, d2, do, s1, s2, so
+        if moved:
+            for q in range(n):
+                x = t1[q]
+                d = np.int64((x >> np.uint64(shift)) & np.uint64(255))
+                p = count[d]
+                count[d] = p + 1
+                k1[i + p] = x
+                k2[i + p] = t2[q]
+                order[i + p] = to[q]
+        else:
+            for q in range(n):
+                x = k1[i + q]
+                d = np.int64((x >> np.uint64(shift)) & np.uint64(255))
+                p = count[d]
+                count[d] = p + 1
+                t1[p] = x
+                t2[p] = k2[i + q]
+                to[p] = order[i + q]
         moved = not moved
     if moved:
-        k1[i:j] = s1
-        k2[i:j] = s2
-        order[i:j] = so
+        for q in range(n):
+            k1[i + q] = t1[q]
+            k2[i + q] = t2[q]
+            order[i + q] = to[q]
 
 
 @njit(cache=True, nogil=True)
-def _settle(cps, start, length, k1, k2, order, bits, per, lo, hi):  # pragma: no cover - compiled
-    """(k1, k2, order)[lo:hi] sorted by k1: each run of equal k1 sorted by k2 (the next per
-    code points), then the runs still tied by the next per, and so on until none is (a run
-    of copies of one term stays as it is)."""
-    runs = np.empty(64, dtype=np.int64)
-    m = 0
-    i = lo
-    while i < hi:
-        j = i + 1
-        while j < hi and k1[j] == k1[i]:
-            j += 1
-        if j - i > 1:
-            if 2 * m + 2 > len(runs):
-                grown = np.empty(2 * len(runs), dtype=np.int64)
-                grown[: 2 * m] = runs[: 2 * m]
-                runs = grown
-            runs[2 * m] = i
-            runs[2 * m + 1] = j
-            m += 1
-        i = j
-    keys = k2
-    off = per
-    out = np.empty(len(runs), dtype=np.int64)
-    while m > 0:
-        nxt = 0
-        for r in range(m):
-            i, j = runs[2 * r], runs[2 * r + 1]
-            longer = False
-            for q in range(i, j):
-                if length[order[q]] > off:
-                    longer = True
-                    break
-            if not longer:  # copies of one term
-                continue
-            if off > per:  # (k2 holds the first round's keys)
-                for q in range(i, j):
-                    keys[q] = _key_at(cps, start, length, order[q], off, bits, per)
-            _by_key(keys, order, i, j)
-            a = i
-            for q in range(i + 1, j + 1):
-                if q == j or keys[q] != keys[a]:
-                    if q - a > 1:  # still tied
-                        if 2 * nxt + 2 > len(out):
-                            grown = np.empty(2 * len(out), dtype=np.int64)
-                            grown[: 2 * nxt] = out[: 2 * nxt]
-                            out = grown
-                        out[2 * nxt] = a
-                        out[2 * nxt + 1] = q
-                        nxt += 1
-                    a = q
-        runs, out = out, runs
-        m = nxt
-        off += per
+def _grown(runs, m):  # pragma: no cover - compiled
+    """``runs`` (pairs, m of them used) with room for twice as many."""
+    out = np.empty(2 * len(runs), dtype=np.int64)
+    for q in range(2 * m):
+        out[q] = runs[q]
+    return out
 
 
 @njit(cache=True, nogil=True)
 def sort_parts(cps, start, length, k1, k2, order, bounds, p0, p1, low_bits, bits, per):  # pragma: no cover - compiled
-    """Finish the sort of parts p0..p1-1 (offsets ``bounds``) of (k1, k2, order), each sorted
-    on its own: by the rest of k1, then ties by the next code points."""
-    big = 0
+    """Finish the sort of parts p0..p1-1 (offsets ``bounds``) of (k1, k2, order), each on its
+    own: by the rest of k1 (radix), then each run of equal k1 by k2 (the next per code
+    points), then the runs still tied by the next per code points, and so on until none is
+    (a run of copies of one term stays as it is)."""
+    big = 1
     for p in range(p0, p1):
         big = max(big, bounds[p + 1] - bounds[p])
-    t1 = np.empty(big, dtype=k1.dtype)
-    t2 = np.empty(big, dtype=k2.dtype)
-    to = np.empty(big, dtype=order.dtype)
+    t1 = np.empty(big, dtype=np.uint64)
+    t2 = np.empty(big, dtype=np.uint64)
+    to = np.empty(big, dtype=np.int64)
+    runs = np.empty(64, dtype=np.int64)
+    out = np.empty(64, dtype=np.int64)
+    b = np.uint64(bits)
     for p in range(p0, p1):
-        i, j = bounds[p], bounds[p + 1]
-        if j - i > 1:
-            _radix(k1, k2, order, i, j, low_bits, t1, t2, to)
-            _settle(cps, start, length, k1, k2, order, bits, per, i, j)
+        lo, hi = bounds[p], bounds[p + 1]
+        if hi - lo < 2:
+            continue
+        _radix(k1, k2, order, lo, hi, low_bits, t1, t2, to)
+        m = 0  # the runs of equal k1
+        i = lo
+        while i < hi:
+            j = i + 1
+            while j < hi and k1[j] == k1[i]:
+                j += 1
+            if j - i > 1:
+                if 2 * m + 2 > len(runs):
+                    runs = _grown(runs, m)
+                runs[2 * m] = i
+                runs[2 * m + 1] = j
+                m += 1
+            i = j
+        off = per
+        while m > 0:
+            nxt = 0
+            for r in range(m):
+                i, j = runs[2 * r], runs[2 * r + 1]
+                longer = False
+                for q in range(i, j):
+                    if length[order[q]] > off:
+                        longer = True
+                        break
+                if not longer:  # copies of one term
+                    continue
+                if off > per:  # (k2 holds the first round's keys): the next code points
+                    for q in range(i, j):
+                        s = start[order[q]]
+                        n = length[order[q]]
+                        k = np.uint64(0)
+                        for c in range(off, off + per):
+                            v = np.uint64(0)
+                            if c < n:
+                                v = np.uint64(cps[s + c]) + np.uint64(1)
+                            k = (k << b) | v
+                        k2[q] = k
+                _radix(k2, k1, order, i, j, 64, t1, t2, to)  # (k1 equal over the run: carried along)
+                a = i
+                for q in range(i + 1, j + 1):
+                    if q == j or k2[q] != k2[a]:
+                        if q - a > 1:  # still tied
+                            if 2 * nxt + 2 > len(out):
+                                out = _grown(out, nxt)
+                            out[2 * nxt] = a
+                            out[2 * nxt + 1] = q
+                            nxt += 1
+                        a = q
+            runs, out = out, runs
+            m = nxt
+            off += per
 
 
 def sort_order(cps: np.ndarray, start: np.ndarray, length: np.ndarray, n_threads: int = 1) -> np.ndarray:
@@ -371,24 +389,23 @@ def sort_order(cps: np.ndarray, start: np.ndarray, length: np.ndarray, n_threads
     first (Python's order on str, so scikit-learn's vocabulary order), without a Python string.
 
     Each term's first code points (plus one, so 0 marks the end) are packed into two uint64
-    keys (:func:`term_keys`); one counting pass splits the terms by the top bits of the first
+    keys and one counting pass splits the terms by the top bits of the first
     key into parts, each part is sorted in the cache by the rest of it (radix) and its ties
     by the second key, then by the next code points, only for the terms still tied. The parts
     are independent: ``n_threads`` sort them at once (the kernels release the GIL). Stable:
-    equal terms keep their order, adjacent."""
+    equal terms keep their order, adjacent. Fewer than ``_SMALL`` terms are sorted by Python."""
     n = len(start)
     if n < 2:
         return np.arange(n, dtype=np.int64)
+    if n < _SMALL:  # a few terms: Python's sort of their big-endian bytes, no kernel to compile
+        be = np.asarray(cps).astype(">u4").tobytes()
+        keys = [be[4 * s : 4 * (s + m)] for s, m in zip(np.asarray(start).tolist(), np.asarray(length).tolist())]
+        return np.array(sorted(range(n), key=keys.__getitem__), dtype=np.int64)
     start, length = np.ascontiguousarray(start), np.ascontiguousarray(length)
     bits = (int(cps.max()) + 1).bit_length() if len(cps) else 1
     per = max(1, 64 // bits)
-    k1, k2, order = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64)
-    term_keys(cps, start, length, bits, per, k1, k2, order)
-    used = bits * per
-    shift = max(0, used - _TOP)
-    s1, s2, so = np.empty_like(k1), np.empty_like(k2), np.empty_like(order)
-    bounds = top_split(k1, k2, order, shift, s1, s2, so)
-    del k1, k2, order
+    shift = max(0, bits * per - _TOP)
+    s1, s2, so, bounds = split_terms(cps, start, length, bits, per, shift)
     parts = len(bounds) - 1
     if n_threads <= 1 or n < 1 << 16:
         sort_parts(cps, start, length, s1, s2, so, bounds, 0, parts, shift, bits, per)
