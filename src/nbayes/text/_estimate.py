@@ -70,7 +70,9 @@ class TextEstimation:
             total = np.bincount(cls, weights=n, minlength=K) + a * V
             # no term at all (V = 0): no document holds a known term, base weighs nothing
             base = np.log(a) - np.log(total) if V else np.zeros(K)
-            delta = np.log(n + a) - np.log(a)
+            delta = n + a  # log(n + a) - log(a), in place: no temporaries the size of the pairs
+            np.log(delta, out=delta)
+            delta -= np.log(a)
         priors = self._inner().prior_parameters(stats.class_count)
         priors.update(_forget_empty(priors, stats.class_count))
         vocab, table = _vocabulary(self, stats, keep)
