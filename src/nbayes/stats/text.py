@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels.text_sort import sort_order
 from ..errors import StatisticsError, UnlearnError
 from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
-from .terms import CodeTerms, as_strings
+from .terms import CodeTerms, _positions, as_strings
+from .terms import union_terms as union_terms  # (re-exported: imported from here)
 
 #: per-class counts: classes x terms, dense or CSR
 Counts = Any
@@ -477,61 +477,3 @@ def _table_of(terms: np.ndarray, a: "TextStats", b: "TextStats") -> Any:
         if side.table is not None and side.n_terms == len(terms):
             return side.table
     return None
-
-
-def _positions(terms: np.ndarray, sub: np.ndarray) -> np.ndarray:
-    """Where the sorted distinct ``sub`` lies in its sorted superset ``terms``. A few new terms
-    in a large vocabulary (a learning service's update): one binary search per new term (past
-    the s-th new one, terms[i] == sub[i - s] holds exactly up to the next), not a search per
-    term of ``sub``."""
-    n, k = len(sub), len(terms) - len(sub)
-    if terms.dtype != object or k * 64 > n:
-        return np.searchsorted(terms, sub)
-    new, lo = np.empty(k, dtype=np.int64), 0
-    for s in range(k):
-        hi = n + s
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if terms[mid] == sub[mid - s]:
-                lo = mid + 1
-            else:
-                hi = mid
-        new[s], lo = lo, lo + 1
-    keep = np.ones(len(terms), dtype=bool)
-    keep[new] = False
-    return np.flatnonzero(keep)
-
-
-def union_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Sorted union of two sorted term arrays (object arrays of str)."""
-    if a is b:
-        return a
-    if len(a) == len(b) and np.array_equal(a, b):
-        return a
-    big, small = (a, b) if len(a) >= len(b) else (b, a)
-    if big.dtype == object and small.dtype == object and 16 * len(small) <= len(big):
-        # a few terms into a large vocabulary (a learning service's updates): binary search,
-        # not a set and a sort of the whole vocabulary
-        at = np.searchsorted(big, small)
-        known = np.zeros(len(small), dtype=bool)
-        inside = at < len(big)
-        known[inside] = big[at[inside]] == small[inside]
-        return big if known.all() else np.insert(big, at[~known], small[~known])
-    if big.dtype != object or small.dtype != object:
-        buckets: np.ndarray = np.union1d(a, b)  # hashing mode: bucket numbers
-        return buckets
-    words = big.tolist() + small.tolist()
-    # sorted by code points in a kernel, not by comparing Python strings; then each term once
-    cps = np.frombuffer("\x00".join(words).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
-    ends = np.flatnonzero(cps == 0)
-    if len(ends) == len(words) - 1:
-        starts = np.concatenate([[0], ends + 1]).astype(np.int64)
-        lengths = np.concatenate([ends, [len(cps)]]) - starts
-    else:  # a term holds NUL itself
-        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-        starts = np.concatenate([[0], np.cumsum(lengths[:-1] + 1)]).astype(np.int64)
-    out = np.empty(len(words), dtype=object)
-    out[:] = words
-    out = out[sort_order(cps, starts, lengths)]
-    union: np.ndarray = out[np.concatenate([[True], out[1:] != out[:-1]])]
-    return union

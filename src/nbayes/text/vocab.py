@@ -14,6 +14,7 @@ from .._kernels.text import build, count_new, merge_learned, rehash
 from .._kernels.text_pairs import presence_rows, score, score_pairs
 from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_csr, renumber_slots, sort_order
 from ..stats.terms import CodeTerms, as_strings, object_array
+from ._pairs import Pairs as Pairs  # (re-exported: imported from here)
 
 _NONE_I = np.zeros(0, dtype=np.int64)
 _NONE_U = np.zeros(0, dtype=np.uint32)
@@ -75,43 +76,6 @@ class Tokens:
             return int(grams), int(cps)
         grams = self.hi - self.lo + 1
         return (chars // 2 + 1) * grams, chars * (self.hi + self.lo) * grams
-
-
-class Pairs:
-    """Per-term weights as (class, term) pairs: term t weighs base[c] in class c, plus
-    delta[p] for its pairs p = indptr[t]..indptr[t + 1] (class cls[p])."""
-
-    __slots__ = ("indptr", "cls", "delta", "base", "_heavy")
-
-    def __init__(self, indptr: np.ndarray, cls: np.ndarray, delta: np.ndarray, base: np.ndarray) -> None:
-        self.indptr, self.cls, self.delta, self.base = indptr, cls, delta, base
-        self._heavy: tuple[np.ndarray, np.ndarray] | None = None
-
-    def dense(self) -> np.ndarray:
-        """The weights as a terms x classes table."""
-        V, K = len(self.indptr) - 1, len(self.base)
-        out = np.repeat(self.base[None, :], V, axis=0)
-        rows = np.repeat(np.arange(V), np.diff(self.indptr))
-        out[rows, self.cls] += self.delta
-        return out
-
-    def heavy(self) -> tuple[np.ndarray, np.ndarray]:
-        """(row per term, or -1; rows): the full weights (base + delta) of the terms that at
-        least a quarter of the classes hold. Scoring adds such a term's row in one contiguous
-        pass instead of scattering its many corrections (the frequent words, most of a text's
-        tokens); the rows take at most 4 times the memory of the pairs they replace."""
-        if self._heavy is None:
-            V, K = len(self.indptr) - 1, len(self.base)
-            held = np.diff(self.indptr)
-            picked = np.flatnonzero((4 * held >= K) & (held > 0))
-            row = np.full(V, -1, dtype=np.int64)
-            row[picked] = np.arange(len(picked))
-            rows = np.repeat(self.base[None, :], len(picked), axis=0)
-            term = np.repeat(np.arange(V), held)
-            on = row[term] >= 0
-            rows[row[term[on]], self.cls[on]] += self.delta[on]
-            self._heavy = (row, rows)
-        return self._heavy
 
 
 class TermTable:
