@@ -33,6 +33,8 @@ class CodeTerms:
     Python strings once, on first use."""
 
     __slots__ = ("cps", "start", "length", "_strings")
+    #: made from the others on demand: a comparison of states skips it (nbayes.testing)
+    _cache_slots = ("_strings",)
 
     def __init__(self, cps: np.ndarray, start: np.ndarray, length: np.ndarray) -> None:
         self.cps, self.start, self.length = cps, start, length
