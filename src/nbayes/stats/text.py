@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels.text_sort import sort_order
 from ..errors import StatisticsError, UnlearnError
 from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
+from .terms import CodeTerms, _positions, as_strings
+from .terms import union_terms as union_terms  # (re-exported: imported from here)
 
 #: per-class counts: classes x terms, dense or CSR
 Counts = Any
@@ -29,6 +30,11 @@ class TextStats:
     (classes x terms, a CSR matrix holding only the pairs seen, or a dense array).
     Corpus-level (unweighted, as a vectoriser sees them): df[t] documents containing t,
     tf[t] occurrences, n_docs documents. class_count[c]: weighted documents of class c.
+
+    ``terms`` may be given as a :class:`~nbayes.stats.terms.CodeTerms` (a vocabulary counting
+    learned, as code points): reading ``terms`` then makes its Python strings, once; what
+    needs no strings (estimation, a term table's predictions, a model file) reads
+    :attr:`vocab` and :attr:`n_terms` instead.
 
     Everything a vectoriser's ``min_df`` / ``max_df`` / ``max_features`` needs is kept, so those
     apply at estimation and ``merge``, ``partial_fit`` and ``unlearn`` stay exact.
@@ -50,6 +56,22 @@ class TextStats:
     table: Any = field(default=None, repr=False, compare=False)
     #: tf-idf models: (keep, idf, sums), see above
     weighted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def vocab(self) -> Any:
+        """The vocabulary as given: an array (terms or buckets), or a CodeTerms not yet made strings."""
+        return self.__dict__["terms"]
+
+    @property
+    def n_terms(self) -> int:
+        """The number of terms (buckets), without making strings."""
+        return len(self.__dict__["terms"])
+
+    @property
+    def has_vocabulary(self) -> bool:
+        """Whether the terms are words (vocabulary mode), not hashing buckets."""
+        v = self.__dict__["terms"]
+        return isinstance(v, CodeTerms) or v.dtype == object
 
     @property
     def sparse(self) -> bool:
@@ -82,7 +104,7 @@ class TextStats:
 
     def _on(self, terms: np.ndarray) -> "TextStats":
         """The same statistics laid over a larger sorted vocabulary."""
-        if len(terms) == len(self.terms):
+        if len(terms) == self.n_terms:
             return self
         pos = _positions(terms, self.terms)
 
@@ -140,7 +162,7 @@ class TextStats:
         containing a term within its documents, corpus document frequencies within the number
         of documents and within the occurrences."""
         cc = check_class_count(self.class_count, n_classes)
-        V = len(self.terms)
+        V = self.n_terms
         for name in ("term_count", "doc_count"):
             m = getattr(self, name)
             if m.ndim != 2 or m.shape != (len(cc), V):
@@ -165,9 +187,13 @@ class TextStats:
         n_docs = float(check_array("n_docs", np.asarray(self.n_docs, dtype=float)))
         check_at_most("df", df, "n_docs", np.asarray(n_docs))
         check_at_most("df", df, "tf", tf)
-        if self.terms.dtype.kind == "O" and len(set(self.terms.tolist())) != V:
+        if isinstance(self.vocab, CodeTerms) and self.vocab._strings is None:  # checked on the code points
+            i, same = self.vocab.first_unsorted()
+            if i >= 0:
+                raise StatisticsError(f"statistics 'terms': the vocabulary {'repeats a term' if same else 'is not sorted'}")
+        elif self.terms.dtype.kind == "O" and len(set(self.terms.tolist())) != V:
             raise StatisticsError("statistics 'terms': the vocabulary repeats a term")
-        if self.terms.dtype.kind == "O" and V > 1:
+        elif self.terms.dtype.kind == "O" and V > 1:
             listed = self.terms.tolist()
             if any(x >= y for x, y in zip(listed[:-1], listed[1:])):
                 raise StatisticsError("statistics 'terms': the vocabulary is not sorted")
@@ -178,7 +204,7 @@ class TextStats:
         (CORRECTNESS.md: a forgotten term is gone). Hashing buckets (integer terms) and a frozen
         idf's terms stay: those vocabularies are fixed."""
         alive = self.df > 0
-        if self.terms.dtype != object or self.weighted is not None or alive.all():
+        if not self.has_vocabulary or self.weighted is not None or alive.all():
             return self
         return TextStats(
             self.terms[alive], self.class_count, self.term_count[:, alive], self.doc_count[:, alive],
@@ -197,9 +223,12 @@ class TextStats:
         tc, dc = _csr(self.term_count), _csr(self.doc_count)
         pattern = _union_pattern(tc, dc)
         tcv, dcv = _values_at(tc, pattern), _values_at(dc, pattern)
-        V = len(self.terms)
+        V = self.n_terms
         out: dict[str, np.ndarray] = {}
-        if self.terms.dtype.kind in "iu":
+        if isinstance(self.vocab, CodeTerms):  # written from the code points: no string per term
+            out["stats/terms_utf8"] = self.vocab.utf8()
+            out["stats/terms_len"] = compact(self.vocab.length.astype(float))
+        elif self.terms.dtype.kind in "iu":
             if np.array_equal(self.terms, np.arange(V)):  # hashing: the buckets 0..n-1
                 out["stats/buckets"] = np.array(V, dtype=np.int64)
             else:
@@ -233,6 +262,7 @@ class TextStats:
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "TextStats":
         """Statistics from a file's arrays: format 2 (pairs) or format 1 (dense classes x terms)."""
+        terms: Any
         if "stats/buckets" in arrays:
             terms = np.arange(int(arrays["stats/buckets"]), dtype=np.int64)
         elif "stats/terms_utf8" in arrays:
@@ -245,7 +275,7 @@ class TextStats:
                 terms = np.empty(len(raw), dtype=object)
                 terms[:] = [str(t) for t in raw.tolist()]
         cc = np.asarray(arrays["stats/class_count"], dtype=float)
-        hashing = terms.dtype.kind in "iu"
+        hashing = not isinstance(terms, CodeTerms) and terms.dtype.kind in "iu"
         if "stats/term_count" in arrays:  # format 1: dense classes x terms
             tc = np.asarray(arrays["stats/term_count"], dtype=float)
             dc = np.asarray(arrays["stats/doc_count"], dtype=float)
@@ -275,6 +305,20 @@ class TextStats:
         if "stats/tfidf_keep" in arrays:
             stats.weighted = (arrays["stats/tfidf_keep"], arrays["stats/idf"], arrays["stats/tfidf_sums"])
         return stats
+
+
+def _get_terms(self: TextStats) -> np.ndarray:
+    return as_strings(self.__dict__["terms"])
+
+
+def _set_terms(self: TextStats, terms: Any) -> None:
+    self.__dict__["terms"] = terms
+
+
+# ``terms`` read through a property (strings made on first read), installed after the dataclass
+# is made (a property in the class body would be taken for the field's default value); the
+# value lives in the instance's __dict__ under its own name, so copies and replace() keep it
+setattr(TextStats, "terms", property(_get_terms, _set_terms, doc="The vocabulary, sorted (Python strings, or bucket numbers)."))
 
 
 # ----------------------------------------------------------------------------- counts, dense or CSR
@@ -402,19 +446,15 @@ def encode_terms(terms: np.ndarray) -> dict[str, np.ndarray]:
     return {"stats/terms_utf8": np.frombuffer(blob, dtype=np.uint8), "stats/terms_len": compact(lengths.astype(float))}
 
 
-def decode_terms(arrays: dict[str, np.ndarray]) -> np.ndarray:
+def decode_terms(arrays: dict[str, np.ndarray]) -> CodeTerms:
+    """A file's vocabulary (``stats/terms_utf8``, ``stats/terms_len``) as code points: its
+    Python strings are made only if read."""
     try:
-        text = np.asarray(arrays["stats/terms_utf8"], dtype=np.uint8).tobytes().decode("utf-8", errors="surrogatepass")
+        return CodeTerms.from_utf8(arrays["stats/terms_utf8"], arrays["stats/terms_len"])
     except UnicodeDecodeError as exc:
         raise StatisticsError(f"statistics 'terms': not UTF-8 ({exc})") from None
-    lengths = np.asarray(arrays["stats/terms_len"]).astype(np.int64)
-    if np.any(lengths < 0) or int(lengths.sum()) != len(text):
-        raise StatisticsError("statistics 'terms': the term lengths do not add up to the vocabulary's text")
-    ends = np.cumsum(lengths).tolist()
-    starts = [0] + ends[:-1]
-    out = np.empty(len(lengths), dtype=object)
-    out[:] = [text[s:e] for s, e in zip(starts, ends)]
-    return out
+    except ValueError:
+        raise StatisticsError("statistics 'terms': the term lengths do not add up to the vocabulary's text") from None
 
 
 def _frozen_pair(
@@ -434,64 +474,6 @@ def _frozen_pair(
 def _table_of(terms: np.ndarray, a: "TextStats", b: "TextStats") -> Any:
     """A lookup table built for exactly ``terms`` by either side, if any (ids = sorted order)."""
     for side in (a, b):
-        if side.table is not None and len(side.terms) == len(terms):
+        if side.table is not None and side.n_terms == len(terms):
             return side.table
     return None
-
-
-def _positions(terms: np.ndarray, sub: np.ndarray) -> np.ndarray:
-    """Where the sorted distinct ``sub`` lies in its sorted superset ``terms``. A few new terms
-    in a large vocabulary (a learning service's update): one binary search per new term (past
-    the s-th new one, terms[i] == sub[i - s] holds exactly up to the next), not a search per
-    term of ``sub``."""
-    n, k = len(sub), len(terms) - len(sub)
-    if terms.dtype != object or k * 64 > n:
-        return np.searchsorted(terms, sub)
-    new, lo = np.empty(k, dtype=np.int64), 0
-    for s in range(k):
-        hi = n + s
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if terms[mid] == sub[mid - s]:
-                lo = mid + 1
-            else:
-                hi = mid
-        new[s], lo = lo, lo + 1
-    keep = np.ones(len(terms), dtype=bool)
-    keep[new] = False
-    return np.flatnonzero(keep)
-
-
-def union_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Sorted union of two sorted term arrays (object arrays of str)."""
-    if a is b:
-        return a
-    if len(a) == len(b) and np.array_equal(a, b):
-        return a
-    big, small = (a, b) if len(a) >= len(b) else (b, a)
-    if big.dtype == object and small.dtype == object and 16 * len(small) <= len(big):
-        # a few terms into a large vocabulary (a learning service's updates): binary search,
-        # not a set and a sort of the whole vocabulary
-        at = np.searchsorted(big, small)
-        known = np.zeros(len(small), dtype=bool)
-        inside = at < len(big)
-        known[inside] = big[at[inside]] == small[inside]
-        return big if known.all() else np.insert(big, at[~known], small[~known])
-    if big.dtype != object or small.dtype != object:
-        buckets: np.ndarray = np.union1d(a, b)  # hashing mode: bucket numbers
-        return buckets
-    words = big.tolist() + small.tolist()
-    # sorted by code points in a kernel, not by comparing Python strings; then each term once
-    cps = np.frombuffer("\x00".join(words).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
-    ends = np.flatnonzero(cps == 0)
-    if len(ends) == len(words) - 1:
-        starts = np.concatenate([[0], ends + 1]).astype(np.int64)
-        lengths = np.concatenate([ends, [len(cps)]]) - starts
-    else:  # a term holds NUL itself
-        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-        starts = np.concatenate([[0], np.cumsum(lengths[:-1] + 1)]).astype(np.int64)
-    out = np.empty(len(words), dtype=object)
-    out[:] = words
-    out = out[sort_order(cps, starts, lengths)]
-    union: np.ndarray = out[np.concatenate([[True], out[1:] != out[:-1]])]
-    return union

@@ -153,8 +153,10 @@ def differences(x: Any, y: Any, where: str, depth: int = 0) -> list[str]:
     if hasattr(x, "__dict__") and not isinstance(x, type) and not callable(x):
         return differences(dict(vars(x)), dict(vars(y)), where, depth + 1)
     slots = getattr(type(x), "__slots__", None)
-    if slots:
-        return [d for s in slots for d in differences(getattr(x, s, None), getattr(y, s, None), f"{where}.{s}", depth + 1)]
+    if slots:  # (a class's ``_cache_slots`` hold what the others determine, made on demand: skipped)
+        cache = getattr(type(x), "_cache_slots", ())
+        return [d for s in slots if s not in cache
+                for d in differences(getattr(x, s, None), getattr(y, s, None), f"{where}.{s}", depth + 1)]
     return []  # opaque objects (compiled tables, locks): the saved bytes cover what they hold
 
 

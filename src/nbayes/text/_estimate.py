@@ -13,6 +13,7 @@ from ..errors import StatisticsError
 from ..naive_bayes._base import ESTIMATING
 from ..stats import CountStats
 from ..stats.text import TextStats
+from ..stats.terms import CodeTerms, as_strings
 from .vocab import AnyTerms, HashedTerms, Pairs, TermTable
 
 #: parameters estimated from the statistics on demand when they are held as pairs
@@ -69,13 +70,14 @@ class TextEstimation:
             total = np.bincount(cls, weights=n, minlength=K) + a * V
             # no term at all (V = 0): no document holds a known term, base weighs nothing
             base = np.log(a) - np.log(total) if V else np.zeros(K)
-            delta = np.log(n + a) - np.log(a)
+            delta = n + a  # log(n + a) - log(a), in place: no temporaries the size of the pairs
+            np.log(delta, out=delta)
+            delta -= np.log(a)
         priors = self._inner().prior_parameters(stats.class_count)
         priors.update(_forget_empty(priors, stats.class_count))
-        vocab = stats.terms[keep]
-        table = stats.table if stats.table is not None and keep.all() else TermTable(vocab, self._how())
+        vocab, table = _vocabulary(self, stats, keep)
         return {
-            "_terms": vocab,
+            "_vocab": vocab,
             "_keep": keep,
             "_idf_weights": None,
             "_table": table,
@@ -85,6 +87,12 @@ class TextEstimation:
             "class_log_prior_": priors["class_log_prior_"],
             "_intercept": priors["_intercept"],
         }
+
+    @property
+    def _terms(self: Any) -> np.ndarray:
+        """The vocabulary the estimation kept, sorted: Python strings (made when first read,
+        :class:`~nbayes.stats.terms.CodeTerms`) or, in hashing mode, bucket numbers."""
+        return as_strings(self._vocab)
 
     def _use_parameters(self: Any, stats: TextStats, derived: dict[str, Any]) -> None:
         """Make ``stats`` and the parameters ``derived`` from them the model's, as
@@ -135,10 +143,10 @@ class TextEstimation:
             setattr(inner, key, value)
         inner.stats_ = CountStats(stats.class_count, fc)
         inner.n_features_in_ = V
-        vocab = stats.terms[keep]
         flp = derived["feature_log_prob_"]
         const = np.zeros(len(stats.class_count))
         table: AnyTerms
+        vocab: Any
         if self.model == "bernoulli":
             weights = flp - derived["_log_absent"]
             const = derived["_log_absent"].sum(axis=1)
@@ -149,14 +157,12 @@ class TextEstimation:
                 full = np.zeros((len(stats.class_count), self.n_features))
                 full[:, keep] = weights
                 weights = full
-            table = HashedTerms(self.n_features, self._how())
-        elif stats.table is not None and keep.all():
-            table = stats.table  # built while counting: no rebuild from strings
+            vocab, table = stats.terms[keep], HashedTerms(self.n_features, self._how())
         else:
-            table = TermTable(vocab, self._how())
+            vocab, table = _vocabulary(self, stats, keep)
         return {
             "inner_": inner,
-            "_terms": vocab,
+            "_vocab": vocab,
             "_keep": keep,
             "_idf_weights": idf,  # not "_idf": that is TextSettings' method learning one
             "_table": table,
@@ -169,6 +175,18 @@ class TextEstimation:
             "_intercept": derived["_intercept"],
             **{k: derived[k] for k in ("component_log_weight_",) if k in derived},
         }
+
+
+def _vocabulary(model: Any, stats: TextStats, keep: np.ndarray) -> tuple[Any, TermTable]:
+    """(the kept terms, their term table): when every term is kept, the statistics' own (their
+    vocabulary as counting left it, code points made strings only if read; the table built
+    while counting), else the kept terms' strings and a table built from them."""
+    if keep.all() and stats.table is not None:
+        return stats.vocab, stats.table
+    if keep.all() and isinstance(stats.vocab, CodeTerms):  # a vocabulary read from a file
+        return stats.vocab, TermTable.from_codes(stats.vocab, model._how())
+    vocab = stats.terms[keep]
+    return vocab, TermTable(vocab, model._how())
 
 
 def _forget_empty(derived: dict[str, Any], class_count: np.ndarray) -> dict[str, np.ndarray]:

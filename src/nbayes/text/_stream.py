@@ -43,9 +43,9 @@ def _absorb(learner: _Learner, stats: TextStats) -> bool:
     added to its pairs. False (``learner`` unchanged) when ``stats`` hold no term table or
     tf-idf sums: the caller adds the two sets of statistics instead."""
     table = stats.table
-    if not isinstance(table, TermTable) or stats.weighted is not None or len(table) != len(stats.terms):
+    if not isinstance(table, TermTable) or stats.weighted is not None or len(table) != stats.n_terms:
         return False
-    K, V = learner.n_classes, len(stats.terms)
+    K, V = learner.n_classes, stats.n_terms
     keys = np.empty(V, dtype=np.int64)
     ids = table.slots[1::2]
     used = ids >= 0
@@ -125,7 +125,7 @@ class StreamCounting:
                 d[_OPEN] = (learner, before.class_count + cc, before.n_docs + n)
                 d[_BEFORE] = before = None
                 learner, cc, n = d[_OPEN]
-            terms, counts, dcounts, df, tf, table = learned_terms(learner, len(cc), self._how())
+            terms, counts, dcounts, df, tf, table = learned_terms(learner, len(cc), self._how(), lazy=True)
             # the table's statistics replace the table (its memory is free for the sum); the
             # table stays intact until here, so a failure above leaves the stream open
             d[_OPEN] = TextStats(terms, cc, counts, dcounts, df, tf, n, table)

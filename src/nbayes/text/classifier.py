@@ -91,7 +91,8 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
     # set by estimation (estimate_parameters): declared for the type checker
     stats_: TextStats
     inner_: BaseNB
-    _terms: np.ndarray
+    #: the kept vocabulary as estimation left it (read ``_terms`` for its strings)
+    _vocab: Any
     _keep: np.ndarray
     _idf_weights: np.ndarray | None
     _table: AnyTerms
@@ -199,7 +200,7 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         table: TermTable | None = None
         if self.n_features is None:
             terms, counts, dcounts, df, tf, table = learn_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes,
-                                                                self._how())
+                                                                self._how(), lazy=True)
         else:
             terms, counts, dcounts, df, tf = hash_terms(docs.buf, docs.bounds, docs.table, codes, w, n_classes,
                                                         self.n_features, self._how())

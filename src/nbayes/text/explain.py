@@ -116,7 +116,7 @@ def _weighted_counts(model: TextClassifier, docs: Any, ids: np.ndarray) -> np.nd
     share = known.astype(np.float64)
     if model.tfidf:  # (binary tf-idf too: the value of the term, split over its occurrences)
         if known.any():
-            counts = np.bincount(ids[known], minlength=len(model._terms)).astype(np.float64)
+            counts = np.bincount(ids[known], minlength=len(model._vocab)).astype(np.float64)
             X = model._weigh(model._counts(model._table, docs, False), model._fitted_idf())
             value = np.asarray(X.todense()).ravel()
             share[known] = value[ids[known]] / counts[ids[known]]

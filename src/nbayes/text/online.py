@@ -70,7 +70,7 @@ def online_ready(model: Any) -> bool:
         and getattr(model, "model", None) == "multinomial" and not getattr(model, "tfidf", True)
         and getattr(model, "n_features", 0) is None and "_layout" not in d and not d.get("_pending")
         and isinstance(d.get("_pairs"), Pairs) and isinstance(d.get("_table"), TermTable)
-        and len(d.get("_terms", ())) == len(s.terms) == len(d["_table"])
+        and len(d.get("_vocab", ())) == len(s.terms) == len(d["_table"])
         and np.ndim(model.alpha) == 0 and float(model.alpha) > 0
     )
 
@@ -228,7 +228,7 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     pairs = Pairs(indptr, cls, delta, base)
     new = copy.copy(model)
     new._use_parameters(stats, {
-        "_terms": terms,
+        "_vocab": terms,
         "_keep": np.ones(V, dtype=bool),
         "_idf_weights": None,
         "_table": stats.table,

@@ -78,6 +78,7 @@ class Vectorizer(TextSettings, BaseEstimator):
                                                         self.n_features, how)
             table = HashedTerms(self.n_features, how)
         stats = TextStats(terms, np.array([float(n)]), counts, dcounts, df, tf, float(n))
+        terms = stats.terms
         keep = self._active(stats)
         if not keep.any():  # a matrix without columns: refused, as scikit-learn's vectorisers
             raise DataError(

@@ -12,7 +12,9 @@ from .._kernels import run, text_chars, threads
 from .._kernels import text as word_kernels
 from .._kernels.text import build, count_new, merge_learned, rehash
 from .._kernels.text_pairs import presence_rows, score, score_pairs
-from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_order, sort_order, term_strings
+from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_csr, renumber_slots, sort_order
+from ..stats.terms import CodeTerms, as_strings, object_array
+from ._pairs import Pairs as Pairs  # (re-exported: imported from here)
 
 _NONE_I = np.zeros(0, dtype=np.int64)
 _NONE_U = np.zeros(0, dtype=np.uint32)
@@ -78,49 +80,14 @@ class Tokens:
         return (chars // 2 + 1) * grams, chars * (self.hi + self.lo) * grams
 
 
-class Pairs:
-    """Per-term weights as (class, term) pairs: term t weighs base[c] in class c, plus
-    delta[p] for its pairs p = indptr[t]..indptr[t + 1] (class cls[p])."""
-
-    __slots__ = ("indptr", "cls", "delta", "base", "_heavy")
-
-    def __init__(self, indptr: np.ndarray, cls: np.ndarray, delta: np.ndarray, base: np.ndarray) -> None:
-        self.indptr, self.cls, self.delta, self.base = indptr, cls, delta, base
-        self._heavy: tuple[np.ndarray, np.ndarray] | None = None
-
-    def dense(self) -> np.ndarray:
-        """The weights as a terms x classes table."""
-        V, K = len(self.indptr) - 1, len(self.base)
-        out = np.repeat(self.base[None, :], V, axis=0)
-        rows = np.repeat(np.arange(V), np.diff(self.indptr))
-        out[rows, self.cls] += self.delta
-        return out
-
-    def heavy(self) -> tuple[np.ndarray, np.ndarray]:
-        """(row per term, or -1; rows): the full weights (base + delta) of the terms that at
-        least a quarter of the classes hold. Scoring adds such a term's row in one contiguous
-        pass instead of scattering its many corrections (the frequent words, most of a text's
-        tokens); the rows take at most 4 times the memory of the pairs they replace."""
-        if self._heavy is None:
-            V, K = len(self.indptr) - 1, len(self.base)
-            held = np.diff(self.indptr)
-            picked = np.flatnonzero((4 * held >= K) & (held > 0))
-            row = np.full(V, -1, dtype=np.int64)
-            row[picked] = np.arange(len(picked))
-            rows = np.repeat(self.base[None, :], len(picked), axis=0)
-            term = np.repeat(np.arange(V), held)
-            on = row[term] >= 0
-            rows[row[term[on]], self.cls[on]] += self.delta[on]
-            self._heavy = (row, rows)
-        return self._heavy
-
-
 class TermTable:
-    """Terms with ids 0..n-1, found by their code points in an open-addressing hash table."""
+    """Terms with ids 0..n-1, found by their code points in an open-addressing hash table.
+    ``terms`` (sorted) are Python strings, or a :class:`~nbayes.stats.terms.CodeTerms` over the
+    table's own code points (made strings when ``terms`` is first read)."""
 
     def __init__(self, terms: Any = None, tokens: Tokens | None = None) -> None:
         terms = _objects([] if terms is None else list(terms))
-        self.terms = terms
+        self.vocab: Any = terms
         self.how = tokens
         n = len(terms)
         self.length = np.array(list(map(len, terms.tolist())), dtype=np.int64)
@@ -134,9 +101,19 @@ class TermTable:
             build(self.cps, self.start, self.length, self.slots, np.zeros(n, dtype=np.int64))
 
     @classmethod
+    def from_codes(cls, terms: CodeTerms, tokens: Tokens) -> "TermTable":
+        """The table of terms held as code points (a vocabulary read from a file): its hash
+        slots built over their code points, no Python string made."""
+        n = len(terms)
+        slots = np.full(2 * _pow2(2 * n + 2), -1, dtype=np.int64)
+        if n:
+            build(terms.cps, terms.start, terms.length, slots, np.zeros(n, dtype=np.int64))
+        return cls.from_parts(terms, slots, terms.start, terms.length, terms.cps, tokens)
+
+    @classmethod
     def from_parts(
         cls,
-        terms: np.ndarray,
+        terms: np.ndarray | CodeTerms,
         slots: np.ndarray,
         start: np.ndarray,
         length: np.ndarray,
@@ -145,12 +122,17 @@ class TermTable:
     ) -> "TermTable":
         """A table from arrays already laid out (a learner's, renumbered): nothing rebuilt."""
         table = cls.__new__(cls)
-        table.terms, table.slots, table.start, table.length, table.cps = terms, slots, start, length, cps
+        table.vocab, table.slots, table.start, table.length, table.cps = terms, slots, start, length, cps
         table.how = tokens
         return table
 
+    @property
+    def terms(self) -> np.ndarray:
+        """The terms, sorted, as an object array of str."""
+        return as_strings(self.vocab)
+
     def __len__(self) -> int:
-        return len(self.terms)
+        return len(self.vocab)
 
     def _terms(self) -> KernelTerms:
         """The table as the kernels take it (keys and last are only written while learning)."""
@@ -365,82 +347,96 @@ def learn_into(learner: _Learner | None, buf: np.ndarray, bounds: np.ndarray, ta
 
 def learn_terms(
     buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray, w: np.ndarray | None,
-    n_classes: int, how: Tokens,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, TermTable]:
+    n_classes: int, how: Tokens, lazy: bool = False,
+) -> tuple[Any, sp.csr_matrix, sp.csr_matrix, np.ndarray, np.ndarray, TermTable]:
     """Count a batch of documents from scratch, over the vocabulary they contain.
 
     Returns (terms sorted, term counts K x V, document counts K x V (CSR: the (class, term)
-    pairs seen), df V, tf V): weighted
-    occurrences and weighted documents containing the term per class; unweighted documents
-    containing it and unweighted occurrences over the batch.
+    pairs seen), df V, tf V, their term table): weighted occurrences and weighted documents
+    containing the term per class; unweighted documents containing it and unweighted
+    occurrences over the batch. The terms are an object array of str, or with ``lazy`` a
+    :class:`~nbayes.stats.terms.CodeTerms` (strings made only if read).
     """
-    return learned_terms(learn_into(None, buf, bounds, table, codes, w, n_classes, how), n_classes, how, keep=False)
+    main = learn_into(None, buf, bounds, table, codes, w, n_classes, how)
+    return learned_terms(main, n_classes, how, keep=False, lazy=lazy)
 
 
 def learned_terms(
-    main: _Learner, n_classes: int, how: Tokens, keep: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, TermTable]:
-    """What ``main`` counted, as :func:`learn_terms` returns it. ``keep=False`` lets the
-    learner's table become the model's (renumbered in place: the learner is spent)."""
-    n_terms = main.n_terms
-    cps, start, length = main.cps[: main.n_cps], main.start[:n_terms], main.length[:n_terms]
-    if 2 * main.n_cps < len(main.cps):  # the model keeps the code points: not a mostly empty buffer
+    main: _Learner, n_classes: int, how: Tokens, keep: bool = True, lazy: bool = False,
+) -> tuple[Any, sp.csr_matrix, sp.csr_matrix, np.ndarray, np.ndarray, TermTable]:
+    """What ``main`` counted, as :func:`learn_terms` returns it. ``keep=False``: the learner is
+    spent, its table becomes the model's (renumbered in place) and each of its other arrays is
+    let go as soon as it is read, so that the peak holds little more than the model."""
+    n_terms, K, dense = main.n_terms, max(n_classes, 1), main.dense
+    pkeys, pcount, pcdf = main.pairs_seen() if not dense else (_NONE_I, main.pcount, main.pcdf)
+    if not keep:  # what the model never reads goes first
+        main.keys = main.last = main.pslots = _NONE_I
+    cps = main.cps[: main.n_cps]
+    if not keep and len(main.cps) > main.n_cps and main.cps.flags.owndata:
+        main.cps.resize(main.n_cps, refcheck=False)  # the buffer's unused end given back, not copied
+        cps = main.cps
+    elif 2 * main.n_cps < len(main.cps):  # the model keeps the code points: not a mostly empty buffer
         cps = cps.copy()
-    order = sort_order(cps, start, length)  # code point order, as scikit-learn's vocabulary
-    terms = _objects(term_strings(cps, start[order], length[order]))
+    start, length = main.start[:n_terms], main.length[:n_terms]
+    order = sort_order(cps, start, length, threads())  # code point order, as scikit-learn's vocabulary
+    start, length = start[order], length[order]
+    df, tf = main.df[order], main.tf[order]
+    if not keep:
+        main.start = main.length = _NONE_I
+        main.df = main.tf = np.zeros(0)
+    vocab = CodeTerms(cps, start, length)
     # the learner's table, renumbered to sorted ids, serves predictions when every term is kept
     rank = np.empty(n_terms, dtype=np.int64)
     rank[order] = np.arange(n_terms)
     slots = main.slots if not keep else main.slots.copy()
-    ids = slots[1::2]
-    used = ids >= 0
-    ids[used] = rank[ids[used]]
-    learned = TermTable.from_parts(terms, slots, start[order], length[order], cps, how)
-    K = max(n_classes, 1)
-    if main.dense:  # rows of K counts: read in term order, no list of pairs in between
-        indptr = dense_pair_counts(main.pcount, main.pcdf, order, K)
+    renumber_slots(slots, rank)
+    learned = TermTable.from_parts(vocab, slots, start, length, cps, how)
+    if dense:  # rows of K counts: read in term order, no list of pairs in between
+        indptr = dense_pair_counts(pcount, pcdf, order, K)
         n = int(indptr[-1])
         small = max(n_terms, n) < 2**31 - 1
         indices = np.empty(n, dtype=np.int32 if small else np.int64)
         tcd, dcd = np.empty(n), np.empty(n)
-        dense_pair_fill(main.pcount, main.pcdf, order, K, indptr, indices, tcd, dcd)
+        dense_pair_fill(pcount, pcdf, order, K, indptr, indices, tcd, dcd)
     else:
-        pkeys, pcount, pcdf = main.pairs_seen()
         n = len(pkeys)
-        term_of, cls = rank[pkeys // K], pkeys % K
-        # CSR over classes straight from the distinct pairs: no COO conversion, sort or summing
-        at, indptr = pair_order(term_of, cls, n_terms, K)
         small = max(n_terms, n) < 2**31 - 1
-        indices = term_of[at].astype(np.int32 if small else np.int64)
-        tcd, dcd = pcount[at], pcdf[at]
+        indptr = np.zeros(K + 1, dtype=np.int64)
+        indices = np.empty(n, dtype=np.int32 if small else np.int64)
+        tcd, dcd = np.empty(n), np.empty(n)
+        # CSR over classes straight from the distinct pairs: no COO conversion, sort or summing
+        pair_csr(pkeys, pcount, pcdf, rank, K, indptr, indices, tcd, dcd)
+    del pkeys, pcount, pcdf, order
+    if not keep:
+        main.pkeys, main.pcount, main.pcdf = _NONE_I, np.zeros(0), np.zeros(0)
     indptr = indptr[: n_classes + 1].astype(np.int32 if small else np.int64)
     shape = (n_classes, n_terms)
-    # each matrix its own index arrays: dropping zeros rewrites them in place
-    tc = sp.csr_matrix((tcd, indices.copy(), indptr.copy()), shape=shape)
-    dc = sp.csr_matrix((dcd, indices, indptr), shape=shape)
-    return (
-        terms,
-        _drop_zeros(tc),
-        _drop_zeros(dc),
-        main.df[order],
-        main.tf[order],
-        learned,
-    )
+    if (tcd == 0).any() or (dcd == 0).any():
+        # pairs whose documents all weighed 0: dropping them rewrites each matrix's index
+        # arrays in place, so each has its own
+        tc = _drop_zeros(sp.csr_matrix((tcd, indices.copy(), indptr.copy()), shape=shape))
+        dc = _drop_zeros(sp.csr_matrix((dcd, indices, indptr), shape=shape))
+    else:
+        # one pattern (a pair is counted with its document): the two share their index arrays,
+        # read-only (as an online update's, nbayes.text.online), so an in-place change fails loudly
+        indices.flags.writeable = indptr.flags.writeable = False
+        tc = _sorted(sp.csr_matrix((tcd, indices, indptr), shape=shape))
+        dc = _sorted(sp.csr_matrix((dcd, indices, indptr), shape=shape))
+    return vocab if lazy else vocab.strings(), tc, dc, df, tf, learned
 
 
 def _drop_zeros(m: sp.csr_matrix) -> sp.csr_matrix:
     """m without stored zeros (pairs whose documents all weighed 0), canonical."""
     m.eliminate_zeros()
+    return _sorted(m)
+
+
+def _sorted(m: sp.csr_matrix) -> sp.csr_matrix:
     m.has_sorted_indices = True  # built in (class, term) order, each pair once
     return m
 
 
-def _objects(items: list[Any]) -> np.ndarray:
-    """Terms as an object array: numpy's fixed-width strings would pad every term to the
-    longest one (20 Newsgroups holds uuencoded tokens thousands of characters long)."""
-    out = np.empty(len(items), dtype=object)
-    out[:] = items
-    return out
+_objects = object_array
 
 
 def _grow(a: np.ndarray, n: int, fill: float = 0) -> np.ndarray:
