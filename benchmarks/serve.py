@@ -353,6 +353,9 @@ def main() -> None:
     ap.add_argument("--learn", action="store_true", help="measure nbayes serve --learn (benchmarks/serve_learn.py)")
     ap.add_argument("--learn-rate", type=float, default=1000.0, help="--learn: documents/s the 8 learners send")
     ap.add_argument("--log-mb", type=float, default=16.0, help="--learn: size of the log replayed at start (MB)")
+    ap.add_argument("--learners-process", action="store_true",
+                    help="--learn: the 8 learners in a client process of their own (default: in the predicting "
+                         "client's process, whose GIL they then share)")
     ap.add_argument("--learn-pace", type=float, default=None,
                     help="--learn: the service's --learn-pace (default: its own, 0: no pacing)")
     ap.add_argument("--train-docs", type=int, default=None, help="train on the first N posts only (a quick run)")
