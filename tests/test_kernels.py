@@ -58,6 +58,27 @@ def test_log_normalize(rng):
     assert not np.isnan(got).any()
 
 
+def test_answer_rows_equals_predict_and_log_normalize(rng):
+    """The served answer's one pass: log_normalize's values to the bit, predict's class (the
+    prior's class on a row impossible under every class), the first row that overflowed."""
+    jll = rng.normal(-500, 50, (300, 4))
+    jll[3] = -np.inf
+    jll[5, :2] = -np.inf
+    jll[7, 1:] = jll[7, 0]  # ties: the first, as argmax
+    fallback = np.log([0.1, 0.4, 0.3, 0.2])
+    best, got, bad = kn.answer_rows(jll.copy(), fallback, int(np.argmax(fallback)))
+    assert_array_equal(got, run(kn.log_normalize, jll.copy(), fallback))
+    want = np.argmax(jll, axis=1)
+    want[3] = 1
+    assert_array_equal(best, want)
+    assert bad == -1
+    for row, value in ((11, np.nan), (9, np.inf)):
+        jll[row, 2] = value
+    assert kn.answer_rows(jll.copy(), fallback, 1)[2] == 9
+    jll[9, 2] = 0.0
+    assert kn.answer_rows(jll.copy(), fallback, 1)[2] == 11
+
+
 @pytest.mark.parametrize("dtype", [np.int64, np.int8, np.float64])
 def test_count_values(rng, dtype):
     n, d, K = 4000, 5, 3

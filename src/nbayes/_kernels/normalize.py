@@ -29,6 +29,50 @@ def log_normalize(jll, fallback):  # pragma: no cover - compiled
     return jll
 
 
+@njit(cache=True, nogil=True)
+def answer_rows(jll, fallback, fallback_best):  # pragma: no cover - compiled
+    """A served request's answers in one pass (no parallel launch, no small NumPy calls): per
+    row the class with the largest joint log-likelihood (``fallback_best`` when every class is
+    -inf, as ``predict`` does) and the normalised log-probabilities, :func:`log_normalize`'s
+    arithmetic to the bit (in place); and the first row whose log-probabilities are NaN or
+    +inf (-1: none), a row the model's arithmetic overflowed."""
+    n, K = jll.shape
+    best = np.empty(n, dtype=np.int64)
+    bad = -1
+    for i in range(n):
+        m = -np.inf
+        b = 0
+        nan = False
+        for c in range(K):
+            v = jll[i, c]
+            if v > m:
+                m = v
+                b = c
+            elif v != v:
+                nan = True
+        if m == -np.inf:
+            best[i] = fallback_best
+            for c in range(K):
+                jll[i, c] = fallback[c]
+        else:
+            best[i] = b
+            s = 0.0
+            for c in range(K):
+                s += np.exp(jll[i, c] - m)
+            lse = m + np.log(s)
+            for c in range(K):
+                jll[i, c] -= lse
+        if bad < 0:
+            if nan:
+                bad = i
+            for c in range(K):
+                v = jll[i, c]
+                if v != v or v == np.inf:
+                    bad = i
+                    break
+    return best, jll, bad
+
+
 def log_normalize_numpy(jll, fallback):
     """Twin of :func:`log_normalize`, for tests."""
     m = jll.max(axis=1, keepdims=True)

@@ -251,7 +251,7 @@ def score_pairs(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, indptr
         d0, d1 = th * per, min(n_docs, (th + 1) * per)
         if d0 >= d1:
             continue
-        last = np.full(len(indptr) - 1, -1, dtype=np.int64)
+        last = np.full(len(indptr) - 1 if binary else 1, -1, dtype=np.int64)  # (read only when binary)
         norm, ps, pe, seg = _scratch(bounds, d0, d1)
         for d in range(d0, d1):
             known = 0
@@ -261,7 +261,8 @@ def score_pairs(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, indptr
                 s, e = _span(seg, g, n, i)
                 t = _lookup(norm, s, e, n_features, terms)
                 if t >= 0 and (not binary or last[t] != d):
-                    last[t] = d
+                    if binary:
+                        last[t] = d
                     known += add_term(out, d, t, indptr, cls, delta, row, rows)
                 g, n, i = _advance(seg, n_seg, lo_n, hi_n, wb, g, n, i + 1)
             for c in range(K):

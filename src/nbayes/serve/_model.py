@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels.normalize import answer_rows
 from ..io.info import json_value, model_info
 from ..io.load import load_with_state
 from ..linear import LogisticRegression
@@ -105,11 +106,8 @@ class Loaded:
         self._generative = _is_generative(m)
         self.prior_fallback = np.ascontiguousarray(m.prior_fallback) if self._generative else None  # the prior, once
         if self._generative:
-            from .._kernels import run
-            from .._kernels.normalize import log_normalize
-
-            fallback = self.prior_fallback  # not ``self``: a version in a reference cycle outlives its use
-            self._normalize = lambda jll: run(log_normalize, jll, fallback)  # predict_log_proba's
+            assert self.prior_fallback is not None
+            self._fallback_best = int(np.argmax(self.prior_fallback))  # predict's class for a row impossible under all
 
     # ------------------------------------------------------------------ metadata
     def info(self) -> dict[str, Any]:
@@ -185,29 +183,29 @@ class Loaded:
         item whose values overflow the model's arithmetic (|x| near the float limit in a linear
         model) is refused (422), never answered with NaN."""
         with np.errstate(over="ignore", invalid="ignore"):
-            best, P = self._predict(X)
-        bad = ~np.isfinite(P).all(axis=1)
-        if bad.any():
-            raise Problem(422, f"item {int(np.argmax(bad))}: its values are too large for the model's arithmetic "
+            best, P, bad = self._predict(X)
+        if bad < 0 and not self._generative:
+            rows = ~np.isfinite(P).all(axis=1)
+            bad = int(np.argmax(rows)) if rows.any() else -1
+        if bad >= 0:
+            raise Problem(422, f"item {bad}: its values are too large for the model's arithmetic "
                                "(the probabilities overflow)")
         return best, P
 
-    def _predict(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+    def _predict(self, X: Any) -> tuple[np.ndarray, np.ndarray, int]:
+        """(best class indices, probabilities, first row that overflowed or -1 if not known)."""
         m = self.model
         if self._generative:
+            # one compiled pass: predict_log_proba's normalisation, predict's choice (the prior's
+            # class for a row impossible under every class) and the overflow check
             jll = np.ascontiguousarray(m.predict_joint_log_proba(X), dtype=np.float64)
-            P = np.exp(self._normalize(jll))
-            best = np.argmax(jll, axis=1)
-            top = jll[np.arange(len(best)), best]
-            if np.isneginf(top).any():  # impossible under every class: the prior's choice, as predict does
-                assert self.prior_fallback is not None  # set for every generative model
-                best[np.isneginf(top)] = int(np.argmax(self.prior_fallback))
-            return best, P
+            best, log_p, bad = answer_rows(jll, self.prior_fallback, self._fallback_best)
+            return best, np.exp(log_p), int(bad)
         if self.base is not m:  # calibrated: one pass of the base model, then the map
-            return m._predict_index_proba(X)
+            return (*m._predict_index_proba(X), -1)
         P = m.predict_proba(X)
         pos = {c: j for j, c in enumerate(m.classes_.tolist())}
-        return np.array([pos[c] for c in m.predict(X).tolist()], dtype=np.int64), P
+        return np.array([pos[c] for c in m.predict(X).tolist()], dtype=np.int64), P, -1
 
     def prediction(self, k: int, p: np.ndarray) -> dict[str, Any]:
         return {"label": self.classes[k], "probabilities": dict(zip(self.class_keys, plain_floats(p)))}
