@@ -12,11 +12,14 @@ from nbayes._kernels.text_sort import pair_csr, sort_order, term_strings
 from nbayes.stats.text import union_terms
 
 
-@pytest.fixture(autouse=True, params=["python", "kernels"])
+@pytest.fixture(autouse=True, params=["numpy", "python", "kernels"])
 def small(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test both ways: a few terms sorted by Python, and by the kernels (as many are)."""
+    """Every test three ways: a few terms sorted as padded rows by NumPy, by Python (rows too
+    long to pad), and by the kernels (as many are)."""
     if request.param == "kernels":
         monkeypatch.setattr(text_sort, "_SMALL", 2)
+    if request.param == "python":
+        monkeypatch.setattr(text_sort, "_PADDED", 1)
 
 
 def _laid_out(words: list[str], dtype: type = np.uint32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
