@@ -16,6 +16,7 @@ schemathesis = pytest.importorskip("schemathesis", reason="the fuzzing test need
 
 import nbayes  # noqa: E402
 from nbayes.serve import create_app  # noqa: E402
+from nbayes.serve.app import loads  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 SPAM = ["WIN a FREE prize now, call to claim", "Free entry in a weekly draw", "You have won a cash prize",
@@ -127,3 +128,16 @@ def test_integers_beyond_64_bits_are_numbers(model_files):
         assert r.status_code == 200, r.text
         r = c.post("/v1/predict", content=b'{"row": {"age": 1' + b"0" * 400 + b"}}")
         assert r.status_code == 400 and "out of range" in r.json()["error"]
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"rows": [[123456789012345678901234]]}',  # beyond 64 bits
+    b'{"a": {"b": [1, 2, {"c": 18446744073709551616}]}}',  # 2**64, nested
+    b'{"rows": [[-9223372036854775809]]}',  # 19 digits, below -2**63: orjson's float too
+])
+def test_json_integers_orjson_would_round_stay_exact(raw):
+    """The body parser keeps every integer exact (the standard parser where orjson read one
+    as a float), and takes orjson's values otherwise (floats of any size included)."""
+    assert loads(raw) == json.loads(raw)
+    assert loads(b'{"texts": ["a"], "w": [1.5e300, -2e19], "labels": ["b"]}') == {
+        "texts": ["a"], "w": [1.5e300, -2e19], "labels": ["b"]}

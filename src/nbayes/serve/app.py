@@ -29,7 +29,6 @@ import asyncio
 import hmac
 import json
 import math
-import re
 import signal
 import threading
 from contextlib import asynccontextmanager
@@ -97,7 +96,27 @@ def _finite_int(s: str) -> int:
     return v
 
 
-_LONG_DIGITS = re.compile(rb"[0-9]{20}")
+#: magnitude from which orjson may have read an integer as a float (beyond 64 bits)
+_BIG = 2.0**63
+
+
+def _big_float(obj: Any) -> bool:
+    """Whether ``obj`` (parsed JSON) holds a float of magnitude 2**63 or more: where orjson read
+    an integer beyond 64 bits as the nearest float. A walk of the parsed values (a text body's
+    few strings cost nothing; a regex over the raw body cost a learn request of 10 posts more
+    than orjson's parse)."""
+    todo = [obj]
+    while todo:
+        x = todo.pop()
+        items = x.values() if type(x) is dict else x if type(x) is list else (x,)
+        for v in items:
+            t = type(v)
+            if t is float:
+                if not -_BIG < v < _BIG:
+                    return True
+            elif t is list or t is dict:
+                todo.append(v)
+    return False
 
 
 def loads(raw: bytes) -> Any:
@@ -106,7 +125,7 @@ def loads(raw: bytes) -> Any:
         if orjson is not None:
             try:
                 parsed = orjson.loads(raw)
-                if _LONG_DIGITS.search(raw) is None:
+                if not _big_float(parsed):
                     return parsed
                 # orjson reads an integer beyond 64 bits as the nearest float: the standard parser
                 # keeps it exact, so a value beyond a feature's bound is refused as the schema says
