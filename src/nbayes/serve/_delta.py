@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
@@ -40,6 +40,9 @@ class Delta:
     rows: int
     weight: float
     labels: np.ndarray | None = None
+    #: (the log's numbering, its number of each of ``stats.terms``) once the delta is written in
+    #: a log record: deltas numbered alike are summed by number (:func:`total`)
+    numbered: tuple[Any, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
 
 def as_labels(y: list[Any]) -> np.ndarray:
@@ -63,21 +66,48 @@ def count(model: Any, X: Any, y: list[Any], w: list[float] | None) -> Delta:
     return Delta(stats, classes, n, float(n if weights is None else weights.sum()), labels)
 
 
-def total(deltas: list[Delta]) -> Delta:
-    """One delta holding the sum of ``deltas``."""
+def total(deltas: list[Delta], words: Any = None) -> Delta:
+    """One delta holding the sum of ``deltas``. ``words``: the numbering of the log being
+    written (``LogTerms``), by which deltas already written in it are summed (no dictionary
+    look-up per term)."""
     if len(deltas) == 1:
         return deltas[0]
     if all(plain_text(d.stats) for d in deltas):  # one vocabulary by dictionary, sorted once
         classes = deltas[0].classes
         for d in deltas[1:]:  # every class first: no regrowth of the accumulator's rows per new class
             classes = union_labels(classes, d.classes) if len(d.classes) else classes
-        # room for every term up front (their count bounds the distinct ones) within 2^17 terms
-        acc = TextReplay(classes, min(sum(len(d.stats.terms) for d in deltas), 1 << 17))
-        for d in deltas:
-            acc.add(d.classes, d.stats)
+        by_number = _by_number(deltas, words)
+        if by_number is not None:
+            distinct, slots = by_number
+            acc = TextReplay(classes, len(distinct))
+            acc.words = [words.words[k] for k in distinct.tolist()]
+            for d, tid in zip(deltas, slots):
+                s = d.stats
+                acc.add_counts(d.classes, tid, s.class_count, dense(s.term_count), dense(s.doc_count), s.df, s.tf,
+                               s.n_docs)
+        else:
+            # room for every term up front (their count bounds the distinct ones) within 2^17 terms
+            acc = TextReplay(classes, min(sum(len(d.stats.terms) for d in deltas), 1 << 17))
+            for d in deltas:
+                acc.add(d.classes, d.stats)
         return Delta(acc.result(), acc.classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
     classes, stats = summed(deltas)
     return Delta(stats, classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
+
+
+def _by_number(deltas: list[Delta], words: Any) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """(the log numbers the deltas' terms hold, sorted; per delta its terms' places among them)
+    when every delta was written in the log ``words`` numbers and all those numbers are
+    committed; else None (summed by dictionary)."""
+    if words is None or not all(d.numbered is not None and d.numbered[0] is words for d in deltas):
+        return None
+    numbers = [d.numbered[1] for d in deltas]  # type: ignore[index]
+    every = np.concatenate(numbers)
+    if not len(every) or int(every.max()) >= len(words.words):
+        return None
+    distinct, at = np.unique(every, return_inverse=True)
+    cuts = np.cumsum([len(n) for n in numbers])[:-1]
+    return distinct, np.split(at.astype(np.intp), cuts)
 
 
 def summed(deltas: list[Any], extra: int = 0) -> tuple[np.ndarray, Any]:
@@ -127,10 +157,10 @@ def apply(model: Any, d: Delta) -> Any:
     return built(new)
 
 
-def apply_all(model: Any, deltas: list[Delta]) -> tuple[Any, Delta]:
+def apply_all(model: Any, deltas: list[Delta], words: Any = None) -> tuple[Any, Delta]:
     """(the next version: ``model`` plus every one of ``deltas``, their sum as one delta): the
     deltas summed over their own terms (:func:`total`, O(their size)), then :func:`apply`."""
-    d = total(deltas)
+    d = total(deltas, words)
     return apply(model, d), d
 
 

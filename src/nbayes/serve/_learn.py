@@ -29,6 +29,7 @@ to predictions at most once per ``publish_every``.
 from __future__ import annotations
 
 import concurrent.futures
+from functools import partial
 import gc
 import math
 import os
@@ -283,7 +284,7 @@ class Learner(Snapshots):
             return
         # the group works on copies of the state, kept only once its records are on disk
         base, pending, peak, version = self._base, list(self._pending), self._peak, self.durable_version
-        apply_all = labelsets.apply_all if labelsets.applies(base) else _delta.apply_all
+        apply_all = labelsets.apply_all if labelsets.applies(base) else partial(_delta.apply_all, words=self._terms)
         total = labelsets.total if labelsets.applies(base) else _delta.total
         self._terms.discard()
         done: list[tuple[Job, int, int]] = []  # (job, version, rows)
@@ -421,8 +422,8 @@ class Learner(Snapshots):
         if self._pending:
             try:
                 with np.errstate(over="raise", invalid="raise"):
-                    new = (labelsets.apply_all if labelsets.applies(self._base) else _delta.apply_all)(
-                        self._base, self._pending)[0]
+                    new = (labelsets.apply_all if labelsets.applies(self._base)
+                           else partial(_delta.apply_all, words=self._terms))(self._base, self._pending)[0]
             except Exception as exc:  # noqa: BLE001 - checked before the answers: a bug; stop learning
                 log.exception("nbayes serve: acknowledged updates could not be published")
                 self.broken = f"acknowledged updates could not be published ({type(exc).__name__}: {exc})"

@@ -34,6 +34,7 @@ class LogTerms:
 
     def __init__(self, words: list[str] | tuple[str, ...] = ()) -> None:
         self.ids: dict[str, int] = dict(zip(words, range(len(words))))
+        self.words: list[str] = list(words)  # by number (committed ones)
         self.pending: dict[str, int] = {}
 
     def body(self, d: Delta) -> bytes:
@@ -56,6 +57,7 @@ class LogTerms:
             numbers[j] = k
         fresh = np.empty(len(new), dtype=object)
         fresh[:] = new
+        d.numbered = (self, numbers)
         arrays = {"text/new_terms": fresh, "text/term_ids": numbers.astype(np.uint32)}
         arrays.update({"stats/class_count": np.asarray(s.class_count, dtype=np.float64),
                        "stats/term_count": _delta.dense(s.term_count), "stats/doc_count": _delta.dense(s.doc_count),
@@ -65,6 +67,7 @@ class LogTerms:
 
     def commit(self) -> None:
         self.ids.update(self.pending)
+        self.words.extend(self.pending)  # numbered in order of insertion
         self.pending = {}
 
     def discard(self) -> None:
