@@ -1,0 +1,67 @@
+"""A fitted vocabulary's word n-grams as the ids of their parts, by which lookups confirm them.
+
+A word n-gram "w1 .. wn" is its prefix "w1 .. w(n-1)" and its last word "wn", joined by one
+space. When both are terms of the table (every shorter n-gram counted: ``ngram_range`` from 1),
+``parts[t] = (prefix id, last word id)``, and a lookup that has just found the prefix and the
+word of a document's n-gram (the previous token's terms and this token's word) confirms a
+matching key by these two ids in one read, rather than by the term's length, start and code
+points (three reads into tables of 100+ MB with bigrams). See :func:`nbayes._kernels.text._grams`.
+
+Exactness. ``parts[t]`` is known only when t, split at its last space, is two terms a and b:
+then t == query "p w" (w a token: no space) exactly when a == p and b == w, i.e. when their ids
+are equal. A query whose prefix or word is not a term (id -1) can only equal a term whose
+parts are unknown (were its parts known, its prefix and word would be terms, found by the
+lookups that gave -1), and those are confirmed by their code points. So a table may leave any
+term's parts unknown (-1) without a wrong miss or match: pruned vocabularies, terms added by
+an online update, statistics absorbed from elsewhere.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .text import NO_PARTS, _find, _key
+
+__all__ = ["NO_PARTS", "gram_parts", "renumbered_parts"]
+
+
+@njit(cache=True, nogil=True)
+def gram_parts(slots, start, length, cps, out):  # pragma: no cover - compiled
+    """out[t] = (prefix id, last word id) of each term t of the table that, split at its last
+    space, is two terms; (-1, -1) for the others (single words, or a part not in the table).
+    One pass, two lookups by code points a term."""
+    for t in range(len(start)):
+        s = start[t]
+        e = s + length[t]
+        out[t, 0] = -1
+        out[t, 1] = -1
+        b = e - 1
+        while b > s and cps[b] != 32:
+            b -= 1
+        if b <= s or b >= e - 1:  # no space, or the space first or last: not "prefix word"
+            continue
+        key, exact = _key(cps, s, b)
+        a = slots[2 * _find(cps, s, b, key, exact, slots, start, length, cps) + 1]
+        if a < 0:
+            continue
+        key, exact = _key(cps, b + 1, e)
+        w = slots[2 * _find(cps, b + 1, e, key, exact, slots, start, length, cps) + 1]
+        if w >= 0:
+            out[t, 0] = a
+            out[t, 1] = w
+
+
+@njit(cache=True, nogil=True)
+def renumbered_parts(parts, order, rank, out):  # pragma: no cover - compiled
+    """A learner's parts (its columns 0, 1: its own ids) for the sorted vocabulary: out[r] the
+    parts of term order[r], their ids mapped by ``rank`` (-1 stays -1)."""
+    for r in range(len(order)):
+        t = order[r]
+        a = parts[t, 0]
+        if a >= 0:
+            out[r, 0] = rank[a]
+            out[r, 1] = rank[parts[t, 1]]
+        else:
+            out[r, 0] = -1
+            out[r, 1] = -1
