@@ -23,33 +23,61 @@ from numba import njit
 
 from .text import NO_PARTS, _find, _key
 
-__all__ = ["NO_PARTS", "gram_parts", "renumbered_parts"]
+__all__ = ["NO_PARTS", "extended_parts", "gram_parts", "renumbered_parts"]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _parts_of(t, slots, start, length, cps):  # pragma: no cover - compiled
+    """(prefix id, last word id) of term t when, split at its last space, it is two terms of
+    the table; else (-1, -1) (a single word, or a part not in the table)."""
+    s = start[t]
+    e = s + length[t]
+    b = e - 1
+    while b > s and cps[b] != 32:
+        b -= 1
+    if b <= s or b >= e - 1:  # no space, or the space first or last: not "prefix word"
+        return -1, -1
+    key, exact = _key(cps, s, b)
+    a = slots[2 * _find(cps, s, b, key, exact, slots, start, length, cps) + 1]
+    if a < 0:
+        return -1, -1
+    key, exact = _key(cps, b + 1, e)
+    w = slots[2 * _find(cps, b + 1, e, key, exact, slots, start, length, cps) + 1]
+    if w < 0:
+        return -1, -1
+    return a, w
 
 
 @njit(cache=True, nogil=True)
 def gram_parts(slots, start, length, cps, out):  # pragma: no cover - compiled
-    """out[t] = (prefix id, last word id) of each term t of the table that, split at its last
-    space, is two terms; (-1, -1) for the others (single words, or a part not in the table).
-    One pass, two lookups by code points a term."""
+    """out[t] = the parts of each term t of the table (:func:`_parts_of`): one pass, two
+    lookups by code points a term."""
     for t in range(len(start)):
-        s = start[t]
-        e = s + length[t]
-        out[t, 0] = -1
-        out[t, 1] = -1
-        b = e - 1
-        while b > s and cps[b] != 32:
-            b -= 1
-        if b <= s or b >= e - 1:  # no space, or the space first or last: not "prefix word"
-            continue
-        key, exact = _key(cps, s, b)
-        a = slots[2 * _find(cps, s, b, key, exact, slots, start, length, cps) + 1]
-        if a < 0:
-            continue
-        key, exact = _key(cps, b + 1, e)
-        w = slots[2 * _find(cps, b + 1, e, key, exact, slots, start, length, cps) + 1]
-        if w >= 0:
-            out[t, 0] = a
-            out[t, 1] = w
+        a, w = _parts_of(t, slots, start, length, cps)
+        out[t, 0] = a
+        out[t, 1] = w
+
+
+@njit(cache=True, nogil=True)
+def extended_parts(parts, new_id, fresh_ids, slots, start, length, cps, out):  # pragma: no cover - compiled
+    """The parts of a table grown by an online update: each old term's (``parts``) moved to its
+    new id ``new_id[j]``, their ids renumbered, and each new term's (ids ``fresh_ids``) looked
+    up in the grown table (slots, start, length, cps). An old term whose part was missing stays
+    unknown (-1) even if the update added it: code points confirm it, as exactly."""
+    for j in range(len(parts)):
+        r = new_id[j]
+        a = parts[j, 0]
+        if a >= 0:
+            out[r, 0] = new_id[a]
+            out[r, 1] = new_id[parts[j, 1]]
+        else:
+            out[r, 0] = -1
+            out[r, 1] = -1
+    for f in range(len(fresh_ids)):
+        t = fresh_ids[f]
+        a, w = _parts_of(t, slots, start, length, cps)
+        out[t, 0] = a
+        out[t, 1] = w
 
 
 @njit(cache=True, nogil=True)
