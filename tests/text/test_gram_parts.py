@@ -52,8 +52,9 @@ def test_lookups_equal_a_dictionary_on_learned_pruned_and_given_vocabularies(ngr
     if learned.grams_by_ids():
         assert learned._parts is not None
         built = np.empty((len(terms), 2), dtype=np.int32)
-        gram_parts(learned.slots, learned.start, learned.length, learned.cps, built)
+        assert gram_parts(learned.slots, learned.start, learned.length, learned.cps, built) == 0
         assert_array_equal(learned._parts, built)
+        assert learned._loose == 0  # every n-gram's parts known: lookups skip those of unknown parts
     else:
         assert learned.parts() is NO_PARTS
     assert_array_equal(learned.tokens(pbuf, pbounds, ptable), _oracle(probe, how, terms))
@@ -67,10 +68,13 @@ def test_lookups_equal_a_dictionary_on_learned_pruned_and_given_vocabularies(ngr
     assert_array_equal(pruned.tokens(buf, bounds, table), _oracle(docs, how, vocab))
     if pruned.grams_by_ids():  # a part is known only when the term is "prefix word", both terms
         index = {t: i for i, t in enumerate(vocab)}
+        loose = 0
         for t, (a, w) in zip(vocab, pruned._parts.tolist()):
             pre, _, word = t.rpartition(" ")
             want = (index[pre], index[word]) if pre and word and pre in index and word in index else (-1, -1)
             assert (a, w) == want, t
+            loose += " " in t and a < 0
+        assert pruned._loose == loose
 
 
 def test_a_key_collision_is_confirmed_by_the_parts_or_the_code_points():
@@ -156,8 +160,8 @@ def test_unigram_tables_keep_no_parts():
 
 
 def test_an_online_update_carries_the_parts_over_soundly():
-    """After online updates (new terms, some the prefixes of old n-grams), every known part is
-    the one a rebuild finds, and lookups equal a dictionary's."""
+    """After online updates (new terms) the parts are those a rebuild finds, and lookups equal a
+    dictionary's."""
 
     model = nbayes.TextClassifier(ngram_range=(1, 2)).fit(_TRAIN, _Y)
     updates = [["brandnewword straßenbahn cheapest", "pills brandnewword"], ["zürichsee anotherlongword the"]]
@@ -171,10 +175,8 @@ def test_an_online_update_carries_the_parts_over_soundly():
         table = model._table
         assert table._parts is not None
         rebuilt = np.empty_like(table._parts)
-        gram_parts(table.slots, table.start, table.length, table.cps, rebuilt)
-        known = table._parts[:, 0] >= 0
-        assert_array_equal(table._parts[known], rebuilt[known])
-        assert known.sum() > 0
+        assert gram_parts(table.slots, table.start, table.length, table.cps, rebuilt) == table._loose == 0
+        assert_array_equal(table._parts, rebuilt)
         vocab = model._terms.tolist()
         pbuf, pbounds, ptable = to_buffer(_PROBE + docs)
         assert_array_equal(table.tokens(pbuf, pbounds, ptable), _oracle(_PROBE + docs, table.how, vocab))

@@ -451,7 +451,8 @@ def _push(out, n, d, t, s, e):  # pragma: no cover - compiled
 # ----------------------------------------------------------------------------- the walkers
 # One body for both modes. ``n_features > 0``: hashing mode, a term is its bucket and there is
 # no table. ``n_features == 0``: vocabulary mode, a term is its id in the table
-# ``terms = (slots, keys, start, length, cps, last)`` (keys and last: for learn_counts).
+# ``terms = (slots, keys, start, length, cps, last, parts, complete)`` (keys and last: for
+# learn_counts; parts, complete: a fitted table's n-grams as their parts, :mod:`.text_parts`).
 # ``stop = (slots, start, length, cps)``: the stop-word table (empty: none).
 
 
@@ -472,7 +473,8 @@ def _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, f
     n-grams) and put the terms of the n-grams lo_n..hi_n it ends in found[0 : count], longest
     last, as :func:`_word` would for each. ``ring[q]`` is the span of kept token q (mod hi_n).
     ``found`` holds 2 hi_n: its second half keeps the previous token's terms, the prefixes of
-    this one's n-grams (when the table knows its n-grams' parts, ``terms[6]``).
+    this one's n-grams (when the table knows its n-grams' parts, ``terms[6]``; ``terms[7]``:
+    whether it knows those of all its terms holding a space, see :mod:`.text_parts`).
 
     Hashing mode hashes an n-gram as scikit-learn hashes the string "w1 w2 ...": its words'
     UTF-8 bytes joined by one space. ``states[q]`` is the running hash (h, k, nb, total) of the
@@ -514,9 +516,15 @@ def _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, f
             found[count] = to_bucket(finish(states[r, 0], states[r, 1], np.int64(states[r, 2]),
                                             np.int64(states[r, 3])), n_features)
         else:
-            slots, _, start, length, cps, _, parts = terms
+            slots, _, start, length, cps, _, parts, complete = terms
             if n == 1:
                 slot = _find(buf, i, j, key1, exact1, slots, start, length, cps)
+            elif by_ids and complete and (found[hi_n + n - 2] < 0 or found[0] < 0):
+                # every n-gram of the table has its parts known: one whose prefix or last word
+                # is no term is none either (no key computed, no probe)
+                found[count] = -1
+                count += 1
+                continue
             else:
                 key, exact, total = _gram_key(buf, ring, hi_n, t, n)
                 if by_ids:  # prefix: the (n-1)-gram ending on the previous token; last word: found[0]
@@ -676,7 +684,7 @@ def _hash_counts(buf, bounds, codes, w, has_w, is_word, lo_n, hi_n, stop, n_feat
                  no_parts, ring, states, found):  # pragma: no cover - compiled
     """:func:`hash_counts`' loop."""
     simple = hi_n == 1 and len(stop[1]) == 0
-    no_table = (stop[0], stop[1], stop[1], stop[1], stop[3], last, no_parts)  # vocabulary mode only
+    no_table = (stop[0], stop[1], stop[1], stop[1], stop[3], last, no_parts, False)  # vocabulary mode only
     for d in range(len(bounds) - 1):
         e0 = bounds[d + 1]
         c = codes[d]

@@ -14,6 +14,12 @@ parts are unknown (were its parts known, its prefix and word would be terms, fou
 lookups that gave -1), and those are confirmed by their code points. So a table may leave any
 term's parts unknown (-1) without a wrong miss or match: pruned vocabularies, terms added by
 an online update, statistics absorbed from elsewhere.
+
+Complete tables. A term holding a space whose parts are unknown is *loose*. In a table without
+loose terms (a vocabulary counted with ``ngram_range`` from 1 and not pruned, or pruned by a
+``min_df``: an n-gram's prefix and word occur wherever it does), an n-gram whose prefix or
+last word is no term is no term either: the lookup answers -1 without a key or a probe. The
+kernels below return the number of loose terms.
 """
 
 from __future__ import annotations
@@ -28,42 +34,56 @@ __all__ = ["NO_PARTS", "extended_parts", "gram_parts", "renumbered_parts"]
 
 @njit(cache=True, nogil=True, inline="always")
 def _parts_of(t, slots, start, length, cps):  # pragma: no cover - compiled
-    """(prefix id, last word id) of term t when, split at its last space, it is two terms of
-    the table; else (-1, -1) (a single word, or a part not in the table)."""
+    """(prefix id, last word id, loose) of term t: its two parts when, split at its last space,
+    it is two terms of the table, else -1 and -1; ``loose``: it holds a space and its parts are
+    unknown."""
     s = start[t]
     e = s + length[t]
     b = e - 1
     while b > s and cps[b] != 32:
         b -= 1
+    spaced = e > s and cps[b] == 32
     if b <= s or b >= e - 1:  # no space, or the space first or last: not "prefix word"
-        return -1, -1
+        return -1, -1, spaced
     key, exact = _key(cps, s, b)
     a = slots[2 * _find(cps, s, b, key, exact, slots, start, length, cps) + 1]
     if a < 0:
-        return -1, -1
+        return -1, -1, True
     key, exact = _key(cps, b + 1, e)
     w = slots[2 * _find(cps, b + 1, e, key, exact, slots, start, length, cps) + 1]
     if w < 0:
-        return -1, -1
-    return a, w
+        return -1, -1, True
+    return a, w, False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _spaced(t, start, length, cps):  # pragma: no cover - compiled
+    for p in range(start[t], start[t] + length[t]):
+        if cps[p] == 32:
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)
 def gram_parts(slots, start, length, cps, out):  # pragma: no cover - compiled
     """out[t] = the parts of each term t of the table (:func:`_parts_of`): one pass, two
-    lookups by code points a term."""
+    lookups by code points a term. Returns the number of loose terms."""
+    loose = 0
     for t in range(len(start)):
-        a, w = _parts_of(t, slots, start, length, cps)
+        a, w, lost = _parts_of(t, slots, start, length, cps)
         out[t, 0] = a
         out[t, 1] = w
+        loose += lost
+    return loose
 
 
 @njit(cache=True, nogil=True)
 def extended_parts(parts, new_id, fresh_ids, slots, start, length, cps, out):  # pragma: no cover - compiled
     """The parts of a table grown by an online update: each old term's (``parts``) moved to its
     new id ``new_id[j]``, their ids renumbered, and each new term's (ids ``fresh_ids``) looked
-    up in the grown table (slots, start, length, cps). An old term whose part was missing stays
-    unknown (-1) even if the update added it: code points confirm it, as exactly."""
+    up in the grown table (slots, start, length, cps); an old term whose part was missing is
+    looked up again (the update may have added it). Returns the number of loose terms."""
+    loose = 0
     for j in range(len(parts)):
         r = new_id[j]
         a = parts[j, 0]
@@ -75,15 +95,28 @@ def extended_parts(parts, new_id, fresh_ids, slots, start, length, cps, out):  #
             out[r, 1] = -1
     for f in range(len(fresh_ids)):
         t = fresh_ids[f]
-        a, w = _parts_of(t, slots, start, length, cps)
+        a, w, lost = _parts_of(t, slots, start, length, cps)
         out[t, 0] = a
         out[t, 1] = w
+        loose += lost
+    for j in range(len(parts)):
+        if parts[j, 0] < 0:  # mostly single words: one scan for a space
+            r = new_id[j]
+            if _spaced(r, start, length, cps):
+                a, w, lost = _parts_of(r, slots, start, length, cps)
+                out[r, 0] = a
+                out[r, 1] = w
+                loose += lost
+    return loose
 
 
 @njit(cache=True, nogil=True)
-def renumbered_parts(parts, order, rank, out):  # pragma: no cover - compiled
-    """A learner's parts (its columns 0, 1: its own ids) for the sorted vocabulary: out[r] the
-    parts of term order[r], their ids mapped by ``rank`` (-1 stays -1)."""
+def renumbered_parts(parts, order, rank, start, length, cps, out):  # pragma: no cover - compiled
+    """A learner's parts (its columns 0, 1: its own ids) for the sorted vocabulary (start,
+    length, cps: its terms in sorted order): out[r] the parts of term order[r], their ids mapped
+    by ``rank`` (-1 stays -1). Returns the number of loose terms (unknown parts and a space:
+    absorbed from statistics without parts)."""
+    loose = 0
     for r in range(len(order)):
         t = order[r]
         a = parts[t, 0]
@@ -93,3 +126,5 @@ def renumbered_parts(parts, order, rank, out):  # pragma: no cover - compiled
         else:
             out[r, 0] = -1
             out[r, 1] = -1
+            loose += _spaced(r, start, length, cps)
+    return loose

@@ -291,8 +291,8 @@ def _extended(table: TermTable, terms: np.ndarray, ins: np.ndarray, fresh: np.nd
         build(cps, start, length, slots, np.zeros(n, dtype=np.int64))
     grown = TermTable.from_parts(terms, slots, start, length, cps, table._how())
     if table._parts is not None and grown.grams_by_ids():  # the n-grams' parts carried over, not rebuilt
-        grown._parts = np.empty((n, 2), dtype=np.int32)
-        extended_parts(table._parts, new_id, fresh_ids, slots, start, length, cps, grown._parts)
+        parts = np.empty((n, 2), dtype=np.int32)
+        grown.set_parts(parts, extended_parts(table._parts, new_id, fresh_ids, slots, start, length, cps, parts))
     return grown
 
 

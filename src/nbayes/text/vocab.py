@@ -22,8 +22,9 @@ _NONE_U = np.zeros(0, dtype=np.uint32)
 #: a learner's parts when it keeps none (statistics absorbed from a model's table)
 _NO_PARTS = np.full((0, 4), -1, dtype=np.int32)
 
-#: a term table as the kernels take it: (slots, keys, start, length, code points, last, n-gram parts)
-KernelTerms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: a term table as the kernels take it: (slots, keys, start, length, code points, last, n-gram
+#: parts, whether every term holding a space has its parts: see nbayes._kernels.text_parts)
+KernelTerms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
 #: the stop-word table as the kernels take it: (slots, start, length, code points)
 StopTable = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
@@ -92,13 +93,15 @@ class TermTable:
     that counted the terms, else built on first use."""
 
     #: made from the others on demand: a comparison of states skips it (nbayes.testing)
-    _cache_slots = ("_parts",)
+    _cache_slots = ("_parts", "_loose")
 
     def __init__(self, terms: Any = None, tokens: Tokens | None = None) -> None:
         terms = _objects([] if terms is None else list(terms))
         self.vocab: Any = terms
         self.how = tokens
         self._parts: np.ndarray | None = None
+        #: terms holding a space whose parts are unknown (-1: parts not made yet)
+        self._loose = -1
         n = len(terms)
         self.length = np.array(list(map(len, terms.tolist())), dtype=np.int64)
         self.start = np.zeros(n, dtype=np.int64)
@@ -129,19 +132,17 @@ class TermTable:
         length: np.ndarray,
         cps: np.ndarray,
         tokens: Tokens,
-        parts: np.ndarray | None = None,
     ) -> "TermTable":
-        """A table from arrays already laid out (a learner's, renumbered): nothing rebuilt.
-        ``parts``: its n-grams' parts (see :meth:`parts`) when known, else None."""
+        """A table from arrays already laid out (a learner's, renumbered): nothing rebuilt."""
         table = cls.__new__(cls)
         table.vocab, table.slots, table.start, table.length, table.cps = terms, slots, start, length, cps
         table.how = tokens
-        table._parts = parts
+        table._parts, table._loose = None, -1
         return table
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state["_parts"] = None  # derived from the rest: rebuilt on first use, not pickled
+        state["_parts"], state["_loose"] = None, -1  # derived from the rest: rebuilt on first use, not pickled
         return state
 
     def grams_by_ids(self) -> bool:
@@ -160,9 +161,15 @@ class TermTable:
             return NO_PARTS
         if self._parts is None:
             parts = np.empty((len(self.start), 2), dtype=np.int32)
-            gram_parts(self.slots, self.start, self.length, self.cps, parts)
-            self._parts = parts
+            self._loose = int(gram_parts(self.slots, self.start, self.length, self.cps, parts))
+            self._parts = parts  # (after _loose: a thread that reads these parts reads their count)
         return self._parts
+
+    def set_parts(self, parts: np.ndarray, loose: int) -> None:
+        """Take the n-grams' parts made elsewhere (see :meth:`parts`), ``loose`` the number of
+        terms holding a space whose parts are unknown."""
+        self._loose = int(loose)
+        self._parts = parts
 
     @property
     def terms(self) -> np.ndarray:
@@ -174,7 +181,9 @@ class TermTable:
 
     def _terms(self) -> KernelTerms:
         """The table as the kernels take it (keys and last are only written while learning)."""
-        return (self.slots, _NONE_I, self.start, self.length, self.cps, _NONE_I, self.parts())
+        parts = self.parts()
+        # no loose term: an n-gram whose prefix or last word is no term is none (no probe)
+        return (self.slots, _NONE_I, self.start, self.length, self.cps, _NONE_I, parts, self._loose == 0)
 
     def _how(self) -> Tokens:
         assert self.how is not None, "a TermTable built without Tokens (a stop-word table) finds no terms in documents"
@@ -431,8 +440,8 @@ def learned_terms(
     learned = TermTable.from_parts(vocab, slots, start, length, cps, how)
     if learned.grams_by_ids() and len(main.parts) >= n_terms:
         # the n-grams' parts as counting found them, renumbered: the first lookup builds none
-        learned._parts = np.empty((n_terms, 2), dtype=np.int32)
-        renumbered_parts(main.parts, order, rank, learned._parts)
+        parts = np.empty((n_terms, 2), dtype=np.int32)
+        learned.set_parts(parts, renumbered_parts(main.parts, order, rank, start, length, cps, parts))
     if not keep:
         main.parts = _NO_PARTS
     if dense:  # rows of K counts: read in term order, no list of pairs in between
@@ -527,7 +536,7 @@ AnyTerms = TermTable | HashedTerms
 
 def _no_table(last: np.ndarray) -> KernelTerms:
     """Hashing mode's stand-in for a term table: nothing but ``last`` (per bucket) is used."""
-    return (np.full(2, -1, dtype=np.int64), _NONE_I, _NONE_I, _NONE_I, _NONE_U, last, NO_PARTS)
+    return (np.full(2, -1, dtype=np.int64), _NONE_I, _NONE_I, _NONE_I, _NONE_U, last, NO_PARTS, False)
 
 
 def hash_terms(
