@@ -180,3 +180,17 @@ def test_an_online_update_carries_the_parts_over_soundly():
         vocab = model._terms.tolist()
         pbuf, pbounds, ptable = to_buffer(_PROBE + docs)
         assert_array_equal(table.tokens(pbuf, pbounds, ptable), _oracle(_PROBE + docs, table.how, vocab))
+
+
+def test_parts_built_on_threads_equal_one_thread():
+    from nbayes._kernels.text_parts import build_parts
+
+    words = [f"w{i}" for i in range(400)]
+    rng = np.random.default_rng(0)
+    grams = {f"{words[a]} {words[b]}" for a, b in rng.integers(0, 400, (150_000, 2))}
+    vocab = sorted(set(words[::3]) | grams)  # some last words and prefixes pruned: loose terms
+    table = TermTable(vocab, Tokens((1, 2)))
+    one, loose1 = build_parts(table.slots, table.start, table.length, table.cps, 1)
+    two, loose2 = build_parts(table.slots, table.start, table.length, table.cps, 2)
+    assert_array_equal(one, two)
+    assert loose1 == loose2 == int(((one[:, 0] < 0) & np.array([" " in t for t in vocab])).sum()) > 0

@@ -24,12 +24,33 @@ kernels below return the number of loose terms.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import njit
 
 from .text import NO_PARTS, _find, _key
 
-__all__ = ["NO_PARTS", "extended_parts", "gram_parts", "renumbered_parts"]
+__all__ = ["NO_PARTS", "build_parts", "extended_parts", "gram_parts", "renumbered_parts"]
+
+#: terms a thread at least when a table's parts are built on several
+_PER_THREAD = 1 << 16
+
+
+def build_parts(slots: np.ndarray, start: np.ndarray, length: np.ndarray, cps: np.ndarray,
+                T: int) -> tuple[np.ndarray, int]:
+    """(parts, number of loose terms) of the table (:func:`gram_parts`), its terms split in up
+    to ``T`` ranges built on Python threads."""
+    n = len(start)
+    parts = np.empty((n, 2), dtype=np.int32)
+    T = max(1, min(int(T), n // _PER_THREAD))
+    if T == 1:
+        return parts, int(gram_parts(slots, start, length, cps, parts, 0, n))
+    cuts = [n * k // T for k in range(T + 1)]
+    with ThreadPoolExecutor(T) as pool:
+        loose = sum(pool.map(lambda k: int(gram_parts(slots, start, length, cps, parts, cuts[k], cuts[k + 1])),
+                             range(T)))
+    return parts, loose
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -65,11 +86,12 @@ def _spaced(t, start, length, cps):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def gram_parts(slots, start, length, cps, out):  # pragma: no cover - compiled
-    """out[t] = the parts of each term t of the table (:func:`_parts_of`): one pass, two
-    lookups by code points a term. Returns the number of loose terms."""
+def gram_parts(slots, start, length, cps, out, t0=0, t1=-1):  # pragma: no cover - compiled
+    """out[t] = the parts of each term t of the table (:func:`_parts_of`), for t in t0..t1 (-1:
+    all terms; ranges may run on threads, the kernel releases the GIL): two lookups by code
+    points a term. Returns the number of loose terms among them."""
     loose = 0
-    for t in range(len(start)):
+    for t in range(t0, len(start) if t1 < 0 else t1):
         a, w, lost = _parts_of(t, slots, start, length, cps)
         out[t, 0] = a
         out[t, 1] = w

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from .._kernels import run, text_chars, threads
 from .._kernels import text as word_kernels
 from .._kernels.text import build, count_new, merge_learned, rehash
-from .._kernels.text_parts import NO_PARTS, gram_parts, renumbered_parts
+from .._kernels.text_parts import NO_PARTS, build_parts, renumbered_parts
 from .._kernels.text_pairs import presence_rows, score, score_pairs
 from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_csr, renumber_slots, sort_order
 from ..stats.terms import CodeTerms, as_strings, object_array
@@ -160,8 +160,7 @@ class TermTable:
         if not self.grams_by_ids():
             return NO_PARTS
         if self._parts is None:
-            parts = np.empty((len(self.start), 2), dtype=np.int32)
-            self._loose = int(gram_parts(self.slots, self.start, self.length, self.cps, parts))
+            parts, self._loose = build_parts(self.slots, self.start, self.length, self.cps, threads())
             self._parts = parts  # (after _loose: a thread that reads these parts reads their count)
         return self._parts
 
