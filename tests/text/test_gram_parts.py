@@ -194,3 +194,24 @@ def test_parts_built_on_threads_equal_one_thread():
     two, loose2 = build_parts(table.slots, table.start, table.length, table.cps, 2)
     assert_array_equal(one, two)
     assert loose1 == loose2 == int(((one[:, 0] < 0) & np.array([" " in t for t in vocab])).sum()) > 0
+
+
+@pytest.mark.parametrize("params", [dict(min_df=2), dict(max_df=0.3), dict(max_features=25), dict(min_df=2, max_df=0.5)])
+def test_a_pruned_fit_hands_its_parts_over(params):
+    """Pruned at estimation, the kept terms' parts come from counting's (a part dropped: the
+    n-gram loose), as a rebuild finds them; predictions as scikit-learn's."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+
+    train = _TRAIN[:5] * 2 + ["rare words here once", "cheapest pills again and again", "zürichsee naïveté x"]
+    y = _Y[:5] * 2 + ["a", "b", "c"]
+    model = nbayes.TextClassifier(alpha=0.1, ngram_range=(1, 2), **params).fit(train, y)
+    table = model._table
+    assert table._parts is not None and len(table) < model.stats_.n_terms
+    rebuilt = np.empty_like(table._parts)
+    assert gram_parts(table.slots, table.start, table.length, table.cps, rebuilt) == table._loose
+    assert_array_equal(table._parts, rebuilt)
+    vec = CountVectorizer(ngram_range=(1, 2), **params).fit(train)
+    sk = MultinomialNB(alpha=0.1).fit(vec.transform(train), y)
+    np.testing.assert_allclose(model.predict_proba(_PROBE), sk.predict_proba(vec.transform(_PROBE)),
+                               rtol=1e-12, atol=1e-12)

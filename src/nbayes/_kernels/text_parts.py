@@ -31,7 +31,7 @@ from numba import njit
 
 from .text import NO_PARTS, _find, _key
 
-__all__ = ["NO_PARTS", "build_parts", "extended_parts", "gram_parts", "renumbered_parts"]
+__all__ = ["NO_PARTS", "build_parts", "extended_parts", "gram_parts", "kept_parts", "renumbered_parts"]
 
 #: terms a thread at least when a table's parts are built on several
 _PER_THREAD = 1 << 16
@@ -149,4 +149,31 @@ def renumbered_parts(parts, order, rank, start, length, cps, out):  # pragma: no
             out[r, 0] = -1
             out[r, 1] = -1
             loose += _spaced(r, start, length, cps)
+    return loose
+
+
+@njit(cache=True, nogil=True)
+def kept_parts(parts, keep, out):  # pragma: no cover - compiled
+    """The parts of the terms ``keep`` selects (a pruned vocabulary, ids renumbered in order)
+    from those of a table without loose terms: a kept n-gram whose prefix or last word is
+    dropped becomes loose (-1). Returns the number of loose terms."""
+    new_id = np.empty(len(keep), dtype=np.int64)
+    r = 0
+    for t in range(len(keep)):
+        new_id[t] = r
+        r += keep[t]
+    loose = 0
+    for t in range(len(keep)):
+        if keep[t]:
+            r = new_id[t]
+            a = parts[t, 0]
+            out[r, 0] = -1
+            out[r, 1] = -1
+            if a >= 0:
+                w = parts[t, 1]
+                if keep[a] and keep[w]:
+                    out[r, 0] = new_id[a]
+                    out[r, 1] = new_id[w]
+                else:
+                    loose += 1
     return loose
