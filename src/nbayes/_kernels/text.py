@@ -32,6 +32,8 @@ from .murmur import bucket, feed, finish, murmur3, to_bucket
 __all__ = ["build", "count_new", "gram_scratch", "hash_counts", "lean", "learn_counts", "merge_learned", "murmur3", "rehash", "term_ids"]
 
 _NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
+#: a table's n-gram parts when it keeps none (see :mod:`.text_parts`): code points confirm
+NO_PARTS = np.full((0, 2), -1, dtype=np.int32)
 
 
 def lean(fn: Any) -> Any:
@@ -449,7 +451,8 @@ def _push(out, n, d, t, s, e):  # pragma: no cover - compiled
 # ----------------------------------------------------------------------------- the walkers
 # One body for both modes. ``n_features > 0``: hashing mode, a term is its bucket and there is
 # no table. ``n_features == 0``: vocabulary mode, a term is its id in the table
-# ``terms = (slots, keys, start, length, cps, last)`` (keys and last: for learn_counts).
+# ``terms = (slots, keys, start, length, cps, last, parts, complete)`` (keys and last: for
+# learn_counts; parts, complete: a fitted table's n-grams as their parts, :mod:`.text_parts`).
 # ``stop = (slots, start, length, cps)``: the stop-word table (empty: none).
 
 
@@ -459,7 +462,7 @@ def _word(buf, i, j, n_features, terms):  # pragma: no cover - compiled
     its bucket, or its id (-1 when unknown)."""
     if n_features > 0:
         return bucket(buf, i, j, n_features)
-    slots, _, start, length, cps, _ = terms
+    slots, start, length, cps = terms[0], terms[2], terms[3], terms[4]
     key, exact = _key(buf, i, j)
     return slots[2 * _find(buf, i, j, key, exact, slots, start, length, cps) + 1]
 
@@ -469,6 +472,9 @@ def _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, f
     """Take the token buf[i:j] (unless a stop word: scikit-learn drops those before forming
     n-grams) and put the terms of the n-grams lo_n..hi_n it ends in found[0 : count], longest
     last, as :func:`_word` would for each. ``ring[q]`` is the span of kept token q (mod hi_n).
+    ``found`` holds 2 hi_n: its second half keeps the previous token's terms, the prefixes of
+    this one's n-grams (when the table knows its n-grams' parts, ``terms[6]``; ``terms[7]``:
+    whether it knows those of all its terms holding a space, see :mod:`.text_parts`).
 
     Hashing mode hashes an n-gram as scikit-learn hashes the string "w1 w2 ...": its words'
     UTF-8 bytes joined by one space. ``states[q]`` is the running hash (h, k, nb, total) of the
@@ -481,6 +487,9 @@ def _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, f
         key1, exact1 = np.uint64(0), True
     if len(stop[1]) > 0 and _is_stop(buf, i, j, key1, exact1, stop[0], stop[1], stop[2], stop[3]):
         return ntok, 0
+    # with every shorter n-gram a term and the table's parts known (lo_n == 1, see
+    # :func:`gram_parts`), an n-gram is confirmed by its prefix's and last word's ids
+    by_ids = n_features == 0 and lo_n == 1 and hi_n > 1 and len(terms[6]) > 0
     t = ntok  # this token's index among the kept tokens
     q = t % hi_n
     ring[q, 0] = i
@@ -507,14 +516,27 @@ def _grams(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, terms, f
             found[count] = to_bucket(finish(states[r, 0], states[r, 1], np.int64(states[r, 2]),
                                             np.int64(states[r, 3])), n_features)
         else:
-            slots, _, start, length, cps, _ = terms
+            slots, _, start, length, cps, _, parts, complete = terms
             if n == 1:
                 slot = _find(buf, i, j, key1, exact1, slots, start, length, cps)
+            elif by_ids and complete and (found[hi_n + n - 2] < 0 or found[0] < 0):
+                # every n-gram of the table has its parts known: one whose prefix or last word
+                # is no term is none either (no key computed, no probe)
+                found[count] = -1
+                count += 1
+                continue
             else:
                 key, exact, total = _gram_key(buf, ring, hi_n, t, n)
-                slot = _gram_find(buf, ring, hi_n, t, n, key, exact, total, slots, start, length, cps)
+                if by_ids:  # prefix: the (n-1)-gram ending on the previous token; last word: found[0]
+                    slot = _gram_find_ids(buf, ring, hi_n, t, n, key, exact, total, found[hi_n + n - 2], found[0],
+                                          slots, start, length, cps, parts)
+                else:
+                    slot = _gram_find(buf, ring, hi_n, t, n, key, exact, total, slots, start, length, cps)
             found[count] = slots[2 * slot + 1]
         count += 1
+    if by_ids:  # this token's n-grams are the next one's prefixes
+        for m in range(count):
+            found[hi_n + m] = found[m]
     return ntok, count
 
 
@@ -646,22 +668,23 @@ def hash_counts(buf, bounds, codes, w, has_w, is_word, lo_n, hi_n, stop, n_featu
     """Hashing mode of :func:`learn_counts`: the term of an n-gram is its bucket; nothing grows.
     The tables are laid out class-major, counts[c, t], as the statistics keep them."""
     _hash_counts(buf, bounds, codes, w, has_w, is_word, lo_n, hi_n, stop, n_features, counts, cdf, df, tf, last,
-                 *gram_scratch(hi_n))
+                 NO_PARTS, *gram_scratch(hi_n))
 
 
 def gram_scratch(hi_n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The n-gram walkers' scratch (ring of token spans, running hash states, terms found), made
-    outside the kernels so that they allocate nothing (see :func:`lean`)."""
+    """The n-gram walkers' scratch (ring of token spans, running hash states, terms found: this
+    token's and the previous one's, see :func:`_grams`), made outside the kernels so that they
+    allocate nothing (see :func:`lean`)."""
     return (np.zeros((hi_n, 2), dtype=np.int64), np.zeros((hi_n, 4), dtype=np.uint64),
-            np.empty(hi_n, dtype=np.int64))
+            np.empty(2 * hi_n, dtype=np.int64))
 
 
 @lean
 def _hash_counts(buf, bounds, codes, w, has_w, is_word, lo_n, hi_n, stop, n_features, counts, cdf, df, tf, last,
-                 ring, states, found):  # pragma: no cover - compiled
+                 no_parts, ring, states, found):  # pragma: no cover - compiled
     """:func:`hash_counts`' loop."""
     simple = hi_n == 1 and len(stop[1]) == 0
-    no_table = (stop[0], stop[1], stop[1], stop[1], stop[3], last)  # vocabulary mode only
+    no_table = (stop[0], stop[1], stop[1], stop[1], stop[3], last, no_parts, False)  # vocabulary mode only
     for d in range(len(bounds) - 1):
         e0 = bounds[d + 1]
         c = codes[d]
@@ -745,7 +768,7 @@ def _gram_ids(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms):  # pra
     out = np.empty((1024, 4), dtype=np.int64)
     ring = np.zeros((hi_n, 2), dtype=np.int64)
     states = np.zeros((hi_n, 4), dtype=np.uint64)
-    found = np.empty(hi_n, dtype=np.int64)
+    found = np.empty(2 * hi_n, dtype=np.int64)
     n_out = 0
     for d in range(len(bounds) - 1):
         e0 = bounds[d + 1]

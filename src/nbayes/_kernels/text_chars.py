@@ -154,7 +154,7 @@ def _lookup(norm, s, e, n_features, terms):  # pragma: no cover - compiled
     """The term of the gram norm[s:e]: its bucket, or its id (-1 when unknown)."""
     if n_features > 0:
         return bucket(norm, s, e, n_features)
-    slots, _, start, length, cps, _ = terms
+    slots, start, length, cps = terms[0], terms[2], terms[3], terms[4]
     key, exact = _key(norm, s, e)
     return slots[2 * _find(norm, s, e, key, exact, slots, start, length, cps) + 1]
 

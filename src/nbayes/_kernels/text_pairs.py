@@ -152,7 +152,7 @@ def _presence_block(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, n
     last = np.full(n_terms, -1, dtype=np.int64)
     ring = np.zeros((hi_n, 2), dtype=np.int64)
     states = np.zeros((hi_n, 4), dtype=np.uint64)
-    found = np.empty(hi_n, dtype=np.int64)
+    found = np.empty(2 * hi_n, dtype=np.int64)
     simple = hi_n == 1 and len(stop[1]) == 0
     n = 0
     for d in range(n_docs):

@@ -150,11 +150,13 @@ def differences(x: Any, y: Any, where: str, depth: int = 0) -> list[str]:
         return [] if np.float64(x).tobytes() == np.float64(y).tobytes() else [f"{where}: {x!r} vs {y!r}"]
     if isinstance(x, int | str | bytes | bool | type(None) | np.generic):
         return [] if (x == y or (x != x and y != y)) else [f"{where}: {x!r} vs {y!r}"]
+    # (a class's ``_cache_slots`` hold what the others determine, made on demand: skipped)
+    cache = getattr(type(x), "_cache_slots", ())
     if hasattr(x, "__dict__") and not isinstance(x, type) and not callable(x):
-        return differences(dict(vars(x)), dict(vars(y)), where, depth + 1)
+        return differences({k: v for k, v in vars(x).items() if k not in cache},
+                           {k: v for k, v in vars(y).items() if k not in cache}, where, depth + 1)
     slots = getattr(type(x), "__slots__", None)
-    if slots:  # (a class's ``_cache_slots`` hold what the others determine, made on demand: skipped)
-        cache = getattr(type(x), "_cache_slots", ())
+    if slots:
         return [d for s in slots if s not in cache
                 for d in differences(getattr(x, s, None), getattr(y, s, None), f"{where}.{s}", depth + 1)]
     return []  # opaque objects (compiled tables, locks): the saved bytes cover what they hold

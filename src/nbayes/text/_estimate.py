@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernels.text_parts import kept_parts
 from ..errors import StatisticsError
 from ..naive_bayes._base import ESTIMATING
 from ..stats import CountStats
@@ -186,7 +187,13 @@ def _vocabulary(model: Any, stats: TextStats, keep: np.ndarray) -> tuple[Any, Te
     if keep.all() and isinstance(stats.vocab, CodeTerms):  # a vocabulary read from a file
         return stats.vocab, TermTable.from_codes(stats.vocab, model._how())
     vocab = stats.terms[keep]
-    return vocab, TermTable(vocab, model._how())
+    table = TermTable(vocab, model._how())
+    counted = stats.table
+    if isinstance(counted, TermTable) and counted._parts is not None and counted._loose == 0 and table.grams_by_ids():
+        # the n-grams' parts counting found, for the kept terms (else built on first use)
+        parts = np.empty((len(vocab), 2), dtype=np.int32)
+        table.set_parts(parts, kept_parts(counted._parts, np.ascontiguousarray(keep, dtype=np.bool_), parts))
+    return vocab, table
 
 
 def _forget_empty(derived: dict[str, Any], class_count: np.ndarray) -> dict[str, np.ndarray]:

@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from .._kernels.lookup import find_terms
 from .._kernels.online import extend_slots, heavy_rows, inserted, merge_pairs, merge_rows, renumbered, update_entries
 from .._kernels.text import build
+from .._kernels.text_parts import extended_parts
 from .._validation import encode_labels
 from ..stats.text import TextStats
 from ._estimate import _forget_empty
@@ -257,11 +258,15 @@ def _all_kept(model: Any, stats: TextStats, pos: np.ndarray, added_docs: float) 
 
 def built(model: Any) -> Any:
     """``model`` with what its first prediction would build made now (the rows of full weights
-    of its frequent terms, :meth:`Pairs.heavy`, in a compiled pass without the GIL): the
-    service calls it on a version before publishing it, so that no request pays for it."""
+    of its frequent terms, :meth:`Pairs.heavy`, and its n-grams' parts, :meth:`TermTable.parts`,
+    in compiled passes without the GIL): the service calls it on a version before publishing
+    it, so that no request pays for it."""
     pairs = model.__dict__.get("_pairs")
     if isinstance(pairs, Pairs) and pairs._heavy is None:
         pairs._heavy = heavy_rows(pairs.indptr, pairs.cls, pairs.delta, pairs.base)
+    table = model.__dict__.get("_table")
+    if isinstance(table, TermTable):
+        table.parts()  # the n-grams' parts (TermTable.parts), when a lookup would build them
     return model
 
 
@@ -278,13 +283,17 @@ def _extended(table: TermTable, terms: np.ndarray, ins: np.ndarray, fresh: np.nd
     start = inserted(table.start, ins, starts + len(table.cps))
     length = inserted(table.length, ins, lengths)
     n = len(terms)
+    new_id, fresh_ids = renumbered(len(table.start), ins), ins + np.arange(len(ins))
     if 2 * n + 2 <= len(table.slots) // 2:
-        slots = extend_slots(table.slots, renumbered(len(table.start), ins), cps_new, starts, lengths,
-                             ins + np.arange(len(ins)))
+        slots = extend_slots(table.slots, new_id, cps_new, starts, lengths, fresh_ids)
     else:
         slots = np.full(2 * _pow2(2 * n + 2), -1, dtype=np.int64)
         build(cps, start, length, slots, np.zeros(n, dtype=np.int64))
-    return TermTable.from_parts(terms, slots, start, length, cps, table._how())
+    grown = TermTable.from_parts(terms, slots, start, length, cps, table._how())
+    if table._parts is not None and grown.grams_by_ids():  # the n-grams' parts carried over, not rebuilt
+        parts = np.empty((n, 2), dtype=np.int32)
+        grown.set_parts(parts, extended_parts(table._parts, new_id, fresh_ids, slots, start, length, cps, parts))
+    return grown
 
 
 #: code point buffers this module made, with room at their end: id -> [the buffer, how much is used]

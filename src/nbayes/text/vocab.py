@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from .._kernels import run, text_chars, threads
 from .._kernels import text as word_kernels
 from .._kernels.text import build, count_new, merge_learned, rehash
+from .._kernels.text_parts import NO_PARTS, build_parts, renumbered_parts
 from .._kernels.text_pairs import presence_rows, score, score_pairs
 from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_csr, renumber_slots, sort_order
 from ..stats.terms import CodeTerms, as_strings, object_array
@@ -21,8 +22,9 @@ _NONE_U = np.zeros(0, dtype=np.uint32)
 #: a learner's parts when it keeps none (statistics absorbed from a model's table)
 _NO_PARTS = np.full((0, 4), -1, dtype=np.int32)
 
-#: a term table as the kernels take it: (slots, keys, start, length, code points, last)
-KernelTerms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: a term table as the kernels take it: (slots, keys, start, length, code points, last, n-gram
+#: parts, whether every term holding a space has its parts: see nbayes._kernels.text_parts)
+KernelTerms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
 #: the stop-word table as the kernels take it: (slots, start, length, code points)
 StopTable = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
@@ -83,12 +85,23 @@ class Tokens:
 class TermTable:
     """Terms with ids 0..n-1, found by their code points in an open-addressing hash table.
     ``terms`` (sorted) are Python strings, or a :class:`~nbayes.stats.terms.CodeTerms` over the
-    table's own code points (made strings when ``terms`` is first read)."""
+    table's own code points (made strings when ``terms`` is first read).
+
+    With word n-grams from 1 (``ngram_range=(1, n)``) the table also keeps, per term, the ids of
+    its prefix and last word (:meth:`parts`, 8 bytes a term; unigram tables keep none), by
+    which lookups confirm an n-gram without reading its code points: passed by the learner
+    that counted the terms, else built on first use."""
+
+    #: made from the others on demand: a comparison of states skips it (nbayes.testing)
+    _cache_slots = ("_parts", "_loose")
 
     def __init__(self, terms: Any = None, tokens: Tokens | None = None) -> None:
         terms = _objects([] if terms is None else list(terms))
         self.vocab: Any = terms
         self.how = tokens
+        self._parts: np.ndarray | None = None
+        #: terms holding a space whose parts are unknown (-1: parts not made yet)
+        self._loose = -1
         n = len(terms)
         self.length = np.array(list(map(len, terms.tolist())), dtype=np.int64)
         self.start = np.zeros(n, dtype=np.int64)
@@ -124,7 +137,38 @@ class TermTable:
         table = cls.__new__(cls)
         table.vocab, table.slots, table.start, table.length, table.cps = terms, slots, start, length, cps
         table.how = tokens
+        table._parts, table._loose = None, -1
         return table
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_parts"], state["_loose"] = None, -1  # derived from the rest: rebuilt on first use, not pickled
+        return state
+
+    def grams_by_ids(self) -> bool:
+        """Whether lookups in this table confirm word n-grams by the ids of their parts: word
+        n-grams from 1 (every prefix and last word counted as a term), ids that fit in int32."""
+        how = self.how
+        return (how is not None and how.analyzer == "word" and how.lo == 1 and how.hi > 1
+                and 0 < len(self.start) < 2**31 - 1)
+
+    def parts(self) -> np.ndarray:
+        """Per term (terms x 2, int32) the ids of its prefix and last word when it is a word
+        n-gram whose two parts are terms, else -1 (:mod:`nbayes._kernels.text_parts`); empty
+        when lookups do not use them (:meth:`grams_by_ids`). Built on first use (one compiled
+        pass, two lookups a term) unless the learner passed them."""
+        if not self.grams_by_ids():
+            return NO_PARTS
+        if self._parts is None:
+            parts, self._loose = build_parts(self.slots, self.start, self.length, self.cps, threads())
+            self._parts = parts  # (after _loose: a thread that reads these parts reads their count)
+        return self._parts
+
+    def set_parts(self, parts: np.ndarray, loose: int) -> None:
+        """Take the n-grams' parts made elsewhere (see :meth:`parts`), ``loose`` the number of
+        terms holding a space whose parts are unknown."""
+        self._loose = int(loose)
+        self._parts = parts
 
     @property
     def terms(self) -> np.ndarray:
@@ -136,7 +180,9 @@ class TermTable:
 
     def _terms(self) -> KernelTerms:
         """The table as the kernels take it (keys and last are only written while learning)."""
-        return (self.slots, _NONE_I, self.start, self.length, self.cps, _NONE_I)
+        parts = self.parts()
+        # no loose term: an n-gram whose prefix or last word is no term is none (no probe)
+        return (self.slots, _NONE_I, self.start, self.length, self.cps, _NONE_I, parts, self._loose == 0)
 
     def _how(self) -> Tokens:
         assert self.how is not None, "a TermTable built without Tokens (a stop-word table) finds no terms in documents"
@@ -391,6 +437,12 @@ def learned_terms(
     slots = main.slots if not keep else main.slots.copy()
     renumber_slots(slots, rank)
     learned = TermTable.from_parts(vocab, slots, start, length, cps, how)
+    if learned.grams_by_ids() and len(main.parts) >= n_terms:
+        # the n-grams' parts as counting found them, renumbered: the first lookup builds none
+        parts = np.empty((n_terms, 2), dtype=np.int32)
+        learned.set_parts(parts, renumbered_parts(main.parts, order, rank, start, length, cps, parts))
+    if not keep:
+        main.parts = _NO_PARTS
     if dense:  # rows of K counts: read in term order, no list of pairs in between
         indptr = dense_pair_counts(pcount, pcdf, order, K)
         n = int(indptr[-1])
@@ -483,7 +535,7 @@ AnyTerms = TermTable | HashedTerms
 
 def _no_table(last: np.ndarray) -> KernelTerms:
     """Hashing mode's stand-in for a term table: nothing but ``last`` (per bucket) is used."""
-    return (np.full(2, -1, dtype=np.int64), _NONE_I, _NONE_I, _NONE_I, _NONE_U, last)
+    return (np.full(2, -1, dtype=np.int64), _NONE_I, _NONE_I, _NONE_I, _NONE_U, last, NO_PARTS, False)
 
 
 def hash_terms(
