@@ -27,6 +27,7 @@ from ..io.load import load_with_state
 from ..linear import LogisticRegression
 from ..multilabel import MultiLabel
 from ..naive_bayes import CategoricalNB, ComplementNB, MultinomialNB
+from ..text.online import built
 
 log = logging.getLogger("nbayes.serve")
 
@@ -272,6 +273,7 @@ class Loaded:
 def load_model(path: str, signature: tuple[int, int, int] | None = None) -> Loaded:
     """Read, verify and build the model in ``path`` (a :class:`ModelFileError` if it is bad)."""
     model, state = load_with_state(path)
+    built(model)  # what its first prediction would build (frequent terms' rows, n-grams' parts), now
     header = {"format_version": state.get("format_version"), "nbayes_version": state.get("nbayes_version"), "kind": state.get("kind")}
     meta = state.get("meta") or {}
     return Loaded(os.fspath(path), model, dict(meta.get("cli") or {}), meta, header, signature, time.time(),
