@@ -122,7 +122,8 @@ def test_shares_of_the_vocabulary_count_as_one_learner(docs: list[str], data: st
     one of them."""
     n = len(docs)
     labels = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
-    w = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=n, max_size=n))) if weighted else None
+    weights = st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=n, max_size=n)
+    w = np.array(data.draw(weights)) if weighted else None
     cuts = sorted(data.draw(st.lists(st.integers(1, n - 1), max_size=3, unique=True)))
     how = Tokens()
     one = _learn(docs, list(labels), w, how, parallel=False, pair_bytes=0)
