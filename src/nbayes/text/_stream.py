@@ -20,6 +20,7 @@ its counting, and ``partial_fit`` over the chunks equals ``fit`` on all of them.
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -98,8 +99,12 @@ class Shares:
             for k, learner in enumerate(self.learners):
                 learner.learn(buf, bounds, table, codes, w, how, k, T)
             return self
+        # the learners' tables grow at about the same moments (the shares are even): one at a
+        # time, so that the peak holds one table's growth rather than all of theirs
+        growing = threading.Lock()
         with ThreadPoolExecutor(T) as pool:
-            list(pool.map(lambda k: self.learners[k].learn(buf, bounds, table, codes, w, how, k, T), range(T)))
+            list(pool.map(lambda k: self.learners[k].learn(buf, bounds, table, codes, w, how, k, T, growing),
+                          range(T)))
         return self
 
     def joined(self) -> _Learner:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -271,9 +272,10 @@ class _Learner:
         return keys, self.pcount[keys], self.pcdf[keys]
 
     def learn(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray,
-              w: np.ndarray | None, how: Tokens, share: int = 0, shares: int = 1) -> "_Learner":
+              w: np.ndarray | None, how: Tokens, share: int = 0, shares: int = 1,
+              growing: AbstractContextManager[Any] | None = None) -> "_Learner":
         """Count these documents (with ``shares > 1``: only their terms of key share ``share``,
-        see :class:`Shares`)."""
+        see :class:`~nbayes.text._stream.Shares`; ``growing`` held while the tables grow)."""
         has_w = w is not None
         split = (share, shares) if shares > 1 else ()
         wv = w if has_w else np.empty(0)
@@ -291,7 +293,8 @@ class _Learner:
             )
             if doc >= n_docs:
                 return self
-            self.reserve(*how.room(int(bounds[doc + 1] - bounds[doc])))
+            with growing or nullcontext():
+                self.reserve(*how.room(int(bounds[doc + 1] - bounds[doc])))
 
     def absorb(self, other: "_Learner") -> "_Learner":
         """Add what ``other`` counted over other documents, as if this learner had counted them."""
