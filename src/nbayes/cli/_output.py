@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, Iterator
 
 import click
@@ -69,17 +70,44 @@ def return_freed_memory() -> None:
 _M_MMAP_THRESHOLD = -3
 
 
-def chunks(source: DataFile, what: str, show: bool = True) -> Iterator[Chunk]:
-    """The chunks of ``source``, with a progress line on a terminal (stderr) while they come."""
+def chunks(source: DataFile, what: str, show: bool = True, ahead: bool = False) -> Iterator[Chunk]:
+    """The chunks of ``source``, with a progress line on a terminal (stderr) while they come;
+    with ``ahead``, each read and parsed on a thread while the one before is used
+    (:func:`read_ahead`)."""
     return_freed_memory()
+    every = read_ahead(source.chunks()) if ahead else source.chunks()
     if not (show and sys.stderr.isatty()):
-        yield from source.chunks()
+        yield from every
         return
     with progress(what) as bar:
         task = bar.add_task(what, total=None)
-        for chunk in source.chunks():
+        for chunk in every:
+            rows = chunk.frame.height
             yield chunk
-            bar.update(task, advance=chunk.frame.height)
+            del chunk  # (not held while the next is read)
+            bar.update(task, advance=rows)
+
+
+def read_ahead(items: Iterator[Chunk]) -> Iterator[Chunk]:
+    """``items``, the next one made on another thread while the caller uses this one: reading
+    and parsing a chunk (polars releases the GIL) overlap the counting of the one before. One
+    chunk ahead at most, so memory holds two chunks. An error raised making a chunk is raised
+    here, where that chunk would have been yielded."""
+    pool = ThreadPoolExecutor(1, thread_name_prefix="nbayes-read")
+    end = object()
+    coming = pool.submit(next, items, end)
+    try:
+        while True:
+            box: list[Any] = [coming.result()]
+            if box[0] is end:
+                return
+            coming = pool.submit(next, items, end)
+            yield box.pop()  # (the generator's frame keeps no reference to the chunk)
+    finally:
+        wait([coming])  # the reader is not left running while ``items`` is closed
+        pool.shutdown()
+        if hasattr(items, "close"):
+            items.close()
 
 
 def scores_table(first: str, per: dict[str, dict[str, Any]]) -> Any:

@@ -57,8 +57,9 @@ from ._read import DataFile, parse_size
               help="Rows without labels (same columns) to learn from too, by EM (Nigam et al. 2000).")
 @click.option("--semi-supervised", "semi_supervised", is_flag=True,
               help="Learn by EM from DATA's rows whose label is empty too (else they are skipped).")
-@click.option("--chunk-bytes", "chunk_bytes", default="16M", show_default=True, metavar="SIZE",
-              help="Read DATA in chunks of about this many bytes (e.g. 64M, 1G): the memory of one chunk.")
+@click.option("--chunk-bytes", "chunk_bytes", default="8M", show_default=True, metavar="SIZE",
+              help="Read DATA in chunks of about this many bytes (e.g. 64M, 1G): two in memory "
+                   "(the next is read while one is counted).")
 @click.option("--multilabel", is_flag=True,
               help="Rows carry several labels: a JSON list in the --target column (JSON Lines, Parquet), or "
                    "a field split by --labels-sep; one-vs-rest with thresholds chosen by 5-fold F1.")
@@ -147,7 +148,7 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
     held: list[Labelled] = []
     unlabelled: list[tuple[pl.DataFrame, np.ndarray]] = []
     em = unlabeled is not None or semi_supervised
-    for chunk in chunks(source, "reading and training", show_progress):
+    for chunk in chunks(source, "reading and training", show_progress, ahead=True):
         part = split_target(chunk.frame, target, source, chunk.start)
         dropped += part.dropped
         if kinds is None:
