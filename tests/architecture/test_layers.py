@@ -134,8 +134,6 @@ KNOWN_FUNCTION_IMPORTS: set[tuple[str, str]] = {
     ('nbayes.naive_bayes.mixed', 'nbayes.text.columns'),
     ('nbayes.serve', 'nbayes.serve.app'),
     ('nbayes.serve._model', 'nbayes._estimator'),
-    ('nbayes.serve._model', 'nbayes._kernels'),
-    ('nbayes.serve._model', 'nbayes._kernels.normalize'),
     ('nbayes.serve._model', 'nbayes.errors'),
     ('nbayes.serve._openapi', 'nbayes'),
     ('nbayes.serve.app', 'nbayes.serve._openapi'),
