@@ -10,10 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbayes import TextClassifier
 from nbayes._kernels import text_twin, threads
-from nbayes.text import _stream, vocab
-from nbayes.text._stream import Shares
+from nbayes.text import vocab
 from nbayes.text._buffer import to_buffer, to_char_buffer
 from nbayes.text.vocab import Tokens, learn_terms
 
@@ -109,59 +107,3 @@ def test_counts_through_table_growth_equal_the_twin(ngram_range: tuple[int, int]
     np.testing.assert_array_equal(dcounts.toarray(), t_cdf.T)
     np.testing.assert_array_equal(df, t_df)
     np.testing.assert_array_equal(tf, t_tf)
-
-
-@settings(max_examples=40, deadline=None)
-@given(docs=docs_st, data=st.data(), weighted=st.booleans(), shares=st.integers(2, 3),
-       pair_bytes=st.sampled_from([0, 56, 10**9]), on_threads=st.booleans())
-def test_shares_of_the_vocabulary_count_as_one_learner(docs: list[str], data: st.DataObject, weighted: bool,
-                                                       shares: int, pair_bytes: int, on_threads: bool) -> None:
-    """A stream's learners each owning a share of the words (_stream.Shares), fed batch after
-    batch (each learner on its thread, or one after the other as small batches are) and joined
-    at the end, count what one learner over all the documents counts; each word is in exactly
-    one of them."""
-    n = len(docs)
-    labels = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
-    weights = st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=n, max_size=n)
-    w = np.array(data.draw(weights)) if weighted else None
-    cuts = sorted(data.draw(st.lists(st.integers(1, n - 1), max_size=3, unique=True)))
-    how = Tokens()
-    one = _learn(docs, list(labels), w, how, parallel=False, pair_bytes=0)
-    saved = vocab._PAIR_BYTES, vocab._PARALLEL_CHARS
-    vocab._PAIR_BYTES = pair_bytes
-    vocab._PARALLEL_CHARS = 0 if on_threads else 1 << 62
-    try:
-        parts = Shares(3, 64, shares)
-        for lo, hi in zip([0, *cuts], [*cuts, n]):
-            buf, bounds, table = to_buffer(docs[lo:hi])
-            parts.learn(buf, bounds, table, labels[lo:hi], None if w is None else w[lo:hi], how)
-        owned = [set(vocab.learned_terms(lr, 3, how)[0]) for lr in parts.learners]
-        assert sum(map(len, owned)) == len(set().union(*owned)) == len(one[0])
-        got = vocab.learned_terms(parts.joined(), 3, how)
-    finally:
-        vocab._PAIR_BYTES, vocab._PARALLEL_CHARS = saved
-    assert list(got[0]) == list(one[0])
-    for a, b in zip(got[1:3], one[1:3]):
-        np.testing.assert_array_equal(a.toarray(), b.toarray())
-    np.testing.assert_array_equal(got[3], one[3])
-    np.testing.assert_array_equal(got[4], one[4])
-    buf, bounds, table = to_buffer(docs)
-    np.testing.assert_array_equal(got[5].tokens(buf, bounds, table), one[5].tokens(buf, bounds, table))
-
-
-@pytest.mark.parametrize("small", [False, True])
-def test_a_stream_of_words_counts_into_shares(monkeypatch: pytest.MonkeyPatch, small: bool) -> None:
-    """With several threads a stream's open table of single words is _stream.Shares (no merge
-    per chunk) when its first batch is large; with n-grams or a stop list, or small batches
-    (an online learner's), it stays one learner."""
-    monkeypatch.setattr(vocab, "_PARALLEL_CHARS", 1 << 62 if small else 0)
-    monkeypatch.setattr(_stream, "threads", lambda: max(2, threads()))
-    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
-    y = ["spam", "ham"] * 20
-    for kw, kind in (({}, Shares), ({"ngram_range": (1, 2)}, vocab._Learner),
-                     ({"stop_words": ["at"]}, vocab._Learner)):
-        m = TextClassifier(**kw).partial_fit(docs[:20], y[:20])
-        m.partial_fit(docs[20:], y[20:])
-        assert isinstance(m.__dict__["_stream"][0], vocab._Learner if small else kind)
-        ref = TextClassifier(**kw).fit(docs, y)
-        np.testing.assert_array_equal(m.predict_log_proba(docs), ref.predict_log_proba(docs))

@@ -562,32 +562,22 @@ def found_terms(buf, i, j, ntok, ring, states, lo_n, hi_n, stop, n_features, ter
 
 
 def learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps, K, pairs,
-                 n_pairs, df, tf, parts=None, share=0, shares=1):
+                 n_pairs, df, tf, parts=None):
     """:func:`_learn_counts` with its scratch (the ring of token spans and of the ids of the
     n-grams ending on each) made here: the kernel allocates nothing, so it runs without
     reference counting (see :func:`lean`). ``parts`` (terms x 4): per n-gram its prefix and
     last word ids (see :func:`_gram_find_ids`), per term its first pair (see :func:`_pair_of`), int32,
-    kept by the learner; None: none kept. ``shares > 1`` (single words, no stop list only):
-    count only the words of key share ``share`` of ``shares`` (:func:`key_share`), the others
-    skipped, so that learners on several threads each own a disjoint part of the vocabulary."""
+    kept by the learner; None: none kept."""
     if parts is None:
         parts = np.full((0, 4), -1, dtype=np.int32)
     return _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps, K,
                          pairs, n_pairs, df, tf, parts, np.zeros((hi_n, 2), dtype=np.int64),
-                         np.zeros((hi_n, hi_n), dtype=np.int64), share, shares)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def key_share(key, shares):  # pragma: no cover - compiled
-    """Which of ``shares`` parts of the vocabulary the term of ``key`` falls in: the top 32 bits
-    of the key's mix (``_home`` takes a table's slot from its low bits), scaled to 0..shares-1."""
-    x = np.uint64(key) * _MIX
-    return np.int64(((x >> np.uint64(32)) * np.uint64(shares)) >> np.uint64(32))
+                         np.zeros((hi_n, hi_n), dtype=np.int64))
 
 
 @lean
 def _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop, terms, n_terms, n_cps,
-                  K, pairs, n_pairs, df, tf, parts, ring, tid, share, shares):  # pragma: no cover - compiled
+                  K, pairs, n_pairs, df, tf, parts, ring, tid):  # pragma: no cover - compiled
     """Tokenise documents doc0.., drop stop words, form the word n-grams lo_n..hi_n of what is
     left (scikit-learn's order of operations) and count, per term t (new terms are added to the
     table ``terms``) and class c of the K, on the pair (t, c) of the pair table ``pairs`` (see
@@ -625,19 +615,18 @@ def _learn_counts(buf, bounds, doc0, codes, w, has_w, is_word, lo_n, hi_n, stop,
         while i < e0:
             if simple:  # single words, no stop list: the common case, kept lean
                 key, exact = _key(buf, i, j)
-                if shares == 1 or key_share(key, shares) == share:
-                    slot = _find(buf, i, j, key, exact, slots, start, length, cps)
-                    t = slots[2 * slot + 1]
-                    if t < 0:
-                        ring[0, 0] = i
-                        ring[0, 1] = j
-                        t, n_terms, n_cps = _insert(buf, ring, 1, 1, 1, slot, key, slots, keys, start, length,
-                                                    cps, n_terms, n_cps, last)
-                        if has_parts:
-                            parts[t, 0] = -1
-                            parts[t, 1] = -1
-                            parts[t, 2] = -1
-                    n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last, parts)
+                slot = _find(buf, i, j, key, exact, slots, start, length, cps)
+                t = slots[2 * slot + 1]
+                if t < 0:
+                    ring[0, 0] = i
+                    ring[0, 1] = j
+                    t, n_terms, n_cps = _insert(buf, ring, 1, 1, 1, slot, key, slots, keys, start, length,
+                                                cps, n_terms, n_cps, last)
+                    if has_parts:
+                        parts[t, 0] = -1
+                        parts[t, 1] = -1
+                        parts[t, 2] = -1
+                n_pairs = _add(t, c, K, wd, d, pairs, n_pairs, df, tf, last, parts)
             else:
                 key1, exact1 = _key(buf, i, j)
                 if not _is_stop(buf, i, j, key1, exact1, stop[0], stop[1], stop[2], stop[3]):

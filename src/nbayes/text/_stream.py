@@ -9,10 +9,7 @@ vocabularies, an ordering of the chunk's terms and their Python strings per chun
   terms' code points and the (class, term) pairs seen, so its memory grows with the distinct
   terms and pairs, never with the length of the stream). ``stats_`` leaves the model while
   the table is open; the first read of ``stats_`` or of any parameter makes the table's
-  statistics (sorted terms, CSR counts) once and adds them to those of the first chunk. With
-  several threads, large chunks and single words the table is :class:`Shares`: one learner
-  per thread, each owning a share of the words, all reading every chunk (no learner made
-  and merged per chunk), made one learner when the table closes.
+  statistics (sorted terms, CSR counts) once and adds them to those of the first chunk.
 
 Either way the parameters are estimated again on their next use, so a stream of chunks costs
 its counting, and ``partial_fit`` over the chunks equals ``fit`` on all of them.
@@ -20,19 +17,16 @@ its counting, and ``partial_fit`` over the chunks equals ``fit`` on all of them.
 
 from __future__ import annotations
 
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels import threads
 from .._validation import check_sample_weight, check_y, encode_labels
 from ..naive_bayes._base import ESTIMATING, same_labels
 from ..stats.text import TextStats
 from ._estimate import _DENSE
-from .vocab import TermTable, Tokens, _Learner, count_hashed_into, learn_into, learned_terms, small_batch
+from .vocab import TermTable, _Learner, count_hashed_into, learn_into, learned_terms
 
 #: the model's attribute holding an open table: (learner, class counts, documents), or the
 #: table's statistics while they are added to those before it
@@ -76,61 +70,6 @@ def _absorb(learner: _Learner, stats: TextStats) -> bool:
     return True
 
 
-class Shares:
-    """Learners kept open across the chunks of a stream, one per thread, learner k owning the
-    single words whose key falls in share k (:func:`~nbayes._kernels.text.key_share`): every
-    thread reads the whole chunk and counts its own words, so no learner is made or merged per
-    chunk, and the tables together take the memory of one. :meth:`joined` makes them one
-    learner (their vocabularies are disjoint) when the stream closes."""
-
-    def __init__(self, n_classes: int, chars: int, shares: int) -> None:
-        self.learners = [_Learner(n_classes, chars // shares) for _ in range(shares)]
-
-    @staticmethod
-    def fits(how: Tokens) -> bool:
-        """Whether documents turn into terms this way: single words, no stop list (an n-gram
-        is found by its prefix and last word, which must be in its own table)."""
-        return how.analyzer == "word" and how.lo == how.hi == 1 and not how.stop_words
-
-    def learn(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray,
-              w: np.ndarray | None, how: Tokens) -> "Shares":
-        T = len(self.learners)
-        if small_batch(bounds):  # a small batch: one after the other, here
-            for k, learner in enumerate(self.learners):
-                learner.learn(buf, bounds, table, codes, w, how, k, T)
-            return self
-        # the learners' tables grow at about the same moments (the shares are even): one at a
-        # time, so that the peak holds one table's growth rather than all of theirs
-        growing = threading.Lock()
-        with ThreadPoolExecutor(T) as pool:
-            list(pool.map(lambda k: self.learners[k].learn(buf, bounds, table, codes, w, how, k, T, growing),
-                          range(T)))
-        return self
-
-    def joined(self) -> _Learner:
-        """One learner holding what all counted (the others given up as they are absorbed)."""
-        main = self.learners[0]
-        while len(self.learners) > 1:
-            main.absorb(self.learners[-1])  # (then given up: a failure leaves them all)
-            self.learners.pop()
-        return main
-
-
-
-
-def _count(learner: _Learner | Shares | None, docs: Any, codes: np.ndarray, w: np.ndarray | None, K: int,
-           how: Tokens) -> _Learner | Shares:
-    """``learner`` (a new one when None) having also counted ``docs``: :class:`Shares` when it
-    is new, the documents large (on threads) and single words; else :func:`learn_into`."""
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
-    if isinstance(learner, Shares):
-        return learner.learn(docs.buf, docs.bounds, docs.table, codes, w, how)
-    T = min(threads(), len(docs.bounds) - 1)
-    if learner is None and T > 1 and Shares.fits(how) and not small_batch(docs.bounds):
-        return Shares(K, len(docs.buf), T).learn(docs.buf, docs.bounds, docs.table, codes, w, how)
-    return learn_into(learner, docs.buf, docs.bounds, docs.table, codes, w, K, how)
-
-
 class StreamCounting:
     """Mixin of :class:`~nbayes.text.TextClassifier`: the in-place path of ``partial_fit``."""
 
@@ -167,7 +106,7 @@ class StreamCounting:
             s.n_docs += n
         else:
             learner, seen, docs_seen = d.get(_OPEN) or (None, np.zeros(K), 0.0)
-            learner = _count(learner, docs, codes, w, K, self._how())
+            learner = learn_into(learner, docs.buf, docs.bounds, docs.table, codes, w, K, self._how())
             if _OPEN not in d:
                 d[_BEFORE] = d.pop("stats_")
             d[_OPEN] = (learner, seen + cc, docs_seen + n)
@@ -179,9 +118,6 @@ class StreamCounting:
         d = self.__dict__
         if isinstance(d[_OPEN], tuple):
             learner, cc, n = d[_OPEN]
-            if isinstance(learner, Shares):  # the threads' disjoint tables made one
-                one = learner.joined()
-                d[_OPEN] = learner, cc, n = one, cc, n
             before = d[_BEFORE]
             if before is not None and _absorb(learner, before):
                 # the statistics before the table are in it now: one set of statistics made,

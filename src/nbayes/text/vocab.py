@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -318,12 +317,8 @@ class _Learner:
         return keys, self.pcount[keys], self.pcdf[keys]
 
     def learn(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, codes: np.ndarray,
-              w: np.ndarray | None, how: Tokens, share: int = 0, shares: int = 1,
-              growing: AbstractContextManager[Any] | None = None) -> "_Learner":
-        """Count these documents (with ``shares > 1``: only their terms of key share ``share``,
-        see :class:`~nbayes.text._stream.Shares`; ``growing`` held while the tables grow)."""
+              w: np.ndarray | None, how: Tokens) -> "_Learner":
         has_w = w is not None
-        split = (share, shares) if shares > 1 else ()
         wv = w if has_w else np.empty(0)
         n_docs = len(bounds) - 1
         doc = 0
@@ -335,12 +330,11 @@ class _Learner:
             pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf)
             doc, self.n_terms, self.n_cps, self.n_pairs = how.kernels.learn_counts(
                 buf, bounds, doc, codes, wv, has_w, table, *how.args(), terms, self.n_terms, self.n_cps,
-                self.n_classes, pairs, self.n_pairs, self.df, self.tf, self.parts, *split,
+                self.n_classes, pairs, self.n_pairs, self.df, self.tf, self.parts,
             )
             if doc >= n_docs:
                 return self
-            with growing or nullcontext():
-                self.reserve(*how.room(int(bounds[doc + 1] - bounds[doc])))
+            self.reserve(*how.room(int(bounds[doc + 1] - bounds[doc])))
 
     def absorb(self, other: "_Learner") -> "_Learner":
         """Add what ``other`` counted over other documents, as if this learner had counted them."""
@@ -366,11 +360,6 @@ class _Learner:
 _PARALLEL_CHARS = 1 << 21
 
 
-def small_batch(bounds: np.ndarray) -> bool:
-    """Whether documents spanning ``bounds`` are too few code points to count on threads."""
-    return bool(bounds[-1] - bounds[0] < _PARALLEL_CHARS)
-
-
 def learn_into(learner: _Learner | None, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray,
                codes: np.ndarray, w: np.ndarray | None, n_classes: int, how: Tokens) -> _Learner:
     """``learner`` (a new one when None) having also counted these documents: with several
@@ -380,7 +369,7 @@ def learn_into(learner: _Learner | None, buf: np.ndarray, bounds: np.ndarray, ta
     grams = how.hi - how.lo + 1
     n_docs = len(bounds) - 1
     T = min(threads(), n_docs)
-    if T <= 1 or small_batch(bounds):
+    if T <= 1 or bounds[-1] - bounds[0] < _PARALLEL_CHARS:
         main = _Learner(n_classes, len(buf), grams) if learner is None else learner
         return main.learn(buf, bounds, table, codes, w, how)
     cuts = np.unique(np.searchsorted(bounds, np.linspace(bounds[0], bounds[-1], T + 1)[1:-1]))
