@@ -6,6 +6,23 @@ import numpy as np
 from numba import njit, prange
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _normalize_row(jll, i, m, fallback):  # pragma: no cover - compiled
+    """In place: jll[i] -= logsumexp(jll[i]), ``m`` its largest value; ``fallback`` when every
+    value is -inf (a row impossible under every class)."""
+    K = jll.shape[1]
+    if m == -np.inf:
+        for c in range(K):
+            jll[i, c] = fallback[c]
+        return
+    s = 0.0
+    for c in range(K):
+        s += np.exp(jll[i, c] - m)
+    lse = m + np.log(s)
+    for c in range(K):
+        jll[i, c] -= lse
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def log_normalize(jll, fallback):  # pragma: no cover - compiled
     """In place: jll[i] -= logsumexp(jll[i]); a row that is -inf for every class (impossible under
@@ -16,16 +33,7 @@ def log_normalize(jll, fallback):  # pragma: no cover - compiled
         for c in range(K):
             if jll[i, c] > m:
                 m = jll[i, c]
-        if m == -np.inf:
-            for c in range(K):
-                jll[i, c] = fallback[c]
-            continue
-        s = 0.0
-        for c in range(K):
-            s += np.exp(jll[i, c] - m)
-        lse = m + np.log(s)
-        for c in range(K):
-            jll[i, c] -= lse
+        _normalize_row(jll, i, m, fallback)
     return jll
 
 
@@ -50,26 +58,13 @@ def answer_rows(jll, fallback, fallback_best):  # pragma: no cover - compiled
                 b = c
             elif v != v:
                 nan = True
-        if m == -np.inf:
-            best[i] = fallback_best
-            for c in range(K):
-                jll[i, c] = fallback[c]
-        else:
-            best[i] = b
-            s = 0.0
-            for c in range(K):
-                s += np.exp(jll[i, c] - m)
-            lse = m + np.log(s)
-            for c in range(K):
-                jll[i, c] -= lse
-        if bad < 0:
-            if nan:
-                bad = i
-            for c in range(K):
-                v = jll[i, c]
-                if v != v or v == np.inf:
-                    bad = i
-                    break
+        best[i] = fallback_best if m == -np.inf else b
+        _normalize_row(jll, i, m, fallback)
+        for c in range(K):
+            v = jll[i, c]
+            nan = nan or v != v or v == np.inf
+        if nan and bad < 0:
+            bad = i
     return best, jll, bad
 
 

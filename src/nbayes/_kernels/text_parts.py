@@ -78,6 +78,29 @@ def _parts_of(t, slots, start, length, cps):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _look_up(t, slots, start, length, cps, out, r):  # pragma: no cover - compiled
+    """out[r] = the parts of term t (:func:`_parts_of`); returns whether t is loose."""
+    a, w, lost = _parts_of(t, slots, start, length, cps)
+    out[r, 0] = a
+    out[r, 1] = w
+    return lost
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _moved(parts, j, ids, out, r):  # pragma: no cover - compiled
+    """out[r] = the parts of old term j with their ids mapped by ``ids`` (unknown stays -1);
+    returns whether they are known."""
+    a = parts[j, 0]
+    if a < 0:
+        out[r, 0] = -1
+        out[r, 1] = -1
+        return False
+    out[r, 0] = ids[a]
+    out[r, 1] = ids[parts[j, 1]]
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _spaced(t, start, length, cps):  # pragma: no cover - compiled
     for p in range(start[t], start[t] + length[t]):
         if cps[p] == 32:
@@ -92,10 +115,7 @@ def gram_parts(slots, start, length, cps, out, t0=0, t1=-1):  # pragma: no cover
     points a term. Returns the number of loose terms among them."""
     loose = 0
     for t in range(t0, len(start) if t1 < 0 else t1):
-        a, w, lost = _parts_of(t, slots, start, length, cps)
-        out[t, 0] = a
-        out[t, 1] = w
-        loose += lost
+        loose += _look_up(t, slots, start, length, cps, out, t)
     return loose
 
 
@@ -108,27 +128,12 @@ def extended_parts(parts, new_id, fresh_ids, slots, start, length, cps, out):  #
     loose = 0
     for j in range(len(parts)):
         r = new_id[j]
-        a = parts[j, 0]
-        if a >= 0:
-            out[r, 0] = new_id[a]
-            out[r, 1] = new_id[parts[j, 1]]
-        else:
-            out[r, 0] = -1
-            out[r, 1] = -1
+        # unknown parts, mostly single words (one scan for a space): looked up again
+        if not _moved(parts, j, new_id, out, r) and _spaced(r, start, length, cps):
+            loose += _look_up(r, slots, start, length, cps, out, r)
     for f in range(len(fresh_ids)):
         t = fresh_ids[f]
-        a, w, lost = _parts_of(t, slots, start, length, cps)
-        out[t, 0] = a
-        out[t, 1] = w
-        loose += lost
-    for j in range(len(parts)):
-        if parts[j, 0] < 0:  # mostly single words: one scan for a space
-            r = new_id[j]
-            if _spaced(r, start, length, cps):
-                a, w, lost = _parts_of(r, slots, start, length, cps)
-                out[r, 0] = a
-                out[r, 1] = w
-                loose += lost
+        loose += _look_up(t, slots, start, length, cps, out, t)
     return loose
 
 
@@ -140,14 +145,7 @@ def renumbered_parts(parts, order, rank, start, length, cps, out):  # pragma: no
     absorbed from statistics without parts)."""
     loose = 0
     for r in range(len(order)):
-        t = order[r]
-        a = parts[t, 0]
-        if a >= 0:
-            out[r, 0] = rank[a]
-            out[r, 1] = rank[parts[t, 1]]
-        else:
-            out[r, 0] = -1
-            out[r, 1] = -1
+        if not _moved(parts, order[r], rank, out, r):
             loose += _spaced(r, start, length, cps)
     return loose
 

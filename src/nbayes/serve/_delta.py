@@ -80,7 +80,7 @@ def total(deltas: list[Delta], words: Any = None) -> Delta:
         if by_number is not None:
             distinct, slots = by_number
             acc = TextReplay(classes, len(distinct))
-            acc.words = [words.words[k] for k in distinct.tolist()]
+            acc.define([words.words[k] for k in distinct.tolist()], by_name=False)
             for d, tid in zip(deltas, slots):
                 s = d.stats
                 acc.add_counts(d.classes, tid, s.class_count, dense(s.term_count), dense(s.doc_count), s.df, s.tf,
@@ -240,10 +240,12 @@ class TextReplay:
         self.cc = np.zeros(len(classes))
         self.n_docs = 0.0
 
-    def define(self, words: list[str]) -> None:
-        """Number ``words`` (new) next, in order."""
+    def define(self, words: list[str], by_name: bool = True) -> None:
+        """Number ``words`` (new) next, in order; ``by_name=False``: no dictionary of them (the
+        counts then come by number only, :meth:`add_counts`)."""
         n = len(self.words)
-        self.ids.update(zip(words, range(n, n + len(words))))
+        if by_name:
+            self.ids.update(zip(words, range(n, n + len(words))))
         self.words.extend(words)
 
     def numbers(self, terms: np.ndarray) -> np.ndarray:

@@ -53,8 +53,6 @@ def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, 
     # document d spans bounds[d] .. bounds[d+1]: it starts at its first character, and ends
     # with the separator after it (not a word character, so no token changes; a NUL inside a
     # document is no word character either); bounds come from the lengths, not a search
-    if len(texts) == 1:  # a served request's one document: no small NumPy calls
-        return buf, np.array([0, len(buf)], dtype=np.int64), table
     bounds = np.empty(len(texts) + 1, dtype=np.int64)
     bounds[0] = 0
     np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1, out=bounds[1:])
