@@ -2,7 +2,11 @@
 # The whole test suite on a fresh clone: installs nbayes with its test extras, then mypy and pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+# an editable install of the compiled kernels (meson-python): the build tools come first, and
+# the package is built in this environment (no isolation), then rebuilt on import when a
+# kernel's source changes
+python3 -m pip install --quiet --disable-pip-version-check meson-python meson ninja 'Cython>=3.0.10'
+python3 -m pip install --quiet --disable-pip-version-check --no-build-isolation -e '.[test]'
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.numba_cache}"
 # types: mypy over src/ with the configuration in pyproject.toml (strict for the boundary,
 # the statistics and the models)
