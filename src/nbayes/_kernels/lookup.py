@@ -8,22 +8,6 @@ an equality check (tests/serve/test_log_format.py compares them).
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
-from .text import _find, _key
+from ._lookup import find_terms
 
 __all__ = ["find_terms"]
-
-
-@njit(cache=True, nogil=True)
-def find_terms(qcps, qstart, qlength, slots, start, length, cps):  # pragma: no cover - compiled
-    """The id of each query term ``qcps[qstart[i]:qstart[i] + qlength[i]]`` in the table
-    (slots, start, length, cps), -1 where it is not there."""
-    out = np.empty(len(qstart), dtype=np.int64)
-    for i in range(len(qstart)):
-        s = qstart[i]
-        e = s + qlength[i]
-        key, exact = _key(qcps, s, e)
-        out[i] = slots[2 * _find(qcps, s, e, key, exact, slots, start, length, cps) + 1]
-    return out

@@ -1,0 +1,3 @@
+from typing import Any
+
+def find_terms(qcps: Any, qstart: Any, qlength: Any, slots: Any, start: Any, length: Any, cps: Any) -> Any: ...
