@@ -259,9 +259,9 @@ def main() -> None:
     )
     args = ap.parse_args()
     if args.jobs > 1:
-        # one process per core: numba's (and BLAS') own threads would only fight over the cores
-        # (measured: optdigits took 49 s with 2 numba threads per process, 6 s with 1)
-        os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+        # one process per core: the kernels' (and BLAS') own threads would only fight over the
+        # cores (measured: optdigits took 49 s with 2 kernel threads per process, 6 s with 1)
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
         os.environ.setdefault("OMP_NUM_THREADS", "1")
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if not DATA.is_dir():

@@ -5,7 +5,7 @@ against scikit-learn's one-vs-rest baselines and fastText ``-loss ova``.
     NBAYES_DATA=../shared/data python benchmarks/multilabel.py [--skip-nblr] [--only=NAME ...]
 
 Prints micro-F1, macro-F1, precision@1 and the seconds of fit + threshold tuning + predict of
-each (after one untimed warm-up of every contender on 300 documents: imports and numba's
+each (after one untimed warm-up of every contender on 300 documents: imports and the first calls'
 loading of compiled kernels are per process), and the time ratios to scikit-learn's
 one-vs-rest Naive Bayes and logistic regression. The data is research use
 only (see its README)."""

@@ -369,7 +369,6 @@ def main() -> None:
                     help="--learn: the service's --learn-pace (default: its own, 0: no pacing)")
     ap.add_argument("--train-docs", type=int, default=None, help="train on the first N posts only (a quick run)")
     args = ap.parse_args()
-    os.environ.setdefault("NUMBA_CACHE_DIR", str(HERE.parent / ".numba_cache"))
     client = args.client
     if client is None:
         try:

@@ -163,9 +163,9 @@ def main() -> None:
 
 def predicting(holder: Any, docs: list[str], seconds: float) -> tuple[float, float, float]:
     """Single-document predictions in a loop for ``seconds``: (per second, p50 ms, p99 ms)."""
-    import numba
+    from nbayes._kernels import set_max_threads
 
-    numba.set_num_threads(1)  # as the service's event loop thread predicts a small request
+    set_max_threads(1)  # as the service's event loop thread predicts a small request
     docs = [d[:160] for d in docs]  # SMS-sized, as benchmarks/serve.py sends
     lat = []
     end = time.perf_counter() + seconds
@@ -254,9 +254,9 @@ def mixed(learner: Any, requests: list[Any], docs: list[str], seconds: float, ra
     lat: list[float] = []
 
     def feed() -> None:
-        import numba
+        from nbayes._kernels import set_max_threads
 
-        numba.set_num_threads(1)  # as the service counts a small request on its event loop
+        set_max_threads(1)  # as the service counts a small request on its event loop
         due, k, futs = time.perf_counter(), 0, []
         while not stop.is_set():
             due += 1 / rate

@@ -25,7 +25,6 @@ import nbayes.dask as nbd  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    os.environ.setdefault("NUMBA_CACHE_DIR", os.path.abspath(".numba_cache"))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as c:
             yield c

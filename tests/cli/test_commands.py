@@ -224,8 +224,8 @@ def test_ctrl_c_during_train_leaves_no_model(shared_data, tmp_path):
 
 
 def test_an_interrupt_swallowed_by_compiled_code_still_ends_as_an_interrupt(capsys):
-    """Ctrl-C while numba compiles a kernel lands in a ctypes callback: Python reports it as
-    "ignored" and the compilation fails later with another error. The command ends as
+    """Ctrl-C inside a callback from compiled code (a C library calling back into Python):
+    Python reports it as "ignored" and the call fails later with another error. The command ends as
     interrupted all the same (exit 130, one line, no report of the ignored exception)."""
     import types
 

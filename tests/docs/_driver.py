@@ -17,9 +17,8 @@ import traceback
 import warnings
 from typing import Any
 
-#: a block that takes more than a minute (on a warm numba cache) is marked not run instead
-#: (docs/testing.md); the test fails a block past this limit, which leaves room for the first
-#: run's compilation of the kernels it touches
+#: a block that takes more than a minute is marked not run instead (docs/testing.md); the test
+#: fails a block past this limit, which leaves room for a slow machine
 BLOCK_SECONDS = 180.0
 DURATION = re.compile(r"\b\d+(\.\d+)?\s?s\b")
 

@@ -78,9 +78,8 @@ def test_page_runs(page: Path, tmp_path: Path, shared_data: Path) -> None:
     (tmp_path / "steps.json").write_text(json.dumps(steps), encoding="utf-8")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT / "src"), str(ROOT / "docs" / "examples")] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        [str(ROOT / "docs" / "examples")] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env["NBAYES_DATA"] = str(shared_data.resolve())
-    env.setdefault("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache"))
     proc = subprocess.run([sys.executable, str(DRIVER), str(tmp_path / "steps.json"), str(tmp_path / "out.json")],
                           cwd=work, env=env, capture_output=True, text=True, timeout=PAGE_SECONDS)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -16,7 +16,7 @@ changes from the original are these, and only these:
   ``_check_alpha``) are strict xfails, with the same facts checked through the public
   attributes next to them;
 - ``test_gnb_array_api_compliance`` runs on NumPy arrays of float32 and float64 (nbayes
-  computes with NumPy and numba only: the 56 parametrisations over array_api_strict, CuPy,
+  computes with NumPy and its compiled kernels only: the 56 parametrisations over array_api_strict, CuPy,
   PyTorch and dpnp, which scikit-learn skips unless those are installed, are not generated);
 - the fixtures ``global_random_seed`` (42, scikit-learn's default) and ``global_dtype``
   (float32 *and* float64: scikit-learn runs float32 only with SKLEARN_RUN_FLOAT32_TESTS=1)

@@ -71,8 +71,8 @@ def warnings_as_lines() -> Iterator[None]:
 
 class _Interrupts:
     """Ctrl-C seen by the command, wherever it landed: a KeyboardInterrupt raised inside a
-    callback from compiled code (numba compiling a kernel on first use) is reported by Python
-    as "ignored" and surfaces later as another error; it is an interruption all the same."""
+    callback from compiled code (a C library calling back into Python) is reported by Python as
+    "ignored" and surfaces later as another error; it is an interruption all the same."""
 
     def __init__(self) -> None:
         self.seen = False
