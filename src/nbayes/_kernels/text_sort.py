@@ -30,6 +30,9 @@ _SMALL = 1 << 14
 #: (terms sharing a first code point or so) are then sorted each within the cache
 _TOP = 16
 
+#: from this many terms on sort_order sorts its parts on several threads (when given them)
+_THREADED = 1 << 16
+
 
 def sort_order(cps: np.ndarray, start: np.ndarray, length: np.ndarray, n_threads: int = 1) -> np.ndarray:
     """The order of the terms ``cps[start[t]:start[t] + length[t]]`` by code points, a prefix
@@ -52,7 +55,7 @@ def sort_order(cps: np.ndarray, start: np.ndarray, length: np.ndarray, n_threads
     shift = max(0, bits * per - _TOP)
     s1, s2, so, bounds = split_terms(cps, start, length, bits, per, shift)
     parts = len(bounds) - 1
-    if n_threads <= 1 or n < 1 << 16:
+    if n_threads <= 1 or n < _THREADED:
         sort_parts(cps, start, length, s1, s2, so, bounds, 0, parts, shift, bits, per)
         return so
     # contiguous runs of parts with about as many terms each, one per thread
