@@ -304,9 +304,8 @@ def extend_slots(const int64_t[::1] slots, const int64_t[::1] new_id, const uint
     return out_array
 
 
-def _inserted(const num_t[::1] a, const int64_t[::1] ins, const num_t[::1] values):
+cdef object _inserted(const num_t[::1] a, const int64_t[::1] ins, const num_t[::1] values, object out_array):
     cdef Py_ssize_t n = a.shape[0], k = ins.shape[0], i, src = 0, at
-    out_array = np.empty(n + k, dtype=np.asarray(a).dtype)
     cdef num_t[::1] out = out_array
     if k > values.shape[0]:
         raise ValueError("fewer values than insertions")
@@ -326,9 +325,19 @@ def inserted(a, ins, values):
     """``np.insert(a, ins, values)`` for a numeric vector (runs copied between insertions;
     ``ins`` ascending)."""
     a = np.ascontiguousarray(a)
-    if a.dtype not in (np.int32, np.int64, np.float32, np.float64):
-        return np.insert(a, ins, values)
-    return _inserted(a, np.ascontiguousarray(ins, dtype=np.int64), np.ascontiguousarray(values, dtype=a.dtype))
+    dt = a.dtype
+    ins = np.ascontiguousarray(ins, dtype=np.int64)
+    values = np.ascontiguousarray(values, dtype=dt)
+    out = np.empty(len(a) + len(ins), dtype=dt)
+    if dt == np.float64:
+        return _inserted[double](a, ins, values, out)
+    if dt == np.int64:
+        return _inserted[int64_t](a, ins, values, out)
+    if dt == np.float32:
+        return _inserted[float](a, ins, values, out)
+    if dt == np.int32:
+        return _inserted[int32_t](a, ins, values, out)
+    return np.insert(a, ins, values)
 
 
 def heavy_rows(const int64_t[::1] indptr, const int64_t[::1] cls, const double[::1] delta, const double[::1] base):
