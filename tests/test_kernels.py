@@ -345,6 +345,10 @@ def test_pair_csr_and_dense_pairs_equal_a_numpy_twin(seed, n_terms, K, wide):
     assert_array_equal(indices2, indices)
     assert_array_equal(tc2, tc)
     assert_array_equal(dc2, dense_d[keys][np.lexsort((rank[keys // K], keys % K))])
+    # held: not 0 as a float (-0.0 is 0; NaN and the smallest subnormal are not)
+    odd = np.array([-0.0, 0.0, np.nan, -0.0, 5e-324, 0.0, 0.0, -5e-324])
+    assert ks.dense_pair_counts(odd, np.zeros(8), np.arange(4, dtype=np.int64), 2).tolist() == [0, 2, 3]
+    assert ks.dense_pair_counts(np.zeros(8), odd, np.arange(4, dtype=np.int64), 2).tolist() == [0, 2, 3]
     slots = np.full(2 * 8, -1, dtype=np.int64)
     slots[1: 2 * min(n_terms, 8): 2] = np.arange(min(n_terms, 8))
     want = np.where(slots[1::2] >= 0, rank[np.maximum(slots[1::2], 0)], -1)

@@ -168,19 +168,32 @@ def first_unsorted(const cp_t[::1] cps, const int64_t[::1] start, const int64_t[
     return found, bool(same)
 
 
+cdef inline void _held(const uint64_t* rc, const uint64_t* rd, int64_t* n, Py_ssize_t K) noexcept nogil:
+    """n[c] += 1 where the row's count rc[c] or document count rd[c] (doubles, read as their
+    bits) is not 0: x != 0.0 exactly when x's bits but the sign are not all 0 (-0.0 is 0, a NaN
+    is not), and y != 0 is the top bit of y | -y. Integer operations without a branch, which
+    the compiler vectorises with SSE2 (a comparison of doubles it would not)."""
+    cdef Py_ssize_t c
+    cdef uint64_t y
+    for c in range(K):
+        y = (rc[c] | rd[c]) << 1
+        n[c] += <int64_t>((y | (0 - y)) >> 63)
+
+
 def dense_pair_counts(const double[::1] count, const double[::1] cdf, const int64_t[::1] order, int64_t K):
     """indptr of the CSR over classes of the pairs held by dense rows (pair (t, c) at
     ``t * K + c``; held: a count or a document count not 0), terms taken in the order ``order``."""
     indptr_array = np.zeros(K + 1, dtype=np.int64)
-    cdef int64_t[::1] indptr = indptr_array
+    cdef int64_t[::1] indptr_v = indptr_array
+    cdef int64_t* indptr = &indptr_v[0]
+    cdef const uint64_t[::1] bits_c = np.asarray(count).view(np.uint64)
+    cdef const uint64_t[::1] bits_d = np.asarray(cdf).view(np.uint64)
+    cdef const uint64_t* pc = &bits_c[0] if bits_c.shape[0] else NULL
+    cdef const uint64_t* pd = &bits_d[0] if bits_d.shape[0] else NULL
     cdef Py_ssize_t r, c
-    cdef int64_t base
     with nogil:
         for r in range(order.shape[0]):
-            base = order[r] * K
-            for c in range(K):
-                if count[base + c] != 0 or cdf[base + c] != 0:
-                    indptr[c + 1] += 1
+            _held(pc + order[r] * K, pd + order[r] * K, indptr + 1, K)
         for c in range(K):
             indptr[c + 1] += indptr[c]
     return indptr_array
@@ -191,18 +204,27 @@ def dense_pair_fill(const double[::1] count, const double[::1] cdf, const int64_
     """Fill the CSR of :func:`dense_pair_counts`: column (rank r of the term), count and
     document count of each pair, class by class, ranks ascending."""
     pos_array = np.asarray(indptr)[:K].copy()
-    cdef int64_t[::1] pos = pos_array
+    cdef int64_t[::1] pos_v = pos_array
+    cdef int64_t* pos = &pos_v[0] if K else NULL
+    cdef const double* pc = &count[0] if count.shape[0] else NULL
+    cdef const double* pd = &cdf[0] if cdf.shape[0] else NULL
+    cdef idx_t* pi = &indices[0] if indices.shape[0] else NULL
+    cdef double* ptc = &tc[0] if tc.shape[0] else NULL
+    cdef double* pdc = &dc[0] if dc.shape[0] else NULL
+    cdef const double* rc
+    cdef const double* rd
     cdef Py_ssize_t r, c
-    cdef int64_t base, q
+    cdef int64_t q
     with nogil:
         for r in range(order.shape[0]):
-            base = order[r] * K
+            rc = pc + order[r] * K
+            rd = pd + order[r] * K
             for c in range(K):
-                if count[base + c] != 0 or cdf[base + c] != 0:
+                if rc[c] != 0 or rd[c] != 0:
                     q = pos[c]
-                    indices[q] = <idx_t>r
-                    tc[q] = count[base + c]
-                    dc[q] = cdf[base + c]
+                    pi[q] = <idx_t>r
+                    ptc[q] = rc[c]
+                    pdc[q] = rd[c]
                     pos[c] = q + 1
 
 
