@@ -249,3 +249,280 @@ def lookup_args(lookup):
 
         return (*lookup.how.args(), lookup.n_features, _no_table(_NONE_I))
     return (*lookup._how().args(), 0, lookup._terms())
+
+
+# ------------------------------------------------- vocabulary tables: sort, parts, pairs, online
+from nbayes._kernels import online as ko  # noqa: E402
+from nbayes._kernels import text_parts as kp  # noqa: E402
+from nbayes._kernels import text_sort as ks  # noqa: E402
+
+#: letters that make long shared prefixes, NUL, Latin-1, BMP and non-BMP code points
+_LETTERS = ["a", "b", " ", "\x00", "é", "ÿ", "\u4e00", "\U0001f600", "\U0010fffd"]
+
+
+def _laid(words, dtype=np.uint32):
+    """(cps, start, length) of ``words`` end to end, as a term table holds them."""
+    cps = np.frombuffer("".join(words).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32).astype(dtype)
+    length = np.array([len(w) for w in words], dtype=np.int64)
+    start = np.zeros(len(words), dtype=np.int64)
+    if len(words):
+        start[1:] = np.cumsum(length)[:-1]
+    return cps, start, length
+
+
+@settings(max_examples=80, deadline=None)
+@given(words=st.lists(st.text(alphabet=st.sampled_from(_LETTERS), max_size=14), max_size=60),
+       n_threads=st.sampled_from([1, 2, 3, 5]), latin1=st.booleans())
+def test_sort_order_kernels_equal_pythons_sorted(words, n_threads, latin1):
+    """The compiled sort (split_terms, sort_parts on 1..5 threads) against Python's ``sorted``
+    of the strings: code point order, a prefix first, copies kept in their order (stable);
+    empty and one-term inputs, empty terms, non-BMP code points; uint8 buffers for Latin-1."""
+    if latin1:
+        words = [w for w in words if all(ord(ch) < 256 for ch in w)]
+    cps, start, length = _laid(words, np.uint8 if latin1 else np.uint32)
+    want = sorted(range(len(words)), key=words.__getitem__)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ks, "_SMALL", 2)  # the kernels however few the terms
+        mp.setattr(ks, "_THREADED", 2)  # and on threads
+        order = ks.sort_order(cps, start, length, n_threads)
+    assert order.dtype == np.int64 and order.tolist() == want
+    assert ks.term_strings(cps, start[order], length[order]) == [words[i] for i in want]
+    i, same = ks.first_unsorted(cps, start[order], length[order])
+    dup = [k for k in range(1, len(want)) if words[want[k]] == words[want[k - 1]]]
+    assert (i, same) == ((dup[0], True) if dup else (-1, False))
+    if len(words) > 1 and words[0] != words[1]:  # two terms out of order
+        lo, hi = sorted(range(2), key=words.__getitem__)
+        assert ks.first_unsorted(cps, start[[hi, lo]], length[[hi, lo]]) == (1, False)
+    joined = np.empty(int(length.sum()), dtype=np.uint32)
+    ks.gather_terms(cps, start, length, joined)
+    assert joined.tobytes().decode("utf-32-le", errors="surrogatepass") == "".join(words)
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_sort_order_many_terms_on_threads(n_threads):
+    """Past _SMALL and _THREADED as they are: parts of many terms, radix passes, ties over
+    several rounds of keys (few letters, long words, copies)."""
+    rng = np.random.default_rng(n_threads)
+    ends = np.cumsum(rng.integers(0, 30, size=70_000))
+    text = "".join(np.array(["a", "b", "\U0001f600"])[rng.integers(0, 3, size=int(ends[-1]))].tolist())
+    words = [text[a:b] for a, b in zip([0, *ends[:-1].tolist()], ends.tolist())]
+    words += words[::50]
+    cps, start, length = _laid(words)
+    assert ks.sort_order(cps, start, length, n_threads).tolist() == sorted(range(len(words)), key=words.__getitem__)
+
+
+def _pairs_twin(keys, count, cdf, rank, K):
+    cls, col = keys % K, rank[keys // K]
+    want = np.lexsort((col, cls))
+    return np.concatenate([[0], np.cumsum(np.bincount(cls, minlength=K))]), col[want], count[want], cdf[want]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_terms=st.sampled_from([1, 2, 9, 300, 2049, 5000]), K=st.integers(1, 8),
+       wide=st.booleans())
+def test_pair_csr_and_dense_pairs_equal_a_numpy_twin(seed, n_terms, K, wide):
+    """(class, term) pairs to CSR over classes, ranks as columns: pair_csr from distinct keys
+    (radix passes of 11 bits: two past 2048 terms), dense_pair_counts / _fill from dense rows."""
+    rng = np.random.default_rng(seed)
+    it = np.int64 if wide else np.int32
+    keys = rng.permutation(n_terms * K)[: int(rng.integers(0, n_terms * K + 1))].astype(np.int64)
+    count, cdf = rng.random(len(keys)), rng.random(len(keys))
+    rank = rng.permutation(n_terms).astype(np.int64)
+    indptr, indices = np.zeros(K + 1, dtype=np.int64), np.empty(len(keys), dtype=it)
+    tc, dc = np.empty(len(keys)), np.empty(len(keys))
+    ks.pair_csr(keys, count, cdf, rank, K, indptr, indices, tc, dc)
+    for got, want in zip((indptr, indices, tc, dc), _pairs_twin(keys, count, cdf, rank, K)):
+        assert_array_equal(got, want)
+    # the same pairs as dense rows (term t's K counts at t * K), read in the order of the ranks
+    dense_c, dense_d = np.zeros(n_terms * K), np.zeros(n_terms * K)
+    dense_c[keys], dense_d[keys] = count, cdf
+    dense_d[keys[: len(keys) // 3]] = 0.0  # a count without documents is still a pair
+    order = np.argsort(rank).astype(np.int64)
+    ptr = ks.dense_pair_counts(dense_c, dense_d, order, K)
+    assert_array_equal(ptr, indptr)
+    indices2, tc2, dc2 = np.empty(len(keys), dtype=it), np.empty(len(keys)), np.empty(len(keys))
+    ks.dense_pair_fill(dense_c, dense_d, order, K, ptr, indices2, tc2, dc2)
+    assert_array_equal(indices2, indices)
+    assert_array_equal(tc2, tc)
+    assert_array_equal(dc2, dense_d[keys][np.lexsort((rank[keys // K], keys % K))])
+    # held: not 0 as a float (-0.0 is 0; NaN and the smallest subnormal are not)
+    odd = np.array([-0.0, 0.0, np.nan, -0.0, 5e-324, 0.0, 0.0, -5e-324])
+    assert ks.dense_pair_counts(odd, np.zeros(8), np.arange(4, dtype=np.int64), 2).tolist() == [0, 2, 3]
+    assert ks.dense_pair_counts(np.zeros(8), odd, np.arange(4, dtype=np.int64), 2).tolist() == [0, 2, 3]
+    slots = np.full(2 * 8, -1, dtype=np.int64)
+    slots[1: 2 * min(n_terms, 8): 2] = np.arange(min(n_terms, 8))
+    want = np.where(slots[1::2] >= 0, rank[np.maximum(slots[1::2], 0)], -1)
+    ks.renumber_slots(slots, rank)
+    assert_array_equal(slots[1::2], want)
+
+
+def _parts_twin(vocab):
+    """(parts, loose) of a vocabulary by a dictionary: a term split at its last space into two
+    terms (neither empty) has their ids; loose: a space and no known parts."""
+    ids = {t: i for i, t in enumerate(vocab)}
+    out, loose = np.full((len(vocab), 2), -1, dtype=np.int32), 0
+    for i, t in enumerate(vocab):
+        b = t.rfind(" ")
+        if 0 < b < len(t) - 1 and t[:b] in ids and t[b + 1:] in ids:
+            out[i] = ids[t[:b]], ids[t[b + 1:]]
+        else:
+            loose += b >= 0
+    return out, loose
+
+
+_GRAM_WORDS = ["ab", "b", "naïve", "東京", "\U0001f600x", "zürichsee", "a" * 9]
+
+
+@st.composite
+def _closed_vocab(draw):
+    """Every 1..3-gram of a few documents (each n-gram's prefix and last word are terms too)."""
+    docs = draw(st.lists(st.lists(st.sampled_from(_GRAM_WORDS), min_size=1, max_size=7), min_size=1, max_size=5))
+    grams = {" ".join(d[i:i + n]) for d in docs for n in (1, 2, 3) for i in range(len(d) - n + 1)}
+    return sorted(grams)
+
+
+@settings(max_examples=60, deadline=None)
+@given(vocab=_closed_vocab(), odd=st.lists(st.sampled_from(["", " ", " ab", "ab ", "ab  b", "b ab", "x ab", "ab x"]),
+                                           unique=True),
+       data=st.data())
+def test_gram_parts_equal_a_dictionary(vocab, odd, data):
+    """gram_parts (and build_parts over ranges on threads) against the dictionary twin, odd
+    strings included (spaces first, last or doubled; parts that are no term); kept_parts of a
+    pruned closed vocabulary and renumbered_parts of a learner's unsorted ids, the same way."""
+    from nbayes.text.vocab import TermTable
+
+    full = sorted(set(vocab) | set(odd))
+    table = TermTable(full)
+    want, loose = _parts_twin(full)
+    out = np.empty((len(full), 2), dtype=np.int32)
+    assert kp.gram_parts(table.slots, table.start, table.length, table.cps, out) == loose
+    assert_array_equal(out, want)
+    cut = data.draw(st.integers(0, len(full)))
+    part = np.full_like(out, 7)
+    n1 = kp.gram_parts(table.slots, table.start, table.length, table.cps, part, 0, cut)
+    n2 = kp.gram_parts(table.slots, table.start, table.length, table.cps, part, cut, len(full))
+    assert n1 + n2 == loose
+    assert_array_equal(part, want)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kp, "_PER_THREAD", 1)
+        for T in (1, 2, 3):
+            got, n = kp.build_parts(table.slots, table.start, table.length, table.cps, T)
+            assert n == loose
+            assert_array_equal(got, want)
+    # pruned: the kept terms' parts from the closed vocabulary's (loose 0)
+    closed = TermTable(vocab)
+    parts, n = kp.build_parts(closed.slots, closed.start, closed.length, closed.cps, 1)
+    assert n == 0
+    keep = np.array(data.draw(st.lists(st.booleans(), min_size=len(vocab), max_size=len(vocab))), dtype=bool)
+    kept = [t for t, k in zip(vocab, keep) if k]
+    out = np.empty((len(kept), 2), dtype=np.int32)
+    want, loose = _parts_twin(kept)
+    assert kp.kept_parts(parts, keep, out) == loose
+    assert_array_equal(out, want)
+    # a learner's table (ids in the order terms came, parts in 4 columns) renumbered to sorted ids
+    came = data.draw(st.permutations(vocab))
+    learner = TermTable(came)
+    lparts = np.full((len(came), 4), -1, dtype=np.int32)
+    lparts[:, :2] = kp.build_parts(learner.slots, learner.start, learner.length, learner.cps, 1)[0]
+    order = ks.sort_order(learner.cps, learner.start, learner.length)
+    rank = np.empty(len(came), dtype=np.int64)
+    rank[order] = np.arange(len(came))
+    out = np.empty((len(came), 2), dtype=np.int32)
+    assert kp.renumbered_parts(lparts, order, rank, learner.start[order], learner.length[order], learner.cps, out) == 0
+    assert_array_equal(out, _parts_twin(vocab)[0])
+
+
+@st.composite
+def _update(draw):
+    """(old K x V counts, insertion points, update K x V+k counts) of a model and an update."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    K, V = draw(st.integers(1, 5)), draw(st.integers(0, 40))
+    old = rng.integers(0, 3, (K, V)).astype(float) * (rng.random((K, V)) < 0.4)
+    ins = np.sort(rng.integers(0, V + 1, draw(st.integers(0, 6)))).astype(np.int64)
+    up = rng.integers(0, 3, (K, V + len(ins))).astype(float) * (rng.random((K, V + len(ins))) < 0.3)
+    up[:, ins + np.arange(len(ins))] += rng.random((K, len(ins))) < 0.5
+    return old, ins, up
+
+
+def _new_ids(V, ins):
+    """(new_id, key, known) of every new column, from a dense recomputation."""
+    new_id = np.arange(V) + np.searchsorted(ins, np.arange(V), side="right")
+    key, known = np.empty(V + len(ins), dtype=np.int64), np.ones(V + len(ins), dtype=bool)
+    key[new_id] = np.arange(V)
+    fresh = ins + np.arange(len(ins))
+    key[fresh], known[fresh] = ins, False
+    return new_id, key, known
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=_update(), ptr32=st.booleans(), idx32=st.booleans())
+def test_online_merges_equal_a_dense_recomputation(case, ptr32, idx32):
+    """merge_rows (int32 or int64 row pointers and indices, one or two matrices) and
+    merge_pairs against the dense tables with the new columns inserted and the update added
+    (or, for pairs, put in place); update_entries, inserted, renumbered, heavy_rows likewise."""
+    import scipy.sparse as sp
+
+    from nbayes.text.vocab import Pairs
+
+    old, ins, up = case
+    K, V = old.shape
+    new_id, key, known = _new_ids(V, ins)
+    assert_array_equal(ko.renumbered(V, ins), new_id)
+    m, u = sp.csr_matrix(old), sp.csr_matrix(up)
+    m.sort_indices()
+    u.sort_indices()
+    indptr = m.indptr.astype(np.int32 if ptr32 else np.int64)
+    indices = m.indices.astype(np.int32 if idx32 else np.int64)
+    cols = u.indices.astype(np.int64)
+    args = (ins, u.indptr.astype(np.int64), key[cols], known[cols], cols)
+    want = np.insert(old, ins, 0.0, axis=1) + up
+    old2, up2 = old * 0.5 + (old != 0), up * 3.0 + (up != 0)
+    want2 = np.insert(old2, ins, 0.0, axis=1) + up2
+    for two in (False, True):
+        data2, vals2 = (old2[old != 0], up2[up != 0]) if two else (np.zeros(0), np.zeros(0))
+        p, i, d, d2, at, sums = ko.merge_rows(indptr, indices, m.data, data2, *args, u.data, vals2, 2 if two else 1)
+        assert i.dtype == indices.dtype and p.dtype == np.int64
+        got = sp.csr_matrix((d, i, p), shape=want.shape)
+        assert got.has_sorted_indices and got.nnz == int((want != 0).sum())
+        assert_array_equal(got.toarray(), want)
+        assert_array_equal(d[at], want[np.repeat(np.arange(K), np.diff(u.indptr)), u.indices])
+        rows = np.repeat(np.arange(K), np.diff(p))
+        assert_array_equal(sums, np.bincount(rows, weights=d2 if two else d, minlength=K))
+        if two:
+            assert_array_equal(sp.csr_matrix((d2, i, p), shape=want.shape).toarray(), want2)
+        else:
+            assert len(d2) == 0
+    # the update's entries from dense counts, in (class, new term) order
+    cpos, pos = np.arange(K, dtype=np.int64), np.arange(V + len(ins), dtype=np.int64)
+    B = np.where(up != 0, up + 1, 0.0)
+    rows, cols2, keys, kn, va, vb, ptr, same = ko.update_entries(np.ascontiguousarray(up), B, cpos, pos, key, known, K)
+    r, c = np.nonzero(up)
+    assert same and kn.dtype == np.bool_
+    for got, w in zip((rows, cols2, keys, kn, va, vb, ptr), (r, c, key[c], known[c], up[r, c], B[r, c],
+                                                              np.r_[0, np.cumsum(np.bincount(r, minlength=K))])):
+        assert_array_equal(got, w)
+    # pairs by term (CSC), the update's replacing the old ones at their (term, class)
+    weight = np.where(old != 0, old * 10 + 1, 0.0)
+    cw, uc = sp.csc_matrix(weight), sp.csc_matrix(up)
+    cw.sort_indices()
+    uc.sort_indices()
+    up_terms = np.repeat(np.arange(up.shape[1]), np.diff(uc.indptr))
+    pp, pc, pd = ko.merge_pairs(cw.indptr.astype(np.int64), cw.indices.astype(np.int64), cw.data,
+                                new_id if len(ins) else new_id[:0], up.shape[1], up_terms, key[up_terms],
+                                known[up_terms], uc.indices.astype(np.int64), -uc.data)
+    wp = np.insert(weight, ins, 0.0, axis=1)
+    wp[up != 0] = -up[up != 0]
+    got = sp.csc_matrix((pd, pc, pp), shape=wp.shape)
+    assert got.has_sorted_indices and got.nnz == int((wp != 0).sum())
+    assert_array_equal(got.toarray(), wp)
+    pairs = Pairs(pp, pc, pd, np.linspace(-3, -1, K))
+    row, rows_full = ko.heavy_rows(pp, pc, pd, pairs.base)
+    want_row, want_rows = pairs.heavy()
+    assert_array_equal(row, want_row)
+    assert_array_equal(rows_full, want_rows)
+    for dtype in (np.float64, np.float32, np.int64, np.int32, np.uint16):  # uint16: NumPy's own
+        a = (np.arange(V) * 3).astype(dtype)
+        values = np.arange(len(ins)).astype(dtype)
+        got = ko.inserted(a, ins, values)
+        assert got.dtype == a.dtype
+        assert_array_equal(got, np.insert(a, ins, values))
