@@ -147,6 +147,282 @@ def test_linear_kernels_equal_their_numpy_twins(rng):
     np.testing.assert_allclose(k.add_from32(s.copy(), f1, 0.5, d), k.add_from32_numpy(s.copy(), f1, 0.5, d))
 
 
+# ---------------------------------------------------------------------------- twins, at random
+# The Gaussian, categorical and linear kernels against their NumPy twins on random shapes (0
+# rows too), NaN and inf, weights, and 1, 2 or 3 threads. Where the twin adds in the same order
+# the results are equal to the bit; sums split over threads are compared with a tolerance, and
+# separately to numba's split of a reduction (``_numba_sum``) to the bit.
+from contextlib import contextmanager  # noqa: E402
+
+from hypothesis import HealthCheck  # noqa: E402
+from hypothesis import given as _given  # noqa: E402
+from hypothesis import settings as _settings  # noqa: E402
+from hypothesis import strategies as _st  # noqa: E402
+
+from nbayes._kernels import set_max_threads  # noqa: E402
+from nbayes._kernels import linear as kl  # noqa: E402
+
+_THREADS = _st.sampled_from([1, 2, 3])
+_SEED = _st.integers(0, 2**32 - 1)
+_TWIN = _settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@contextmanager
+def _threads(T):
+    before = threads()
+    set_max_threads(T)
+    try:
+        yield
+    finally:
+        set_max_threads(before)
+
+
+def _numba_sum(terms, T):
+    """numba's parallel reduction of ``total += term`` over prange(n) on T threads: T contiguous
+    ranges, the first n % T one longer, each summed in order from 0, then 0 + each range's sum
+    in order (Python floats add as C doubles do)."""
+    n = len(terms)
+    q, r = divmod(n, T)
+    total, lo = 0.0, 0
+    for t in range(T):
+        hi = lo + q + (t < r)
+        part = 0.0
+        for v in terms[lo:hi]:
+            part += float(v)
+        total += part
+        lo = hi
+    return total
+
+
+def _gaussian_data(seed, n, d, K, special):
+    gen = np.random.default_rng(seed)
+    X = gen.normal(3.0, 2.0, (n, d)) * np.exp(gen.normal(0.0, 2.0, (n, d)))
+    if special and X.size:
+        X[gen.random(X.shape) < 0.15] = np.nan
+    y = gen.integers(0, K, n)
+    w = gen.random(n) * 3
+    return X, y, w
+
+
+@_TWIN
+@_given(seed=_SEED, n=_st.integers(0, 700), d=_st.integers(0, 7), K=_st.integers(1, 4), T=_THREADS,
+        weighted=_st.booleans(), nan=_st.booleans())
+def test_moments_twin_at_random(seed, n, d, K, T, weighted, nan):
+    X, y, w = _gaussian_data(seed, n, d, K, nan)
+    got = kg.moments(X, y, w if weighted else np.empty(0), weighted, K, T)
+    assert got[4] == -1
+    for a, b in zip(got[:4], kg.moments_numpy(X, y, w if weighted else None, K)):
+        assert_allclose(a, b, rtol=1e-9, atol=1e-9 * max(1.0, float(np.nanmax(np.abs(X), initial=0.0)) ** 2))
+    again = kg.moments(X, y, w if weighted else np.empty(0), weighted, K, T)  # deterministic
+    for a, b in zip(got, again):
+        assert_array_equal(a, b)
+    if n and d:
+        i, j = divmod(seed % (n * d), d)
+        X[i, j] = -np.inf if seed % 2 else np.inf
+        first = int(np.argmax(np.isinf(X).any(axis=1)))
+        assert kg.moments(X, y, w, True, K, T)[4] == first
+
+
+@_TWIN
+@_given(seed=_SEED, n=_st.integers(0, 300), d=_st.integers(0, 40), K=_st.integers(1, 5), T=_THREADS,
+        nan=_st.booleans())
+def test_joint_log_likelihood_twin_at_random(seed, n, d, K, T, nan):
+    X, _, _ = _gaussian_data(seed, n, d, K, nan)
+    X = X / np.maximum(1.0, np.nanmax(np.abs(X), initial=1.0))  # within a few sigma
+    gen = np.random.default_rng(seed + 1)
+    mu, var = gen.normal(size=(K, d)), gen.random((K, d)) + 0.1
+    prec, lognorm, icpt = 0.5 / var, -0.5 * np.log(2 * np.pi * var), np.log(gen.dirichlet(np.ones(K)))
+    out, bad = kg.joint_log_likelihood(X, mu, prec, lognorm, icpt, T)
+    assert bad == -1
+    want = kg.joint_log_likelihood_numpy(X, mu, prec, lognorm, icpt)
+    assert_allclose(out, want, rtol=1e-12, atol=1e-12 * (1 + np.abs(want).max(initial=0.0)))
+    if n and d:
+        i = seed % n
+        X[i, seed % d] = np.inf
+        out, bad = kg.joint_log_likelihood(X, mu, prec, lognorm, icpt, T)
+        assert bad == int(np.argmax(np.isinf(X).any(axis=1)))
+        assert np.all(out[i] == -np.inf)
+
+
+_CAT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+               np.float32, np.float64]
+
+
+@_TWIN
+@_given(seed=_SEED, n=_st.integers(0, 500), d=_st.integers(0, 5), K=_st.integers(1, 4), T=_THREADS,
+        dtype=_st.sampled_from(_CAT_DTYPES), weighted=_st.booleans())
+def test_categorical_twin_at_random(seed, n, d, K, T, dtype, weighted):
+    gen = np.random.default_rng(seed)
+    low = 0 if np.dtype(dtype).kind == "u" else -4
+    X = gen.integers(low, 9, (n, d)).astype(dtype)
+    if np.dtype(dtype).kind == "f" and X.size:
+        X[gen.random(X.shape) < 0.2] = np.nan
+    y = gen.integers(0, K, n)
+    w = gen.integers(0, 4, n).astype(float) if weighted else None  # whole weights: exact sums
+    lo, hi, whole = kc.value_range(X, T)
+    with np.errstate(all="ignore"):
+        Xf = X.astype(float)
+        seen = ~np.isnan(Xf).all(axis=0) if n else np.zeros(d, bool)
+        if seen.any():
+            assert_array_equal(lo[seen], np.nanmin(Xf[:, seen], axis=0))
+            assert_array_equal(hi[seen], np.nanmax(Xf[:, seen], axis=0))
+    assert np.all(lo[~seen] > hi[~seen]) and whole.all()
+    width = np.where(whole & (hi >= lo), hi - lo + 1, 0).astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(K * width)]).astype(np.int64)
+    lo0 = np.where(width > 0, lo, 0.0)
+    got = kc.count_values(X, y, w if weighted else np.empty(0), weighted, K, lo0, offsets, width, T)
+    assert_array_equal(got, kc.count_values_numpy(X, y, w, K, lo0, offsets, width))
+
+
+def test_categorical_other_dtypes_and_layouts(rng):
+    X = rng.integers(0, 5, (60, 3))
+    want = kc.value_range(X, 2)
+    for Y in (X.astype(np.float16), np.asfortranarray(X), np.repeat(X, 2, axis=1)[:, ::2]):
+        if Y.dtype == np.float16:
+            with pytest.raises(TypeError):
+                kc.value_range(Y, 2)
+            continue
+        for a, b in zip(kc.value_range(Y, 2), want):
+            assert_array_equal(a, b)
+
+
+def _csr(gen, n, d, density, index_dtype):
+    import scipy.sparse as sp
+
+    A = sp.random(n, d, density=density, format="csr", random_state=gen)
+    A.data = gen.normal(size=A.nnz) * 10
+    return A.indptr.astype(index_dtype), A.indices.astype(index_dtype), A.data
+
+
+@_TWIN
+@_given(seed=_SEED, n=_st.integers(0, 60), d=_st.integers(1, 40), K=_st.integers(1, 4), T=_THREADS,
+        index=_st.sampled_from([np.int32, np.int64]), single=_st.booleans())
+def test_linear_products_twin_at_random(seed, n, d, K, T, index, single):
+    gen = np.random.default_rng(seed)
+    ip, ind, data = _csr(gen, n, d, 0.2, index)
+    real = np.float32 if single else np.float64
+    B = gen.normal(size=(d, K)).astype(real)
+    with _threads(T):
+        got = kl.csr_dense(ip, ind, data.astype(real), B, np.empty((n, K), real))
+        # SciPy's product adds each row's terms in the same order: equal to the bit
+        assert_array_equal(got, kl.csr_dense_numpy(ip, ind, data.astype(real), B, np.empty((n, K), real)))
+        out = np.empty((n, K))
+        assert_array_equal(kl.presence_dot(ip, ind, B, out), kl.presence_dot_numpy(ip, ind, B, np.empty((n, K))))
+        tip, tind = kl.transpose_pattern(ip.astype(np.int64), ind, d)
+        assert tind.dtype == ind.dtype
+        import scipy.sparse as sp
+
+        PT = sp.csr_matrix((np.ones(len(ind)), ind, ip), shape=(n, d)).T.tocsr()
+        assert_array_equal(tip, PT.indptr)
+        assert_array_equal(tind, PT.indices)
+        G = gen.normal(size=(n, K))
+        s = gen.normal(size=d)
+        V = gen.normal(size=(d, K))
+        for blocks in (kl.even_blocks(tip, 64), kl.even_blocks(tip, 3), np.array([0, d], dtype=np.int64)):
+            for lam in (0.0, 0.3):
+                o1, o2 = np.empty((d, K)), np.empty((d, K))
+                total = kl.presence_tdot(tip, tind, G, s, lam, V, o1, blocks)
+                want = kl.presence_tdot_numpy(tip, tind, G, s, lam, V, o2, blocks)
+                assert_array_equal(o1, o2)
+                assert_allclose(total, want, rtol=1e-12, atol=1e-12 * np.abs(o1 * V).sum())
+                per_block = [_block_sum(o1, V, a, b) for a, b in zip(blocks[:-1], blocks[1:])]
+                assert total == (_numba_sum(per_block, T) if lam else 0.0)
+        o1 = np.empty((d, K), real)
+        assert_array_equal(kl.scale_rows(V, s, o1), kl.scale_rows_numpy(V, s, np.empty((d, K), real)))
+
+
+def _block_sum(out, V, a, b):
+    """presence_tdot's sum of out * V over the columns a..b-1, in its order."""
+    sub = 0.0
+    for j in range(a, b):
+        for c in range(out.shape[1]):
+            sub += float(out[j, c]) * float(V[j, c])
+    return sub
+
+
+@_TWIN
+@_given(seed=_SEED, n=_st.integers(0, 80), K=_st.integers(1, 5), T=_THREADS, scale=_st.sampled_from([1.0, 30.0, 800.0]))
+def test_losses_twin_at_random(seed, n, K, T, scale):
+    import math
+
+    gen = np.random.default_rng(seed)
+    Z = gen.normal(size=(n, K)) * scale
+    codes = gen.integers(0, K, n).astype(np.int64)
+    w = gen.uniform(0, 2, n)
+    with _threads(T):
+        if K > 1:
+            Z1, Z2, P1, P2 = Z.copy(), Z.copy(), np.empty_like(Z), np.empty_like(Z)
+            total = kl.softmax_loss(Z1, codes, w, P1)
+            assert_allclose(total, kl.softmax_loss_numpy(Z2, codes, w, P2), rtol=1e-12, atol=1e-12)
+            assert_allclose(Z1, Z2, rtol=1e-12, atol=1e-12)
+            assert_allclose(P1, P2, rtol=1e-12, atol=1e-12)
+            rows = []
+            for i in range(n):
+                m = max(Z[i])
+                e = 0.0
+                for v in Z[i]:
+                    e += math.exp(v - m)
+                lse = m + math.log(e)
+                rows.append(w[i] * (lse - Z[i, codes[i]]))
+            assert total == _numba_sum(rows, T)
+            R1, R2 = Z.copy(), Z.copy()
+            assert_allclose(kl.softmax_hess_factor(R1, P1, w), kl.softmax_hess_factor_numpy(R2, P1, w),
+                            rtol=1e-12, atol=1e-12 * (1 + np.abs(R2).max(initial=0.0)))
+        z = Z[:, 0].copy()
+        y = (codes % 2).astype(float)
+        z1, z2, d1, d2 = z.copy(), z.copy(), np.empty(n), np.empty(n)
+        total = kl.binary_loss(z1, y, w, d1)
+        assert_allclose(total, kl.binary_loss_numpy(z2, y, w, d2), rtol=1e-12, atol=1e-12)
+        assert_allclose(z1, z2, rtol=1e-12, atol=1e-15)
+        assert_allclose(d1, d2, rtol=1e-12, atol=1e-15)
+        log1pexp = [v + math.log1p(math.exp(-v)) if v > 0 else math.log1p(math.exp(v)) for v in z]
+        assert total == _numba_sum([w[i] * (log1pexp[i] - y[i] * z[i]) for i in range(n)], T)
+
+
+@_TWIN
+@_given(seed=_SEED, n=_st.integers(0, 300), T=_THREADS)
+def test_cg_steps_twin_at_random(seed, n, T):
+    gen = np.random.default_rng(seed)
+    s, d, r, V = (gen.normal(size=n) * 1e3 for _ in range(4))
+    M = np.abs(gen.normal(size=n)) + 0.5
+    with _threads(T):
+        s1, s2 = s.copy(), s.copy()
+        got = kl.axpy_mnorm(s1, 0.37, d, M)
+        assert_allclose(got, kl.axpy_mnorm_numpy(s2, 0.37, d, M), rtol=1e-12)
+        assert_array_equal(s1, s2)
+        assert got == _numba_sum(s1 * M * s1, T)
+        r1, r2, z1, z2 = r.copy(), r.copy(), np.empty(n), np.empty(n)
+        rz, rr = kl.residual_step(r1, 0.71, d, M, z1)
+        assert_allclose((rz, rr), kl.residual_step_numpy(r2, 0.71, d, M, z2), rtol=1e-12)
+        assert_array_equal(r1, r2)
+        assert_array_equal(z1, z2)
+        assert (rz, rr) == (_numba_sum(r1 * z1, T), _numba_sum(r1 * r1, T))
+        assert_array_equal(kl.direction_step(s.copy(), d, 0.23), kl.direction_step_numpy(s.copy(), d, 0.23))
+        sd, ss, dd = kl.mdots(s, d, M)
+        assert_allclose((sd, ss, dd), kl.mdots_numpy(s, d, M), rtol=1e-12)
+        assert (sd, ss, dd) == (_numba_sum(s * M * d, T), _numba_sum(s * M * s, T), _numba_sum(d * M * d, T))
+        assert kl.vdot(s, d) == _numba_sum(s * d, T)
+        assert_allclose(kl.vdot(s, d), kl.vdot_numpy(s, d), rtol=1e-12, atol=1e-9 * np.abs(s * d).sum())
+        assert_array_equal(kl.add_scaled(s.copy(), 0.1, V), kl.add_scaled_numpy(s.copy(), 0.1, V))
+        f1, f2 = np.empty(n, np.float32), np.empty(n, np.float32)
+        assert_array_equal(kl.to_float32(s, f1), kl.to_float32_numpy(s, f2))
+        assert_array_equal(kl.add_from32(s.copy(), f1, 0.5, V), kl.add_from32_numpy(s.copy(), f1, 0.5, V))
+
+
+@_TWIN
+@_given(seed=_SEED, n=_st.integers(0, 50), d=_st.integers(1, 30))
+def test_frequency_order_at_random(seed, n, d):
+    gen = np.random.default_rng(seed)
+    _, ind, _ = _csr(gen, n, d, 0.3, np.int32)
+    new = kl.frequency_order(ind, d)
+    assert_array_equal(np.sort(new), np.arange(d))
+    df = np.bincount(ind, minlength=d)
+    first = np.full(d, len(ind))
+    first[ind[::-1]] = len(ind) - 1 - np.arange(len(ind))
+    order = np.lexsort((np.where(df > 0, first, len(ind) + np.arange(d)), -df))  # the expected order
+    assert_array_equal(new[order], np.arange(d))
+
+
 # ---------------------------------------------------------------------------- text kernels
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

@@ -126,13 +126,13 @@ def test_explain_per_label(texts):
 def test_nblr_equals_per_label_fits_and_restores_the_threads(texts):
     """Each label's NBLR is TextClassifier(model="nblr") fitted on that label alone (solved on
     one thread, whatever the caller's setting, which is restored)."""
-    import numba
+    from nbayes._kernels import threads
 
     docs, tags = texts
-    before = numba.get_num_threads()
+    before = threads()
     base = nbayes.TextClassifier(model="nblr", C=2.0)
     ml = MultiLabel(base, threshold=0.5).fit(docs, tags)
-    assert numba.get_num_threads() == before
+    assert threads() == before
     Y = np.array([[int(c in t) for c in ml.classes_] for t in tags])
     assert_allclose(ml.predict_proba(docs), per_label(base, docs, Y), rtol=1e-6, atol=1e-8)
 

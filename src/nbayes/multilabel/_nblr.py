@@ -13,10 +13,10 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernels import set_max_threads, threads
 from ..linear import LogisticRegression
 from ..stats.counts import per_class_sum
 from ..text.nblr import refit_bias
@@ -31,13 +31,14 @@ Raw = tuple[np.ndarray, np.ndarray]
 
 @contextmanager
 def one_thread() -> Iterator[None]:
-    """Numba's parallel kernels on the calling thread only, restored after."""
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
+    """The parallel kernels started from the calling thread on that thread only (OpenMP's
+    setting for this thread), restored after."""
+    before = threads()
+    set_max_threads(1)
     try:
         yield
     finally:
-        numba.set_num_threads(before)
+        set_max_threads(before)
 
 
 def fit_labels(X01: sp.csr_matrix, Y: sp.csr_matrix, w: np.ndarray | None, alpha: float, C: float,

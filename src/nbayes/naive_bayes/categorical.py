@@ -174,8 +174,10 @@ class CategoricalNB(BaseNB):
     ) -> None:
         """Integer-valued numeric columns: one compiled pass counts every (class, value) pair."""
         from .._kernels import run, threads
-        from .._kernels.categorical import count_values, value_range
+        from .._kernels.categorical import DTYPES, count_values, value_range
 
+        if X.dtype not in DTYPES:  # float16, longdouble: counted column by column
+            return
         lo, hi, whole = run(value_range, X, threads())
         width = np.where(whole & (hi >= lo), hi - lo + 1, 0)
         width = np.where(width <= MAX_DIRECT_WIDTH, width, 0).astype(np.int64)

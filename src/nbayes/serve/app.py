@@ -46,6 +46,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("nbayes serve needs the web stack: pip install 'nbayes[serve]'") from exc
 
+from .._kernels import set_max_threads
 from ..errors import NBayesError
 from . import _multilabel
 from ._learn import LEARN, PUBLISH_EVERY, UNLEARN, WINDOW, Learner, cannot
@@ -193,9 +194,7 @@ def _one_thread() -> None:
     concurrency comes from the connections (and ``--workers``). Batches in worker threads keep
     every kernel thread."""
     if not getattr(_local, "single", False):
-        import numba
-
-        numba.set_num_threads(1)
+        set_max_threads(1)  # OpenMP's setting, for this thread only
         _local.single = True
 
 

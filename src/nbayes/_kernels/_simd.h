@@ -1,0 +1,31 @@
+/* Vector loops of the compiled kernels.
+
+   NBAYES_SIMD_SUM(acc): before a `for` loop whose sum into `acc` may be reassociated (OpenMP's
+   simd reduction: the vector lanes sum apart and meet at the end); without OpenMP the loop
+   stays in order. Only for sums that numba computed with fastmath: the sums that model files
+   keep stay in their written order.
+
+   NBAYES_CLONES: before a function holding a hot loop: the function is compiled for x86-64's
+   baseline (SSE2) and for AVX2, and the dynamic loader picks the best for the machine
+   (function multiversioning, GCC >= 6 or Clang >= 14 on x86-64 Linux with glibc); elsewhere
+   one version for the compiler's target. Numba compiled for the host's instruction set; an
+   ahead-of-time build must not assume it. */
+#ifndef NBAYES_SIMD_H
+#define NBAYES_SIMD_H
+
+#define NBAYES_PRAGMA(x) _Pragma(#x)
+#ifdef _OPENMP
+#define NBAYES_SIMD_SUM(acc) NBAYES_PRAGMA(omp simd reduction(+:acc))
+#else
+#define NBAYES_SIMD_SUM(acc)
+#endif
+
+#include <stdlib.h> /* glibc: __GLIBC__ */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && !defined(NBAYES_NO_CLONES) && \
+    ((defined(__clang__) && __clang_major__ >= 14) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 6))
+#define NBAYES_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define NBAYES_CLONES
+#endif
+
+#endif
