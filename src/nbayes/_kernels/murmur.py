@@ -7,8 +7,6 @@ Python entry (twin: ``text_twin.murmur3``, equal to ``sklearn.utils.murmurhash3_
 
 from __future__ import annotations
 
-# transitional: text_chars.py (still numba) calls the numba bucket from its compiled loops
-from ._numba_words import bucket  # noqa: F401
 from ._text import murmur3
 
 __all__ = ["murmur3"]

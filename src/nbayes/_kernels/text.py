@@ -30,8 +30,6 @@ from typing import Any
 
 import numpy as np
 
-# transitional: the numba helpers text_chars.py, text_parts.py and online.py still import from here
-from ._numba_words import _add, _find, _home, _key, append_index, full  # noqa: F401
 from ._text import build, count_new, hash_counts, learn_counts, merge_learned, murmur3, rehash, term_ids
 from ._text import gram_find_ids_of as _gram_find_ids  # noqa: F401  (tests)
 from ._text import gram_key_of as _gram_key  # noqa: F401  (tests)

@@ -17,12 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import threads
-# transitional: text_chars.py (still numba) calls the numba add_term from its compiled loops
-from ._numba_words import add_term
 from ._text_pairs import presence_block, score_rows
 from .text import rows_on_threads
 
-__all__ = ["add_term", "dense_layout", "presence_rows", "score", "score_pairs"]
+__all__ = ["dense_layout", "presence_rows", "score", "score_pairs"]
 
 
 def dense_layout(weights: np.ndarray) -> tuple[np.ndarray, ...]:
