@@ -7,7 +7,6 @@ cd "$(dirname "$0")/.."
 # kernel's source changes
 python3 -m pip install --quiet --disable-pip-version-check meson-python meson ninja 'Cython>=3.0.10'
 python3 -m pip install --quiet --disable-pip-version-check --no-build-isolation -e '.[test]'
-export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.numba_cache}"
 # types: mypy over src/ with the configuration in pyproject.toml (strict for the boundary,
 # the statistics and the models)
 python3 -m mypy

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from nbayes._kernels import run, threads
+from nbayes._kernels import threads
 from nbayes._kernels import categorical as kc
 from nbayes._kernels import gaussian as kg
 from nbayes._kernels import normalize as kn
@@ -20,7 +20,7 @@ def test_moments(rng, n, weighted):
     X[rng.random(X.shape) < 0.1] = np.nan
     y = rng.integers(0, K - 1, n)  # class K-1 never appears
     w = rng.random(n) * 2 if weighted else None
-    cc, W, mu, m2, bad = run(kg.moments, X, y, w if weighted else np.empty(0), weighted, K, threads())
+    cc, W, mu, m2, bad = kg.moments(X, y, w if weighted else np.empty(0), weighted, K, threads())
     ref = kg.moments_numpy(X, y, w, K)
     assert bad == -1
     for got, want in zip((cc, W, mu, m2), ref):
@@ -30,7 +30,7 @@ def test_moments(rng, n, weighted):
 def test_moments_flags_infinity(rng):
     X = rng.normal(size=(2000, 3))
     X[1234, 2] = -np.inf
-    *_, bad = run(kg.moments, X, np.zeros(2000, dtype=np.intp), np.empty(0), False, 1, threads())
+    *_, bad = kg.moments(X, np.zeros(2000, dtype=np.intp), np.empty(0), False, 1, threads())
     assert bad == 1234
 
 
@@ -39,11 +39,11 @@ def test_joint_log_likelihood(rng):
     X[rng.random(X.shape) < 0.1] = np.nan
     mu, var = rng.normal(size=(3, 5)), rng.random((3, 5)) + 0.1
     prec, lognorm, icpt = 0.5 / var, -0.5 * np.log(2 * np.pi * var), np.log([0.2, 0.3, 0.5])
-    out, bad = run(kg.joint_log_likelihood, X, mu, prec, lognorm, icpt, threads())
+    out, bad = kg.joint_log_likelihood(X, mu, prec, lognorm, icpt, threads())
     assert bad == -1
     assert_allclose(out, kg.joint_log_likelihood_numpy(X, mu, prec, lognorm, icpt), rtol=1e-12)
     X[17, 1] = np.inf
-    assert run(kg.joint_log_likelihood, X, mu, prec, lognorm, icpt, threads())[1] == 17
+    assert kg.joint_log_likelihood(X, mu, prec, lognorm, icpt, threads())[1] == 17
 
 
 def test_log_normalize(rng):
@@ -52,7 +52,7 @@ def test_log_normalize(rng):
     jll[5, :2] = -np.inf
     fallback = np.log([0.1, 0.2, 0.3, 0.4])
     want = kn.log_normalize_numpy(jll.copy(), fallback)
-    got = run(kn.log_normalize, jll.copy(), fallback)
+    got = kn.log_normalize(jll.copy(), fallback)
     assert_allclose(got, want, rtol=1e-12)
     assert_array_equal(got[3], fallback)
     assert not np.isnan(got).any()
@@ -67,7 +67,7 @@ def test_answer_rows_equals_predict_and_log_normalize(rng):
     jll[7, 1:] = jll[7, 0]  # ties: the first, as argmax
     fallback = np.log([0.1, 0.4, 0.3, 0.2])
     best, got, bad = kn.answer_rows(jll.copy(), fallback, int(np.argmax(fallback)))
-    assert_array_equal(got, run(kn.log_normalize, jll.copy(), fallback))
+    assert_array_equal(got, kn.log_normalize(jll.copy(), fallback))
     want = np.argmax(jll, axis=1)
     want[3] = 1
     assert_array_equal(best, want)
@@ -87,20 +87,20 @@ def test_count_values(rng, dtype):
         X[rng.random(X.shape) < 0.1] = np.nan
     y = rng.integers(0, K, n)
     w = rng.random(n)
-    lo, hi, whole = run(kc.value_range, X, threads())
+    lo, hi, whole = kc.value_range(X, threads())
     assert whole.all()
     assert_array_equal(lo, np.nanmin(X.astype(float), axis=0))
     assert_array_equal(hi, np.nanmax(X.astype(float), axis=0))
     width = (hi - lo + 1).astype(np.int64)
     offsets = np.concatenate([[0], np.cumsum(K * width)]).astype(np.int64)
-    got = run(kc.count_values, X, y, w, True, K, lo, offsets, width, threads())
+    got = kc.count_values(X, y, w, True, K, lo, offsets, width, threads())
     assert_allclose(got, kc.count_values_numpy(X, y, w, K, lo, offsets, width), rtol=1e-12)
 
 
 def test_value_range_spots_fractions(rng):
     X = rng.integers(0, 5, (100, 2)).astype(float)
     X[50, 1] = 2.5
-    assert run(kc.value_range, X, threads())[2].tolist() == [True, False]
+    assert kc.value_range(X, threads())[2].tolist() == [True, False]
 
 
 def test_linear_kernels_equal_their_numpy_twins(rng):

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ._kernels import run
 from ._kernels.normalize import log_normalize
 from ._math import logsumexp
 from ._validation import check_sample_weight, check_y
@@ -200,7 +199,7 @@ class Generative(Classifier):
         """log P(y = c | x), normalised by log-sum-exp. A row impossible under every class
         (possible with ``alpha=0``) gets the class prior."""
         jll = np.ascontiguousarray(self.predict_joint_log_proba(X), dtype=np.float64)
-        log_proba: np.ndarray = run(log_normalize, jll, self.prior_fallback)
+        log_proba: np.ndarray = log_normalize(jll, self.prior_fallback)
         return log_proba
 
     def predict(self, X: Any) -> np.ndarray:

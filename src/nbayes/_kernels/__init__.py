@@ -12,12 +12,9 @@ predict at once. Their number is OpenMP's: ``OMP_NUM_THREADS`` or threadpoolctl'
 
 from __future__ import annotations
 
-import threading
-from typing import Any, Callable
-
 from ._omp import OPENMP, max_threads, set_max_threads
 
-__all__ = ["OPENMP", "run", "set_max_threads", "threads"]
+__all__ = ["OPENMP", "set_max_threads", "threads"]
 
 
 def threads() -> int:
@@ -26,33 +23,3 @@ def threads() -> int:
     return int(max_threads())
 
 
-_lock = threading.Lock()
-_layer_safe: bool | None = None
-
-
-def run(kernel: Callable[..., Any], *args: Any) -> Any:
-    """Call a parallel kernel safely from any thread. (Transitional: numba kernels still being
-    ported need a thread-safe threading layer; compiled kernels are called directly.)"""
-    if not hasattr(kernel, "py_func"):  # not a numba dispatcher
-        return kernel(*args)
-    global _layer_safe
-    import numba
-
-    if "NUMBA_THREADING_LAYER" not in __import__("os").environ:
-        numba.config.THREADING_LAYER = "threadsafe"  # type: ignore[attr-defined]
-    if _layer_safe is None:
-        with _lock:
-            if _layer_safe is None:
-                try:
-                    out = kernel(*args)
-                except ValueError as exc:  # no thread-safe layer on this machine
-                    if "threading layer" not in str(exc):
-                        raise
-                    numba.config.THREADING_LAYER = "workqueue"  # type: ignore[attr-defined]
-                    out = kernel(*args)
-                _layer_safe = numba.threading_layer() in ("omp", "tbb")
-                return out
-    if _layer_safe:
-        return kernel(*args)
-    with _lock:
-        return kernel(*args)

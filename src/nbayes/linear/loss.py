@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels import run as run_compiled
 from .._kernels.linear import (
     PARALLEL_MIN,
     TWINS,
@@ -71,7 +70,7 @@ class Design:
     def run(self, kernel: Any, *args: Any) -> Any:
         """The compiled parallel kernel on large data, its NumPy twin on small data."""
         if self.compiled:
-            return run_compiled(kernel, *args)
+            return kernel(*args)
         return TWINS[kernel](*args)
 
     def dot(self, B: np.ndarray) -> np.ndarray:
@@ -351,7 +350,7 @@ class ScaledPresence:
 
     def run(self, kernel: Any, *args: Any) -> Any:
         if self.compiled:
-            return run_compiled(kernel, *args)
+            return kernel(*args)
         return TWINS[kernel](*args)
 
     def dot(self, B: np.ndarray) -> np.ndarray:

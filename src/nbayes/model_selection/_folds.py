@@ -26,7 +26,6 @@ from ..errors import DataError, InvalidParameterError
 from .._tables import Table
 from ..semi_supervised import OFF, is_off, unlabeled_mask
 from ._split import LeaveOneOutSplits, Splits
-from .._kernels import run
 from .._kernels.normalize import log_normalize
 from ..naive_bayes._base import BaseNB
 from ..naive_bayes.bernoulli import Binary
@@ -150,7 +149,7 @@ def _spread(lp: np.ndarray, present: np.ndarray) -> np.ndarray:
 
 def normalize(jll: np.ndarray, fallback: np.ndarray) -> np.ndarray:
 
-    return run(log_normalize, np.ascontiguousarray(jll, dtype=np.float64), fallback)
+    return log_normalize(np.ascontiguousarray(jll, dtype=np.float64), fallback)
 
 
 # ---------------------------------------------------------------------------- statistics

@@ -14,7 +14,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._kernels import run
 from .._kernels.normalize import log_normalize
 from .._validation import check_sample_weight, check_y, classes_and_codes, encode_labels, n_rows, take_rows
 from ._components import Components, is_mixture
@@ -220,7 +219,7 @@ def _posterior(model: Any, jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if fin.any():
         z = jll[fin] - m[fin, None]
         lse[fin] = m[fin] + np.log(np.exp(z).sum(axis=1))
-    return run(log_normalize, jll, model.prior_fallback), lse
+    return log_normalize(jll, model.prior_fallback), lse
 
 
 def _class_prior_term(model: Any) -> float:

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import threads
+from .._kernels.categorical import DTYPES, count_values, value_range
 from .._validation import check_choice, check_number, check_probability_vector, encode_labels, encode_values, union_labels
 from ..errors import DataError, InvalidParameterError
 from ..stats import CategoricalStats
@@ -173,12 +175,10 @@ class CategoricalNB(BaseNB):
         counts: list[np.ndarray | None],
     ) -> None:
         """Integer-valued numeric columns: one compiled pass counts every (class, value) pair."""
-        from .._kernels import run, threads
-        from .._kernels.categorical import DTYPES, count_values, value_range
 
         if X.dtype not in DTYPES:  # float16, longdouble: counted column by column
             return
-        lo, hi, whole = run(value_range, X, threads())
+        lo, hi, whole = value_range(X, threads())
         width = np.where(whole & (hi >= lo), hi - lo + 1, 0)
         width = np.where(width <= MAX_DIRECT_WIDTH, width, 0).astype(np.int64)
         if not width.any():
@@ -187,7 +187,7 @@ class CategoricalNB(BaseNB):
         has_w = w is not None
         lo0 = np.where(width > 0, lo, 0.0)
         y = np.ascontiguousarray(codes)
-        table = run(count_values, X, y, w if has_w else np.empty(0), has_w, K, lo0, offsets, width, threads())
+        table = count_values(X, y, w if has_w else np.empty(0), has_w, K, lo0, offsets, width, threads())
         kind = np.int64 if X.dtype.kind in "iub" else np.float64
         for j in np.flatnonzero(width):
             cnt = table[offsets[j] : offsets[j + 1]].reshape(K, width[j])

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import threads
+from .._kernels.gaussian import joint_log_likelihood, moments
 from .._validation import check_choice, check_number, check_probability_vector, check_X_numeric, show
 from ..errors import DataError, InvalidParameterError, ModelFileError
 from ..stats import MomentStats
@@ -147,12 +149,10 @@ class GaussianNB(BaseNB):
 
     # ------------------------------------------------------------------ statistics
     def count_statistics(self, Xv: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> MomentStats:
-        from .._kernels import run, threads
-        from .._kernels.gaussian import moments
 
         y = np.ascontiguousarray(codes)
         has_w = w is not None
-        cc, W, mu, m2, bad = run(moments, Xv, y, w if has_w else np.empty(0), has_w, n_classes, threads())
+        cc, W, mu, m2, bad = moments(Xv, y, w if has_w else np.empty(0), has_w, n_classes, threads())
         if bad >= 0:
             _raise_inf(Xv, bad)
         if not (np.isfinite(mu).all() and np.isfinite(m2).all()):  # past float64: the row and column
@@ -225,11 +225,9 @@ class GaussianNB(BaseNB):
         return self._gaussian(Xv, np.zeros_like(self._intercept))
 
     def _gaussian(self, Xv: np.ndarray, intercept: np.ndarray) -> np.ndarray:
-        from .._kernels import run, threads
-        from .._kernels.gaussian import joint_log_likelihood
 
         out: np.ndarray
-        out, bad = run(joint_log_likelihood, Xv, self._theta, self._prec, self._lognorm, intercept, threads())
+        out, bad = joint_log_likelihood(Xv, self._theta, self._prec, self._lognorm, intercept, threads())
         if bad >= 0:
             _raise_inf(Xv, bad)
         return out

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kernels import run, threads
+from .._kernels import threads
 from .._kernels.gaussian import moments
 from ..errors import StatisticsError
 from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
@@ -39,7 +39,7 @@ class MomentStats:
         y = np.ascontiguousarray(codes, dtype=np.intp)
         has_w = sample_weight is not None
         w = np.ascontiguousarray(sample_weight, dtype=np.float64) if has_w else np.empty(0)
-        cc, W, mu, m2, bad = run(moments, X, y, w, has_w, n_classes, threads())
+        cc, W, mu, m2, bad = moments(X, y, w, has_w, n_classes, threads())
         if bad >= 0:
             raise StatisticsError(f"row {bad}: a feature is infinite; moments need finite values")
         if not (np.isfinite(mu).all() and np.isfinite(m2).all()):

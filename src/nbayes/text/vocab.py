@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels import run, text_chars, threads
+from .._kernels import text_chars, threads
 from .._kernels import text as word_kernels
 from .._kernels.text import build, count_new, merge_learned, rehash
 from .._kernels.text_parts import NO_PARTS, build_parts, renumbered_parts
@@ -192,7 +192,7 @@ class TermTable:
               binary: bool) -> np.ndarray:
         """Per document and class: the sum of ``weights[t]`` over its known terms."""
         w = np.ascontiguousarray(weights, dtype=np.float64)
-        scores: np.ndarray = run(self._how().kernels.score, buf, bounds, table, *self._how().args(), 0, self._terms(), w, binary,
+        scores: np.ndarray = self._how().kernels.score(buf, bounds, table, *self._how().args(), 0, self._terms(), w, binary,
                                  threads())
         return scores
 
@@ -200,7 +200,7 @@ class TermTable:
                     binary: bool) -> np.ndarray:
         """Per document and class: the sum over its known terms of ``pairs.base`` plus the
         pairs' corrections (:func:`nbayes._kernels.text_pairs.score_pairs`)."""
-        scores: np.ndarray = run(self._how().kernels.score_pairs, buf, bounds, table, *self._how().args(), 0, self._terms(),
+        scores: np.ndarray = self._how().kernels.score_pairs(buf, bounds, table, *self._how().args(), 0, self._terms(),
                                  pairs.indptr, pairs.cls, pairs.delta, pairs.base, *pairs.heavy(), binary, threads())
         return scores
 
@@ -515,7 +515,7 @@ class HashedTerms:
     def score(self, buf: np.ndarray, bounds: np.ndarray, table: np.ndarray, weights: np.ndarray,
               binary: bool) -> np.ndarray:
         w = np.ascontiguousarray(weights, dtype=np.float64)
-        scores: np.ndarray = run(self.how.kernels.score, buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I), w,
+        scores: np.ndarray = self.how.kernels.score(buf, bounds, table, *self.how.args(), self.n_features, _no_table(_NONE_I), w,
                                  binary, threads())
         return scores
 
