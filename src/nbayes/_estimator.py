@@ -35,6 +35,8 @@ CAPABILITIES: dict[str, str] = {
     "sparse": "X may be a scipy.sparse matrix",
     "text": "X is a sequence of documents",
     "columns": "X is a table of named columns of mixed types",
+    "categories": "X holds category values of any type (strings too), read as a table",
+    "label_sets": "y holds a set of labels per row; predict returns a rows x classes_ indicator matrix",
     "unlabeled": "fit(X, y, X_unlabeled=...) learns from unlabelled rows by EM (nbayes.EM wraps it with settings)",
     "mixture": "nbayes.EM(model, n_components=...) fits several mixture components per class",
     "save": "model.save(path) and nbayes.load(path)",

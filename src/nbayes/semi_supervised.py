@@ -39,7 +39,7 @@ __all__ = ["EM", "OFF", "WEIGHT_GRID", "CV_FOLDS", "EM_ATTRS", "is_off", "unlabe
 
 #: the fitted model's capabilities that the wrapper keeps (partial_fit, unlearn and merge belong
 #: to ``estimator_``, the EM-completed model, which has them where they hold)
-PASSED_ON = frozenset({"joint_log_proba", "explain", "with_prior", "missing_values", "sparse", "text", "columns",
+PASSED_ON = frozenset({"joint_log_proba", "explain", "with_prior", "missing_values", "sparse", "text", "columns", "categories",
                        "sample_weight", "unlabeled", "mixture", "save"})
 
 

@@ -33,7 +33,7 @@ CALIBRATORS: dict[str, type[Calibrator]] = {
 #: the capabilities a calibrated model has when its base model has them (the others, such as
 #: partial_fit, unlearn, merge or with_prior, would change the base model under a fitted map;
 #: missing values: the base model marginalises them, but the map was fitted on complete rows)
-PASSED_ON = frozenset({"explain", "text", "columns", "sparse", "sample_weight", "save"})
+PASSED_ON = frozenset({"explain", "text", "columns", "categories", "sparse", "sample_weight", "save"})
 
 
 def _check_estimator(estimator: Any) -> None:

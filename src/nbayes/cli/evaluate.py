@@ -21,7 +21,8 @@ from ..evaluate import (
 )
 from ..model_selection import StratifiedKFold, cross_val_predict
 from ..multilabel import MultiLabel, cross_validate_labels
-from ._columns import choose_columns, columns_of, file_rows, labelled, make_model, model_input
+from ._columns import columns_of, file_rows, labelled, model_input
+from ._models import choose_columns, make_model
 from ._modelfile import load
 from ._multilabel import label_sets, measures as ml_measures, print_folds, print_measures as print_ml_measures
 from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, parse_settings, settings_option, split

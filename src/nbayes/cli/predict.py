@@ -11,8 +11,6 @@ import numpy as np
 import polars as pl
 
 from ..errors import DataError
-from ..linear import LogisticRegression
-from ..multilabel import MultiLabel
 from ._columns import columns_of, file_rows, model_input
 from ._modelfile import load
 from ._multilabel import joined
@@ -57,7 +55,7 @@ def predict(model_path: str, data: str, output: str | None, proba: bool, na_valu
     model, _, cli = load(model_path)
     source = DataFile(data, split(na_values) or cli.get("na_values") or ())
     parts = []
-    multi = isinstance(model, MultiLabel)
+    multi = "label_sets" in model.capabilities
     flat = not as_json and (output is None or WRITERS[Path(output).suffix.lower()] in ("csv", "tsv"))
     for pred, P in predictions(model, cli, source, None, proba):
         if multi:  # label sets: lists (JSON, JSON Lines, Parquet), or joined in a CSV / TSV field
@@ -89,10 +87,7 @@ def predictions(model: Any, cli: dict[str, Any], source: DataFile, target: str |
         X = model_input(model, chunk.frame, cols, source, column=True)
         with file_rows(source, chunk.start + np.arange(chunk.frame.height), columns=cols):
             P = model.predict_proba(X) if proba else None
-            if P is not None and isinstance(model, LogisticRegression):
-                pred = model.classes_[P.argmax(axis=1)]
-            else:
-                pred = model.predict(X)  # the model's own rule (ties, impossible rows)
+            pred = model.predict(X)  # the model's own rule (ties, impossible rows)
         yield pred, P
 
 

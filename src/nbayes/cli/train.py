@@ -16,17 +16,8 @@ from ..evaluate import training_calibration
 from ..linear import LogisticRegression
 from ..multilabel import MultiLabel
 from ..semi_supervised import EM
-from ._columns import (
-    Labelled,
-    choose_columns,
-    file_rows,
-    make_model,
-    model_input,
-    model_name,
-    split_target,
-    streams,
-    unlabelled_rows,
-)
+from ._columns import Labelled, file_rows, model_input, model_name, split_target, streams, unlabelled_rows
+from ._models import choose_columns, make_model
 from ._modelfile import save
 from ._multilabel import label_sets
 from ._options import CALIBRATION, MODELS, columns_option, na_option, overrides, parse_settings, settings_option, split

@@ -10,7 +10,8 @@ import click
 
 from ..errors import InvalidParameterError
 from ..model_selection import SearchCV, StratifiedKFold
-from ._columns import choose_columns, file_rows, labelled, make_model, model_input, model_name
+from ._columns import file_rows, labelled, model_input, model_name
+from ._models import choose_columns, make_model
 from ._modelfile import save
 from ._options import MODELS, columns_option, na_option, overrides, parse_settings, parse_value, settings_option, split
 from ._output import chunks, console, emit, plain

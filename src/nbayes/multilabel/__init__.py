@@ -6,8 +6,36 @@ statistics protocol's ``subtract``), so the statistics are counted once, not onc
 See :class:`MultiLabel` and docs/multilabel.md.
 """
 
-from ._crossval import cross_validate_labels, label_set_scores
-from ._labels import read_labels
-from ._model import MultiLabel
+from __future__ import annotations
 
-__all__ = ["MultiLabel", "cross_validate_labels", "label_set_scores", "read_labels"]
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+#: public name -> the module that defines it, imported on first use: reading label sets (the
+#: command line's predict and evaluate) does not load the models and model selection
+_WHERE = {
+    "MultiLabel": "._model",
+    "cross_validate_labels": "._crossval",
+    "label_set_scores": "._crossval",
+    "read_labels": "._labels",
+}
+
+__all__ = sorted(_WHERE)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._crossval import cross_validate_labels, label_set_scores
+    from ._labels import read_labels
+    from ._model import MultiLabel
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

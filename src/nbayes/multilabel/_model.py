@@ -29,7 +29,7 @@ from ._thresholds import f1_thresholds
 
 #: what a multi-label model keeps of its base model's capabilities
 PASSED_ON = frozenset({"partial_fit", "unlearn", "merge", "explain", "sample_weight", "sparse", "text",
-                       "columns", "missing_values", "statistics"})
+                       "columns", "categories", "missing_values", "statistics"})
 
 
 class MultiLabel(Classifier):
@@ -89,9 +89,9 @@ class MultiLabel(Classifier):
     # ------------------------------------------------------------------ settings
     @property
     def capabilities(self) -> frozenset[str]:
-        """The base model's capabilities a multi-label model keeps, and ``save``."""
+        """The base model's capabilities a multi-label model keeps, ``save`` and ``label_sets``."""
         base: frozenset[str] = getattr(self.estimator, "capabilities", frozenset())
-        return frozenset(base) & PASSED_ON | {"save"}
+        return frozenset(base) & PASSED_ON | {"save", "label_sets"}
 
     def _check_params(self) -> None:
         est = self.estimator

@@ -68,7 +68,7 @@ class CategoricalNB(BaseNB):
     _allows_nan = True
     _string_input = True
 
-    _capabilities = BaseNB._capabilities | {"missing_values", "unlabeled"}
+    _capabilities = BaseNB._capabilities | {"missing_values", "unlabeled", "categories"}
 
     def __init__(
         self,
