@@ -274,6 +274,21 @@ def test_categorical_twin_at_random(seed, n, d, K, T, dtype, weighted):
     assert_array_equal(got, kc.count_values_numpy(X, y, w, K, lo0, offsets, width))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_value_range_whole_numbers_at_the_edges(dtype):
+    """value_range's test of whole numbers (no call to floor) says what v == floor(v) says,
+    near 2^52, at the float limits, for -0.0, subnormals, inf (whole) and NaN (no value)."""
+    vals = [0.5, -0.5, 2.0**52, 2.0**52 - 0.5, -(2.0**52 - 0.5), 2.0**53 + 2, 1e300, -1e300, np.inf, -np.inf,
+            np.nan, -0.0, 0.49999999999999994, -1.5, 3.0, 1e-300, -7.0, 2.0**51 + 0.5, -(2.0**51) - 0.5, 1.5e-320]
+    with np.errstate(over="ignore"):
+        vals = np.array(vals).astype(dtype)
+    for v in vals:
+        X = np.array([[v], [1.0]], dtype=dtype)
+        want = bool(np.isnan(v) or v == np.floor(v))
+        assert bool(kc.value_range(X, 1)[2][0]) == want, v
+        assert bool(kc.value_range(X, 2)[2][0]) == want, v
+
+
 def test_categorical_other_dtypes_and_layouts(rng):
     X = rng.integers(0, 5, (60, 3))
     want = kc.value_range(X, 2)

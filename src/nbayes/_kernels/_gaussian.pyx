@@ -41,18 +41,23 @@ cdef extern from *:
         for (Py_ssize_t i = lo; i < hi; i++) {
             const double* x = X + i * d;
             double* o = out + i * K;
+            int missing = 0;  /* the row holds a NaN: its other classes go straight to the masked sum */
             for (Py_ssize_t c = 0; c < K; c++) {
                 const double* m = mu + c * d;
                 const double* p = prec + c * d;
-                double acc = 0.0;
-                NBAYES_SIMD_SUM(acc)
-                for (Py_ssize_t j = 0; j < d; j++) {
-                    double dl = x[j] - m[j];
-                    acc += p[j] * dl * dl;
-                }
-                if (acc == acc) {
-                    o[c] = base[c] - acc;
-                    continue;
+                double acc;
+                if (!missing) {
+                    acc = 0.0;
+                    NBAYES_SIMD_SUM(acc)
+                    for (Py_ssize_t j = 0; j < d; j++) {
+                        double dl = x[j] - m[j];
+                        acc += p[j] * dl * dl;
+                    }
+                    if (acc == acc) {
+                        o[c] = base[c] - acc;
+                        continue;
+                    }
+                    missing = 1;
                 }
                 /* a NaN entry (missing), or an invalid parameter: the observed terms only */
                 const double* ln = lognorm + c * d;
@@ -78,40 +83,67 @@ cdef extern from *:
         }
         return bad;
     }
+
+    /* moments' first pass over rows b0..b1-1 of a block: per class c, bw (the weight) and bm
+       (the weighted sum) of the finite entries of its rows, CC[c] += the row weights. Returns
+       the first row holding +-inf, or -1. Element-wise sums in row order (vectorised across
+       features, which changes no bit), and a count of infinities (exact in any order). */
+    static NBAYES_CLONES Py_ssize_t nbayes_block_sums(
+            const double* X, Py_ssize_t d, const Py_ssize_t* y, const double* w, int has_w,
+            Py_ssize_t b0, Py_ssize_t b1, double* CC, double* bw, double* bm) {
+        Py_ssize_t bad = -1;
+        for (Py_ssize_t i = b0; i < b1; i++) {
+            Py_ssize_t c = y[i];
+            double wi = has_w ? w[i] : 1.0;
+            CC[c] += wi;
+            const double* row = X + i * d;
+            double* wrow = bw + c * d;
+            double* mrow = bm + c * d;
+            double infs = 0.0;
+            NBAYES_SIMD_SUM(infs)
+            for (Py_ssize_t j = 0; j < d; j++) {
+                double x = row[j];
+                int ok = x - x == 0.0;  /* finite */
+                double wv = ok ? wi : 0.0;
+                wrow[j] += wv;
+                mrow[j] += wv * (ok ? x : 0.0);
+                infs += (!ok && x == x) ? 1.0 : 0.0;
+            }
+            if (infs > 0.0 && bad < 0)
+                bad = i;
+        }
+        return bad;
+    }
+
+    /* moments' second pass: bq (per class) += w (x - mean)^2 over the finite entries */
+    static NBAYES_CLONES void nbayes_block_squares(
+            const double* X, Py_ssize_t d, const Py_ssize_t* y, const double* w, int has_w,
+            Py_ssize_t b0, Py_ssize_t b1, const double* bm, double* bq) {
+        for (Py_ssize_t i = b0; i < b1; i++) {
+            Py_ssize_t c = y[i];
+            double wi = has_w ? w[i] : 1.0;
+            const double* row = X + i * d;
+            const double* mrow = bm + c * d;
+            double* qrow = bq + c * d;
+            NBAYES_SIMD
+            for (Py_ssize_t j = 0; j < d; j++) {
+                double x = row[j];
+                double dl = x - mrow[j];
+                qrow[j] += (x - x == 0.0) ? (wi * dl * dl) : 0.0;
+            }
+        }
+    }
     """
+    Py_ssize_t _block_sums "nbayes_block_sums" (
+        const double* X, Py_ssize_t d, const Py_ssize_t* y, const double* w, int has_w,
+        Py_ssize_t b0, Py_ssize_t b1, double* CC, double* bw, double* bm) noexcept nogil
+    void _block_squares "nbayes_block_squares" (
+        const double* X, Py_ssize_t d, const Py_ssize_t* y, const double* w, int has_w,
+        Py_ssize_t b0, Py_ssize_t b1, const double* bm, double* bq) noexcept nogil
     Py_ssize_t _gaussian_rows "nbayes_gaussian_rows" (
         const double* X, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t d, Py_ssize_t K,
         const double* mu, const double* prec, const double* lognorm,
         const double* intercept, const double* base, double* out) noexcept nogil
-
-
-cdef inline void _first_pass(const double* row, double wi, double* wrow, double* mrow, Py_ssize_t d,
-                             bint* inf) noexcept nogil:
-    """wrow += wi over the finite entries of row, mrow += wi x over them; inf: an entry is +-inf.
-    Branch-free, so that it vectorises."""
-    cdef Py_ssize_t j
-    cdef double x, wv
-    cdef bint ok, found = False
-    for j in range(d):
-        x = row[j]
-        ok = x - x == 0.0  # finite
-        wv = wi if ok else 0.0
-        wrow[j] += wv
-        mrow[j] += wv * (x if ok else 0.0)
-        found |= (not ok) and (x == x)
-    if found:
-        inf[0] = True
-
-
-cdef inline void _second_pass(const double* row, double wi, const double* mrow, double* qrow,
-                              Py_ssize_t d) noexcept nogil:
-    """qrow += wi (x - mean)^2 over the finite entries of row."""
-    cdef Py_ssize_t j
-    cdef double x, dl
-    for j in range(d):
-        x = row[j]
-        dl = x - mrow[j]
-        qrow[j] += (wi * dl * dl) if x - x == 0.0 else 0.0
 
 
 def _moments(const double[:, ::1] X, const Py_ssize_t[::1] y, const double[::1] w, bint has_w,
@@ -131,14 +163,14 @@ def _moments(const double[:, ::1] X, const Py_ssize_t[::1] y, const double[::1] 
     cdef double[:, ::1] CC = CC_a
     cdef int64_t[::1] bad = bad_a
     cdef Py_ssize_t t, lo, hi, b0, b1, i, c, j, kd = K * d
-    cdef double wi, wa, wb, wt, dl
-    cdef bint inf
+    cdef double wa, wb, wt, dl
     cdef double *pw
     cdef double *pm
     cdef double *pq
     cdef double *tw
     cdef double *tm
     cdef double *ts
+    cdef const double* wp = &w[0] if has_w else NULL
     if n > 0 and d > 0:
         with nogil:
             for t in prange(T, schedule="static", num_threads=T):
@@ -157,21 +189,13 @@ def _moments(const double[:, ::1] X, const Py_ssize_t[::1] y, const double[::1] 
                         pw[j] = 0.0
                         pm[j] = 0.0
                         pq[j] = 0.0
-                    for i in range(b0, b1):
-                        c = y[i]
-                        wi = w[i] if has_w else 1.0
-                        CC[t, c] += wi
-                        inf = False
-                        _first_pass(&X[i, 0], wi, pw + c * d, pm + c * d, d, &inf)
-                        if inf and bad[t] < 0:
-                            bad[t] = i
+                    i = _block_sums(&X[0, 0], d, &y[0], wp, has_w, b0, b1, &CC[t, 0], pw, pm)
+                    if i >= 0 and bad[t] < 0:
+                        bad[t] = i
                     for j in range(kd):
                         if pw[j] > 0.0:
                             pm[j] /= pw[j]
-                    for i in range(b0, b1):
-                        c = y[i]
-                        wi = w[i] if has_w else 1.0
-                        _second_pass(&X[i, 0], wi, pm + c * d, pq + c * d, d)
+                    _block_squares(&X[0, 0], d, &y[0], wp, has_w, b0, b1, pm, pq)
                     for j in range(kd):
                         wb = pw[j]
                         if wb > 0.0:

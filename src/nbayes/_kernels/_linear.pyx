@@ -67,37 +67,94 @@ def _index(a):
 # ---------------------------------------------------------------------------- products
 
 
-cdef inline void _csr_row(const index_t* indices, const real_t* data, Py_ssize_t p0, Py_ssize_t p1,
-                          const real_t* B, Py_ssize_t K, real_t* out) noexcept nogil:
-    cdef Py_ssize_t p, c
-    cdef real_t v, acc
-    cdef const real_t* b
-    if K == 1:
-        acc = 0.0
-        for p in range(p0, p1):
-            acc = acc + data[p] * B[indices[p]]
-        out[0] = acc
-        return
-    for c in range(K):
-        out[c] = 0.0
-    for p in range(p0, p1):
-        v = data[p]
-        b = B + indices[p] * K
-        for c in range(K):
-            out[c] += v * b[c]
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #define NB_IDX int32_t
+    #define NB_REAL float
+    #define NB_NAME(x) nbayes_##x##_i32_f32
+    #include "_linear_rows.h"
+    #define NB_IDX int32_t
+    #define NB_REAL double
+    #define NB_NAME(x) nbayes_##x##_i32_f64
+    #include "_linear_rows.h"
+    #define NB_IDX int64_t
+    #define NB_REAL float
+    #define NB_NAME(x) nbayes_##x##_i64_f32
+    #include "_linear_rows.h"
+    #define NB_IDX int64_t
+    #define NB_REAL double
+    #define NB_NAME(x) nbayes_##x##_i64_f64
+    #include "_linear_rows.h"
+    """
+    void csr_rows_i32_f32 "nbayes_csr_rows_i32_f32"(const int32_t* indptr, const int32_t* indices, const float* data,
+                                                    const float* B, Py_ssize_t K, float* out, Py_ssize_t lo,
+                                                    Py_ssize_t hi) noexcept nogil
+    void csr_rows_i32_f64 "nbayes_csr_rows_i32_f64"(const int32_t* indptr, const int32_t* indices, const double* data,
+                                                    const double* B, Py_ssize_t K, double* out, Py_ssize_t lo,
+                                                    Py_ssize_t hi) noexcept nogil
+    void csr_rows_i64_f32 "nbayes_csr_rows_i64_f32"(const int64_t* indptr, const int64_t* indices, const float* data,
+                                                    const float* B, Py_ssize_t K, float* out, Py_ssize_t lo,
+                                                    Py_ssize_t hi) noexcept nogil
+    void csr_rows_i64_f64 "nbayes_csr_rows_i64_f64"(const int64_t* indptr, const int64_t* indices, const double* data,
+                                                    const double* B, Py_ssize_t K, double* out, Py_ssize_t lo,
+                                                    Py_ssize_t hi) noexcept nogil
+    void presence_rows_i32_f32 "nbayes_presence_rows_i32_f32"(const int64_t* indptr, const int32_t* indices,
+                                                              const float* B, Py_ssize_t K, double* out,
+                                                              Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+    void presence_rows_i32_f64 "nbayes_presence_rows_i32_f64"(const int64_t* indptr, const int32_t* indices,
+                                                              const double* B, Py_ssize_t K, double* out,
+                                                              Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+    void presence_rows_i64_f32 "nbayes_presence_rows_i64_f32"(const int64_t* indptr, const int64_t* indices,
+                                                              const float* B, Py_ssize_t K, double* out,
+                                                              Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+    void presence_rows_i64_f64 "nbayes_presence_rows_i64_f64"(const int64_t* indptr, const int64_t* indices,
+                                                              const double* B, Py_ssize_t K, double* out,
+                                                              Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+
+
+cdef inline void _csr_rows(const index_t* indptr, const index_t* indices, const real_t* data, const real_t* B,
+                           Py_ssize_t K, real_t* out, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """The C row kernel (_linear_rows.h) of these types."""
+    if index_t is int32_t:
+        if real_t is float:
+            csr_rows_i32_f32(indptr, indices, data, B, K, out, lo, hi)
+        else:
+            csr_rows_i32_f64(indptr, indices, data, B, K, out, lo, hi)
+    else:
+        if real_t is float:
+            csr_rows_i64_f32(indptr, indices, data, B, K, out, lo, hi)
+        else:
+            csr_rows_i64_f64(indptr, indices, data, B, K, out, lo, hi)
+
+
+cdef inline void _presence_rows(const int64_t* indptr, const index_t* indices, const real_t* B, Py_ssize_t K,
+                                double* out, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    if index_t is int32_t:
+        if real_t is float:
+            presence_rows_i32_f32(indptr, indices, B, K, out, lo, hi)
+        else:
+            presence_rows_i32_f64(indptr, indices, B, K, out, lo, hi)
+    else:
+        if real_t is float:
+            presence_rows_i64_f32(indptr, indices, B, K, out, lo, hi)
+        else:
+            presence_rows_i64_f64(indptr, indices, B, K, out, lo, hi)
 
 
 def _csr_dense(const index_t[::1] indptr, const index_t[::1] indices, const real_t[::1] data,
                const real_t[:, ::1] B, real_t[:, ::1] out):
-    cdef Py_ssize_t n = indptr.shape[0] - 1, K = B.shape[1], i
+    cdef Py_ssize_t n = indptr.shape[0] - 1, K = B.shape[1], t, lo, hi
+    cdef int T = _threads()
     cdef const index_t* ind = &indices[0] if indices.shape[0] else NULL
     cdef const real_t* dat = &data[0] if data.shape[0] else NULL
     cdef const real_t* b = &B[0, 0] if B.shape[0] and K else NULL
     if n <= 0 or K == 0:
         return
     with nogil:
-        for i in prange(n, schedule="static"):
-            _csr_row(ind, dat, indptr[i], indptr[i + 1], b, K, &out[i, 0])
+        for t in prange(T, schedule="static", num_threads=T):
+            lo = _span(n, T, t, &hi)
+            _csr_rows(&indptr[0], ind, dat, b, K, &out[0, 0], lo, hi)
 
 
 def csr_dense(indptr, indices, data, B, out):
@@ -229,35 +286,18 @@ def binary_loss(double[::1] z, const double[::1] y, const double[::1] weights, d
 # ---------------------------------------------------------------------------- scaled presence
 
 
-cdef inline void _presence_row(const index_t* indices, Py_ssize_t p0, Py_ssize_t p1, const real_t* B,
-                               Py_ssize_t K, double* out) noexcept nogil:
-    cdef Py_ssize_t p, c
-    cdef double acc
-    cdef const real_t* b
-    if K == 1:
-        acc = 0.0
-        for p in range(p0, p1):
-            acc += B[indices[p]]
-        out[0] = acc
-        return
-    for c in range(K):
-        out[c] = 0.0
-    for p in range(p0, p1):
-        b = B + indices[p] * K
-        for c in range(K):
-            out[c] += b[c]
-
-
 def _presence_dot(const int64_t[::1] indptr, const index_t[::1] indices, const real_t[:, ::1] B,
                   double[:, ::1] out):
-    cdef Py_ssize_t n = indptr.shape[0] - 1, K = B.shape[1], i
+    cdef Py_ssize_t n = indptr.shape[0] - 1, K = B.shape[1], t, lo, hi
+    cdef int T = _threads()
     cdef const index_t* ind = &indices[0] if indices.shape[0] else NULL
     cdef const real_t* b = &B[0, 0] if B.shape[0] and K else NULL
     if n <= 0 or K == 0:
         return
     with nogil:
-        for i in prange(n, schedule="static"):
-            _presence_row(ind, indptr[i], indptr[i + 1], b, K, &out[i, 0])
+        for t in prange(T, schedule="static", num_threads=T):
+            lo = _span(n, T, t, &hi)
+            _presence_rows(&indptr[0], ind, b, K, &out[0, 0], lo, hi)
 
 
 def presence_dot(indptr, indices, B, out):
@@ -332,11 +372,15 @@ def presence_tdot(tindptr, tindices, G, s, lam, V, out, blocks):
 
 def _scale_rows(const double[:, ::1] V, const double[::1] s, real_t[:, ::1] out):
     cdef Py_ssize_t n = V.shape[0], K = V.shape[1], j, c
+    cdef const double* v = &V[0, 0] if n and K else NULL
+    cdef real_t* o = &out[0, 0] if n and K else NULL
+    cdef double sj
     if n > 0 and K > 0:
         with nogil:
             for j in prange(n, schedule="static"):
+                sj = s[j]
                 for c in range(K):
-                    out[j, c] = <real_t>(s[j] * V[j, c])
+                    o[j * K + c] = <real_t>(sj * v[j * K + c])
 
 
 def scale_rows(V, s, out):

@@ -5,6 +5,9 @@
    stays in order. Only for sums that numba computed with fastmath: the sums that model files
    keep stay in their written order.
 
+   NBAYES_SIMD: before a `for` loop whose iterations are independent (each writes its own
+   element): vectorised, with no change to any result.
+
    NBAYES_CLONES: before a function holding a hot loop: the function is compiled for x86-64's
    baseline (SSE2) and for AVX2, and the dynamic loader picks the best for the machine
    (function multiversioning, GCC >= 6 or Clang >= 14 on x86-64 Linux with glibc); elsewhere
@@ -16,8 +19,10 @@
 #define NBAYES_PRAGMA(x) _Pragma(#x)
 #ifdef _OPENMP
 #define NBAYES_SIMD_SUM(acc) NBAYES_PRAGMA(omp simd reduction(+:acc))
+#define NBAYES_SIMD NBAYES_PRAGMA(omp simd)
 #else
 #define NBAYES_SIMD_SUM(acc)
+#define NBAYES_SIMD
 #endif
 
 #include <stdlib.h> /* glibc: __GLIBC__ */

@@ -1,0 +1,58 @@
+/* value_range's row loop (_categorical.pyx), one copy per type of X: included once per type
+   with NB_VALUE (the type), NB_FLOAT (1 for float and double) and NB_NAME(x) defined, which
+   it undefines at the end. Rows lo..hi-1 of X (C order, d columns) update each column's
+   running min (mn) and max (mx) and, for floats, mark frac[j] where a value has a fraction.
+   A min or a max is the same whatever the order. */
+#include "_simd.h"
+
+#ifndef NB_TWO52
+#define NB_TWO52 4503599627370496.0
+#endif
+
+#if NB_FLOAT
+/* A NaN compares false: it changes neither min nor max (numba skipped it). The stores are
+   rare once the extremes are found, so the tests branch (as numba's did). The fraction test is
+   numba's v != floor(v) without a call to floor (a libm call where SSE4.1 is not assumed):
+   below 2^52, (v +- 2^52) -+ 2^52 is v rounded to a whole number (the spacing of doubles
+   there is 1); from 2^52 up every double is whole, and NaN and +-inf leave the flag as it is
+   (floor(inf) == inf). */
+static NBAYES_CLONES void NB_NAME(range_rows)(const NB_VALUE* X, Py_ssize_t d, Py_ssize_t lo, Py_ssize_t hi,
+                                               double* restrict mn, double* restrict mx,
+                                               double* restrict frac) {
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        const NB_VALUE* x = X + i * d;
+        for (Py_ssize_t j = 0; j < d; j++) {
+            double v = (double)x[j];
+            if (v < mn[j])
+                mn[j] = v;
+            if (v > mx[j])
+                mx[j] = v;
+            double t = fabs(v) < NB_TWO52 ? v : 0.0;
+            double big = t < 0.0 ? -NB_TWO52 : NB_TWO52;
+            if ((t + big) - big != t)
+                frac[j] = 1.0;
+        }
+    }
+}
+#else
+/* integers: min and max in their own type (a conversion to double is monotonic: the extremes
+   convert after), branch-free so that it vectorises; rows lo..hi-1 with lo < hi, mn and mx
+   start at row lo */
+static NBAYES_CLONES void NB_NAME(range_rows)(const NB_VALUE* X, Py_ssize_t d, Py_ssize_t lo, Py_ssize_t hi,
+                                               NB_VALUE* restrict mn, NB_VALUE* restrict mx) {
+    for (Py_ssize_t j = 0; j < d; j++)
+        mn[j] = mx[j] = X[lo * d + j];
+    for (Py_ssize_t i = lo + 1; i < hi; i++) {
+        const NB_VALUE* x = X + i * d;
+        for (Py_ssize_t j = 0; j < d; j++) {
+            NB_VALUE v = x[j];
+            mn[j] = v < mn[j] ? v : mn[j];
+            mx[j] = v > mx[j] ? v : mx[j];
+        }
+    }
+}
+#endif
+
+#undef NB_VALUE
+#undef NB_FLOAT
+#undef NB_NAME
