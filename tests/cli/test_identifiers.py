@@ -10,7 +10,8 @@ import json
 import polars as pl
 import pytest
 
-from nbayes.cli._columns import choose_columns, identifier_reason, prose
+from nbayes.cli._columns import identifier_reason, prose
+from nbayes.cli._models import choose_columns
 
 N = 40
 
