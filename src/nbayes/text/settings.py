@@ -117,7 +117,7 @@ class TextSettings:
                 f"n-grams and would ignore it; leave stop_words=None (got {stop!r})"
             )
         words: Collection[str] | None
-        if stop == "english":
+        if isinstance(stop, str) and stop == "english":  # (a list read back from a file is an array)
             words = ENGLISH_STOP_WORDS
         elif stop is None:
             words = None
