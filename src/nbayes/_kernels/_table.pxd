@@ -63,6 +63,16 @@ cdef inline int64_t home(uint64_t key, int64_t mask) noexcept nogil:
     return <int64_t>((x ^ (x >> 29)) & <uint64_t>mask)
 
 
+cdef inline bint same_points(const cp_t* buf, Py_ssize_t s, Py_ssize_t e, const uint32_t* cps,
+                             int64_t p) noexcept nogil:
+    """Whether buf[s:e] equals the code points cps[p:p + e - s]."""
+    cdef Py_ssize_t k
+    for k in range(e - s):
+        if cps[p + k] != buf[s + k]:
+            return False
+    return True
+
+
 cdef inline int64_t find(const cp_t* buf, Py_ssize_t s, Py_ssize_t e, uint64_t key, bint exact,
                          const int64_t* slots, Py_ssize_t n_slots, const int64_t* start,
                          const int64_t* length, const uint32_t* cps) noexcept nogil:
@@ -71,9 +81,7 @@ cdef inline int64_t find(const cp_t* buf, Py_ssize_t s, Py_ssize_t e, uint64_t k
     cdef int64_t mask = n_slots // 2 - 1
     cdef int64_t i = home(key, mask)
     cdef int64_t ik = <int64_t>key
-    cdef int64_t t, p
-    cdef Py_ssize_t k
-    cdef bint same
+    cdef int64_t t
     while True:
         t = slots[2 * i + 1]
         if t < 0:
@@ -81,13 +89,6 @@ cdef inline int64_t find(const cp_t* buf, Py_ssize_t s, Py_ssize_t e, uint64_t k
         if slots[2 * i] == ik:
             if exact:
                 return i
-            if length[t] == e - s:
-                p = start[t]
-                same = True
-                for k in range(e - s):
-                    if cps[p + k] != buf[s + k]:
-                        same = False
-                        break
-                if same:
-                    return i
+            if length[t] == e - s and same_points(buf, s, e, cps, start[t]):
+                return i
         i = (i + 1) & mask

@@ -62,6 +62,17 @@ cdef Terms _terms(tuple terms):
     return T
 
 
+cdef Grams _grams(const uint8_t[::1] is_space, int64_t lo_n, int64_t hi_n, bint wb, int64_t n_features):
+    """The settings every pass over the grams shares (the caller keeps ``is_space``)."""
+    cdef Grams G
+    G.is_space = &is_space[0]
+    G.lo = lo_n
+    G.hi = hi_n
+    G.wb = wb
+    G.n_features = n_features
+    return G
+
+
 cdef inline (int64_t, int64_t) _room(int64_t chars, int64_t lo, int64_t hi, bint wb) noexcept nogil:
     cdef int64_t width = 2 * chars + 2 if wb else chars
     cdef int64_t grams = 0, cps = 0, n
@@ -385,12 +396,7 @@ def score_pairs(const cp_t[::1] buf, const int64_t[::1] bounds, const uint8_t[::
     cdef int64_t* last = &last_v[0]
     cdef const cp_t* b = &buf[0] if buf.shape[0] > 0 else NULL
     cdef Terms tt = _terms(terms)
-    cdef Grams G
-    G.is_space = &is_space[0]
-    G.lo = lo_n
-    G.hi = hi_n
-    G.wb = wb
-    G.n_features = n_features
+    cdef Grams G = _grams(is_space, lo_n, hi_n, wb, n_features)
     cdef Weights W
     W.indptr = &indptr[0]
     W.cls = &cls[0] if cls.shape[0] > 0 else NULL
@@ -480,12 +486,7 @@ def presence_rows(const cp_t[::1] buf, const int64_t[::1] bounds, const uint8_t[
     cdef Py_ssize_t cap = indices.shape[0]
     cdef const cp_t* b = &buf[0] if buf.shape[0] > 0 else NULL
     cdef Terms tt = _terms(terms)
-    cdef Grams G
-    G.is_space = &is_space[0]
-    G.lo = lo_n
-    G.hi = hi_n
-    G.wb = wb
-    G.n_features = n_features
+    cdef Grams G = _grams(is_space, lo_n, hi_n, wb, n_features)
     cdef Py_ssize_t d, n_seg, g, a, L, s, stop, mw, m = 0, r
     cdef int64_t t, n, most
     with nogil:
@@ -548,12 +549,7 @@ def term_ids(const cp_t[::1] buf, const int64_t[::1] bounds, const uint8_t[::1] 
     cdef Py_ssize_t cap = out.shape[0]
     cdef const cp_t* b = &buf[0] if buf.shape[0] > 0 else NULL
     cdef Terms tt = _terms(terms)
-    cdef Grams G
-    G.is_space = &is_space[0]
-    G.lo = lo_n
-    G.hi = hi_n
-    G.wb = wb
-    G.n_features = n_features
+    cdef Grams G = _grams(is_space, lo_n, hi_n, wb, n_features)
     cdef Py_ssize_t d, n_seg, g, a, L, s, stop, mw, m = 0
     cdef int64_t n, most
     with nogil:

@@ -12,7 +12,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 from nbayes._kernels._murmur cimport Murmur, bucket, feed, finish, to_bucket
-from nbayes._kernels._table cimport FNV_OFFSET, FNV_PRIME, LOW63, TOP, cp_t, find, home, term_key
+from nbayes._kernels._table cimport FNV_OFFSET, FNV_PRIME, LOW63, TOP, cp_t, find, home, same_points, term_key
 
 
 # A term table as lookups read it (text.py's ``terms`` tuple, or the stop words'): slots, the
@@ -75,9 +75,7 @@ cdef inline int64_t find_ids(const uint32_t* buf, Py_ssize_t s, Py_ssize_t e, ui
     cdef int64_t mask = n_slots // 2 - 1
     cdef int64_t i = home(key, mask)
     cdef int64_t ik = <int64_t>key
-    cdef int64_t t, p, a
-    cdef Py_ssize_t k
-    cdef bint same
+    cdef int64_t t, a
     while True:
         t = slots[2 * i + 1]
         if t < 0:
@@ -89,15 +87,8 @@ cdef inline int64_t find_ids(const uint32_t* buf, Py_ssize_t s, Py_ssize_t e, ui
             if a >= 0:
                 if a == pre and parts[cols * t + 1] == word:
                     return i
-            elif length[t] == e - s:
-                p = start[t]
-                same = True
-                for k in range(e - s):
-                    if cps[p + k] != buf[s + k]:
-                        same = False
-                        break
-                if same:
-                    return i
+            elif length[t] == e - s and same_points(buf, s, e, cps, start[t]):
+                return i
         i = (i + 1) & mask
 
 

@@ -42,7 +42,7 @@ NO_PARTS = np.full((0, 2), -1, dtype=np.int32)
 
 
 def gram_scratch(hi_n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Scratch of an n-gram walk as the numba kernels took it (ring of token spans, running
+    """Scratch of an n-gram walk (ring of token spans, running
     hash states, terms found: this token's and the previous one's). The compiled kernels make
     their own; kept for callers that still pass it."""
     return (np.zeros((hi_n, 2), dtype=np.int64), np.zeros((hi_n, 4), dtype=np.uint64),
