@@ -2,6 +2,11 @@
 # The whole test suite on a fresh clone: installs nbayes with its test extras, then mypy and pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# the web page of `nbayes serve` is tested in Debian's headless Chromium (tests/test_serve.py):
+# installed here when it is missing and this machine can (root with apt-get)
+if ! command -v chromium >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium) >/dev/null
+fi
 # an editable install of the compiled kernels (meson-python): the build tools come first, and
 # the package is built in this environment (no isolation), then rebuilt on import when a
 # kernel's source changes

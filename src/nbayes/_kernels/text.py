@@ -34,19 +34,11 @@ from ._text import build, count_new, hash_counts, learn_counts, merge_learned, m
 from ._text import gram_find_ids_of as _gram_find_ids  # noqa: F401  (tests)
 from ._text import gram_key_of as _gram_key  # noqa: F401  (tests)
 
-__all__ = ["NO_PARTS", "build", "count_new", "gram_scratch", "hash_counts", "learn_counts", "merge_learned", "murmur3",
+__all__ = ["NO_PARTS", "build", "count_new", "hash_counts", "learn_counts", "merge_learned", "murmur3",
            "rehash", "rows_on_threads", "term_ids"]
 
 #: a table's n-gram parts when it keeps none (see :mod:`.text_parts`): code points confirm
 NO_PARTS = np.full((0, 2), -1, dtype=np.int32)
-
-
-def gram_scratch(hi_n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Scratch of an n-gram walk (ring of token spans, running
-    hash states, terms found: this token's and the previous one's). The compiled kernels make
-    their own; kept for callers that still pass it."""
-    return (np.zeros((hi_n, 2), dtype=np.int64), np.zeros((hi_n, 4), dtype=np.uint64),
-            np.empty(2 * hi_n, dtype=np.int64))
 
 
 def rows_on_threads(kernel: Any, args: tuple, n_docs: int, T: int, scratch: Any = None) -> Any:
