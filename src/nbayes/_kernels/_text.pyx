@@ -12,7 +12,7 @@ from nbayes._kernels._murmur cimport murmur3 as c_murmur3
 from nbayes._kernels._pairs cimport PARTS_MAX, PairTable, add, full, pair_of, pair_table
 from nbayes._kernels._table cimport cp_t, find, home, term_key
 from nbayes._kernels._words cimport (AHEAD, GAP, Table, Walk, find_ids, gram_find, gram_find_ids, gram_key, grams,
-                                     next_token, prefetch, table_of, walk_free, walk_of, walk_scratch, word)
+                                     next_token, pair_key, prefetch, table_of, walk_free, walk_of, walk_scratch, word)
 
 
 cdef inline int64_t* _i64(int64_t[::1] a) noexcept:
@@ -243,6 +243,10 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, Py_ssize_t doc0
     cdef bint qx[AHEAD]
     cdef int64_t qt[AHEAD]
     cdef int64_t qp[AHEAD]
+    cdef Py_ssize_t ni, nj, total2 = 0, next_total2 = 0
+    cdef uint64_t key2 = 0, next_key1 = 0, next_key2 = 0
+    cdef bint exact2 = False, next_exact1 = False, next_exact2 = False, keyed, paired, kept
+    cdef bint want_pairs = lo_n <= 2 <= hi_n
     for n in range(lo_n, hi_n + 1):
         span += 2 * n
     ring = <int64_t*>malloc((2 * h + h * h) * sizeof(int64_t))
@@ -321,12 +325,26 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, Py_ssize_t doc0
                         n3 += 1
                     if i >= e0 and n3 == n0:
                         break
-            else:  # n-grams, stop words
+            else:  # n-grams, stop words: the next token and bigram keyed a token ahead, their slots prefetched
+                keyed = False
+                paired = False
                 while i < e0:
-                    key1, exact1 = term_key(b, i, j)
-                    if n_stop == 0 or stop_table.slots[2 * find(b, i, j, key1, exact1, stop_table.slots,
-                                                                stop_table.n_slots, stop_table.start,
-                                                                stop_table.length, stop_table.cps) + 1] < 0:
+                    if keyed:
+                        key1 = next_key1
+                        exact1 = next_exact1
+                    else:
+                        key1, exact1 = term_key(b, i, j)
+                    ni, nj = next_token(b, j, e0, iw)
+                    if ni < e0:
+                        next_key1, next_exact1 = term_key(b, ni, nj)
+                        prefetch(&S[2 * home(next_key1, mask)])
+                        if want_pairs:
+                            next_key2, next_exact2, next_total2 = pair_key(b, i, j, ni, nj)
+                            prefetch(&S[2 * home(next_key2, mask)])
+                    kept = n_stop == 0 or stop_table.slots[2 * find(b, i, j, key1, exact1, stop_table.slots,
+                                                                     stop_table.n_slots, stop_table.start,
+                                                                     stop_table.length, stop_table.cps) + 1] < 0
+                    if kept:
                         q0 = ntok % hi_n
                         ring[2 * q0] = i
                         ring[2 * q0 + 1] = j
@@ -338,7 +356,12 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, Py_ssize_t doc0
                                 slot = find(b, i, j, key1, exact1, S, n_slots, st, ln, cp)
                                 key = key1
                             else:
-                                key, exact, total = gram_key(b, ring, hi_n, ntok - 1, n)
+                                if n == 2 and paired:  # keyed a token ago
+                                    key = key2
+                                    exact = exact2
+                                    total = total2
+                                else:
+                                    key, exact, total = gram_key(b, ring, hi_n, ntok - 1, n)
                                 if by_ids:
                                     pre = tid[((ntok - 2) % hi_n) * h + n - 2]
                                     word = tid[q0 * h]
@@ -358,7 +381,14 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, Py_ssize_t doc0
                                     pp[4 * t + 2] = -1
                             tid[q0 * h + n - 1] = t
                             n_pairs = add(t, c, K, wd, d, &P, n_pairs, dfp, tfp, ls, pp, n_parts)
-                    i, j = next_token(b, j, e0, iw)
+                    # the bigram keyed ahead is the next token's when this one is kept
+                    keyed = ni < e0
+                    paired = keyed and want_pairs and kept
+                    key2 = next_key2
+                    exact2 = next_exact2
+                    total2 = next_total2
+                    i = ni
+                    j = nj
     free(ring)
     return result, n_terms, n_cps, n_pairs
 

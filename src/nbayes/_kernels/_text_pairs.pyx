@@ -10,8 +10,8 @@ from libc.stdlib cimport qsort
 from nbayes._kernels._pairs cimport add_term
 from nbayes._kernels._murmur cimport bucket
 from nbayes._kernels._table cimport cp_t, home, term_key
-from nbayes._kernels._words cimport (AHEAD, GAP, Walk, grams, next_token, prefetch, prefetch_span, table_find, walk_free,
-                                     walk_of, walk_scratch, word)
+from nbayes._kernels._words cimport (AHEAD, GAP, Walk, grams, look_ahead, next_token, prefetch, prefetch_span, step,
+                                     table_find, unkeyed, walk_free, walk_of, walk_scratch, word)
 
 
 def score_rows(Py_ssize_t d0, Py_ssize_t d1, const cp_t[::1] buf, const int64_t[::1] bounds,
@@ -26,7 +26,8 @@ def score_rows(Py_ssize_t d0, Py_ssize_t d1, const cp_t[::1] buf, const int64_t[
     cdef bint simple = hi_n == 1 and W.n_stop == 0
     cdef Py_ssize_t K = out.shape[1], d, e0, i, j, ntok, count, m, c
     cdef int64_t t, known, mask = W.terms.n_slots // 2 - 1
-    cdef Py_ssize_t n0, n1, n2, n3, q
+    cdef Py_ssize_t n0, n1, n2, n3, q, ni, nj, before
+    cdef bint ahead = n_features == 0
     cdef Py_ssize_t qi[AHEAD]
     cdef Py_ssize_t qj[AHEAD]
     cdef uint64_t qk[AHEAD]
@@ -104,7 +105,12 @@ def score_rows(Py_ssize_t d0, Py_ssize_t d1, const cp_t[::1] buf, const int64_t[
                     if i >= e0 and n3 == n0:
                         break
             else:
+                unkeyed(&W)
                 while i < e0:
+                    ni, nj = next_token(b, j, e0, iw)
+                    if ahead and ni < e0:
+                        look_ahead(b, i, j, ni, nj, &W)
+                    before = ntok
                     count = grams(b, i, j, &ntok, &W)
                     for m in range(count):
                         t = W.found[m]
@@ -112,7 +118,10 @@ def score_rows(Py_ssize_t d0, Py_ssize_t d1, const cp_t[::1] buf, const int64_t[
                             if binary:
                                 ls[t] = d
                             known += add_term(o, t, ip, cl, dl, rw, n_row, rs, K)
-                    i, j = next_token(b, j, e0, iw)
+                    if ahead and ni < e0:
+                        step(&W, ntok > before)
+                    i = ni
+                    j = nj
             for c in range(K):
                 o[c] += known * bs[c]
         walk_free(&W)
@@ -147,6 +156,8 @@ def presence_block(const cp_t[::1] buf, const int64_t[::1] bounds, const uint8_t
     cdef Walk W = walk_of(lo_n, hi_n, stop, n_features, terms)
     cdef bint simple = hi_n == 1 and W.n_stop == 0
     cdef Py_ssize_t n_docs = bounds.shape[0] - 1, d, e0, i, j, ntok, count, m, n = 0, r, room, cap, n0, n1, n3, q
+    cdef Py_ssize_t ni, nj, before
+    cdef bint ahead = n_features == 0
     cdef int64_t t, mask = W.terms.n_slots // 2 - 1
     cdef Py_ssize_t qi[AHEAD]
     cdef Py_ssize_t qj[AHEAD]
@@ -214,7 +225,12 @@ def presence_block(const cp_t[::1] buf, const int64_t[::1] bounds, const uint8_t
                             n3 += 1
                         if i >= e0 and n3 == n0:
                             break
+                unkeyed(&W)
                 while not simple and i < e0:
+                    ni, nj = next_token(b, j, e0, iw)
+                    if ahead and ni < e0:
+                        look_ahead(b, i, j, ni, nj, &W)
+                    before = ntok
                     count = grams(b, i, j, &ntok, &W)
                     for m in range(count):
                         t = W.found[m]
@@ -222,7 +238,10 @@ def presence_block(const cp_t[::1] buf, const int64_t[::1] bounds, const uint8_t
                             ls[t] = d
                             ix[n] = <int32_t>t
                             n += 1
-                    i, j = next_token(b, j, e0, iw)
+                    if ahead and ni < e0:
+                        step(&W, ntok > before)
+                    i = ni
+                    j = nj
                 _sort(ix + r, n - r)
                 indptr[d + 1] = n
     finally:
