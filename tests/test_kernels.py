@@ -817,3 +817,144 @@ def test_online_merges_equal_a_dense_recomputation(case, ptr32, idx32):
         got = ko.inserted(a, ins, values)
         assert got.dtype == a.dtype
         assert_array_equal(got, np.insert(a, ins, values))
+
+# ------------------------------------------------ word kernels against scikit-learn, all of Unicode
+# Characters from the whole code point range (non-BMP included), with the ones the token pattern
+# turns on over-represented: combining marks (\w in Python's re? Mn is not), digits of several
+# scripts, underscores, letters outside the BMP, separators and punctuation.
+_EDGE = ["_", "0", "٣", "٤", "\u0301", "\u0300", "\u200d", "\u00a0", " ", "\n", "-", "'", ".", "\x00", "ß", "İ",
+         "ǅ", "ﬁ", "𝔘", "𝟘", "𐐀", "😀", "中", "é", "ÿ", "\u00b5", "\u00aa", "\u2160", "\u3007"]
+_ANY = st.characters(min_codepoint=0, max_codepoint=0x10FFFF)  # (surrogates excluded)
+_UNICODE_DOCS = st.lists(st.text(st.one_of(_ANY, st.sampled_from(_EDGE)), max_size=40), min_size=1, max_size=5)
+_LATIN1_DOCS = st.lists(st.text(st.one_of(st.characters(max_codepoint=255), st.sampled_from(["_", "5", "ÿ", "µ", " "])),
+                                max_size=40), min_size=1, max_size=5)
+
+
+def _sklearn_tokens(doc):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    return CountVectorizer(lowercase=False).build_tokenizer()(doc)
+
+
+@pytest.mark.parametrize("latin1", [True, False])
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_word_tokens_equal_scikit_learn_over_all_of_unicode(latin1, data):
+    """The tokeniser (spans of term_ids, uint8 and uint32 buffers) finds exactly scikit-learn's
+    ``(?u)\\b\\w\\w+\\b`` tokens, and hashes each as ``murmurhash3_32`` does."""
+    from sklearn.utils import murmurhash3_32
+
+    from nbayes._kernels.text import term_ids
+
+    docs = data.draw(_LATIN1_DOCS if latin1 else _UNICODE_DOCS)
+    buf, bounds, table = to_buffer(docs, lowercase=False)
+    if latin1:
+        assert buf.dtype == np.uint8
+    elif buf.dtype == np.uint8:
+        buf = buf.astype(np.uint32)  # (the wide buffer and table, for text that happens to fit in one byte)
+        from nbayes.text._buffer import word_table
+
+        table = word_table(True)
+    n_features = 2**18
+    how = Tokens()
+    got = term_ids(buf, bounds, table, *how.args(), n_features, _lookup_table(None))
+    want = [(d, t) for d, doc in enumerate(docs) for t in _sklearn_tokens(doc)]
+    assert [(d, docs[d][s:e]) for d, _, s, e in got.tolist()] == want
+    for (d, col, s, e), (_, token) in zip(got.tolist(), want):
+        h = murmurhash3_32(token, positive=False)
+        assert murmur3(buf, int(bounds[d] + s), int(bounds[d] + e)) == h
+        assert col == (abs(h) if h != -(2**31) else 2**31 - 1 - (n_features - 1)) % n_features
+
+
+def _lookup_table(vocab):
+    from nbayes.text.vocab import _NONE_I, _no_table
+
+    return _no_table(_NONE_I) if vocab is None else vocab._terms()
+
+
+_STOP = ["the", "of", "ab", "naïve", "東京"]
+_MIXED_DOCS = st.lists(
+    st.one_of(st.text(st.one_of(_ANY, st.sampled_from(_EDGE)), max_size=25),
+              st.lists(st.sampled_from(_WORDS + _STOP + ["Ab", "THE", "x_1", "𝔘𝔘"]), max_size=10).map(" ".join)),
+    min_size=1, max_size=6,
+)
+
+
+@pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2), (2, 3), (1, 3)])
+@pytest.mark.parametrize("stop", [(), tuple(_STOP)])
+@settings(max_examples=25, deadline=None)
+@given(docs=_MIXED_DOCS)
+def test_word_ngrams_equal_count_and_hashing_vectorizers(ngram_range, stop, docs):
+    """Counting (learn_counts) finds CountVectorizer's vocabulary and counts, n-grams formed after
+    the stop words are dropped; hashing mode (hash_counts, term_ids, presence rows) gives
+    HashingVectorizer's columns."""
+    import warnings
+
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
+
+    how = Tokens(ngram_range, list(stop))
+    buf, bounds, table = to_buffer(docs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn on stop words the lower-casing changes
+        cv = CountVectorizer(ngram_range=ngram_range, stop_words=list(stop) or None)
+        try:
+            X = cv.fit_transform(docs)
+            vocab = cv.get_feature_names_out().tolist()
+        except ValueError:  # no term at all
+            X, vocab = sp.csr_matrix((len(docs), 0)), []
+        H = HashingVectorizer(n_features=2**10, ngram_range=ngram_range, stop_words=list(stop) or None,
+                              alternate_sign=False, norm=None).transform(docs)
+    codes = np.zeros(len(docs), dtype=np.int64)
+    terms, counts, _, _, _, learned = learn_terms(buf, bounds, table, codes, None, 1, how)
+    assert terms.tolist() == vocab
+    occurrences = np.zeros((len(docs), len(vocab)))
+    for d, t, _, _ in learned.tokens(buf, bounds, table).tolist():
+        occurrences[d, t] += 1
+    assert_array_equal(occurrences, X.toarray())
+    assert_array_equal(counts.toarray()[0], np.asarray(X.sum(axis=0)).ravel())
+    hashed = HashedTerms(2**10, how)
+    cols = np.zeros((len(docs), 2**10))
+    for d, t, _, _ in hashed.tokens(buf, bounds, table).tolist():
+        cols[d, t] += 1
+    assert_array_equal(cols, H.toarray())
+    _, hcounts, _, _, _ = hash_terms(buf, bounds, table, codes, None, 1, 2**10, how)
+    assert_array_equal(hcounts[0], np.asarray(H.sum(axis=0)).ravel())
+    for lookup, M in ((learned, X), (hashed, H)):
+        indptr, indices = lookup.presence(buf, bounds, table)
+        present = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=M.shape)
+        assert_array_equal(present.toarray(), (M.toarray() > 0).astype(float))
+
+
+@pytest.mark.parametrize("ngram_range, stop", _MODES)
+@settings(max_examples=25, deadline=None)
+@given(docs=_DOCS, data=st.data())
+def test_learn_counts_resumed_and_merged_equal_the_twin(ngram_range, stop, docs, data):
+    """learn_counts from tiny tables (it stops before each document that could overflow them and
+    resumes once they grew), over two learners merged (merge_learned, count_new), weighted:
+    the twin's counts."""
+    from nbayes.text import vocab as v
+
+    how = Tokens(ngram_range, list(stop))
+    buf, bounds, table = to_buffer(docs)
+    K = 4
+    codes = np.array(data.draw(st.lists(st.integers(0, K - 1), min_size=len(docs), max_size=len(docs))))
+    w = np.array(data.draw(st.lists(st.floats(0.0, 3.0), min_size=len(docs), max_size=len(docs))))
+    cut = data.draw(st.integers(0, len(docs)))
+
+    def tiny() -> v._Learner:
+        learner = v._Learner(K, 0, ngram_range[1] - ngram_range[0] + 1)
+        learner.slots = np.full(8, -1, dtype=np.int64)  # room for 2 terms: a stop on nearly every document
+        for name in ("keys", "start", "length", "df", "tf"):
+            setattr(learner, name, getattr(learner, name)[:2].copy())
+        learner.last, learner.parts, learner.cps = learner.last[:2].copy(), learner.parts[:2].copy(), learner.cps[:4].copy()
+        return learner
+
+    a = tiny().learn(buf, bounds[: cut + 1], table, codes[:cut], w[:cut], how)
+    b = tiny().learn(buf, bounds[cut:], table, codes[cut:], w[cut:], how)
+    main = a.absorb(b)
+    terms, counts, cdf, df, tf, _ = v.learned_terms(main, K, how)
+    twin = text_twin.count_terms([d.lower() for d in docs], codes.tolist(), w.tolist(), K, ngram_range, stop, 0)
+    assert terms.tolist() == twin[0]
+    for got, want in zip((counts.T.toarray(), cdf.T.toarray(), df, tf), twin[1:]):
+        assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -8,6 +8,7 @@ documents the service holds, learned offline, to 1e-12."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
@@ -124,7 +125,7 @@ class Ledger:
             docs = [doc(i) for i in ids]
             try:
                 status, answer = call(url, f"/v1/{op}", {"texts": [d for d, _ in docs], "labels": [y for _, y in docs]})
-            except OSError:
+            except (OSError, http.client.HTTPException):  # (the server killed mid-answer: IncompleteRead)
                 with self.lock:
                     self.unknown.update(ids)
                 return

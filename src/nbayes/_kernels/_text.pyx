@@ -11,8 +11,8 @@ from nbayes._kernels._murmur cimport Murmur, bucket
 from nbayes._kernels._murmur cimport murmur3 as c_murmur3
 from nbayes._kernels._pairs cimport PARTS_MAX, PairTable, add, full, pair_of, pair_table
 from nbayes._kernels._table cimport cp_t, find, home, term_key
-from nbayes._kernels._words cimport (Table, Walk, find_ids, gram_find, gram_find_ids, gram_key, grams, next_token,
-                                     table_of, walk_free, walk_of, walk_scratch, word)
+from nbayes._kernels._words cimport (AHEAD, GAP, Table, Walk, find_ids, gram_find, gram_find_ids, gram_key, grams,
+                                     next_token, pair_key, prefetch, table_of, walk_free, walk_of, walk_scratch, word)
 
 
 cdef inline int64_t* _i64(int64_t[::1] a) noexcept:
@@ -235,6 +235,18 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, Py_ssize_t doc0
     cdef int64_t* ring
     cdef int64_t* tid
     cdef Py_ssize_t result = n_docs
+    cdef int64_t mask = n_slots // 2 - 1, pmask = P.n_slots // 2 - 1
+    cdef Py_ssize_t n0, n1, n2, n3, q
+    cdef Py_ssize_t qi[AHEAD]
+    cdef Py_ssize_t qj[AHEAD]
+    cdef uint64_t qk[AHEAD]
+    cdef bint qx[AHEAD]
+    cdef int64_t qt[AHEAD]
+    cdef int64_t qp[AHEAD]
+    cdef Py_ssize_t ni, nj, total2 = 0, next_total2 = 0
+    cdef uint64_t key2 = 0, next_key1 = 0, next_key2 = 0
+    cdef bint exact2 = False, next_exact1 = False, next_exact2 = False, keyed, paired, kept
+    cdef bint want_pairs = lo_n <= 2 <= hi_n
     for n in range(lo_n, hi_n + 1):
         span += 2 * n
     ring = <int64_t*>malloc((2 * h + h * h) * sizeof(int64_t))
@@ -254,33 +266,85 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, Py_ssize_t doc0
             wd = w[d] if has_w else 1.0
             ntok = 0
             i, j = next_token(b, s0, e0, iw)
-            while i < e0:
-                if simple:  # single words, no stop list: the common case, kept lean
-                    key, exact = term_key(b, i, j)
-                    slot = find(b, i, j, key, exact, S, n_slots, st, ln, cp)
-                    t = S[2 * slot + 1]
-                    if t < 0:
-                        t = n_terms
-                        n_terms += 1
-                        S[2 * slot] = <int64_t>key
-                        S[2 * slot + 1] = t
-                        ky[t] = <int64_t>key
-                        st[t] = n_cps
-                        for p in range(i, j):
-                            cp[n_cps] = b[p]
-                            n_cps += 1
-                        ln[t] = j - i
-                        ls[t] = -1
+            if simple:  # single words, no stop list: in stages (see _words.pxd)
+                n0 = n1 = n2 = n3 = 0
+                while True:
+                    if i < e0:  # its key; its home slot prefetched
+                        q = n0 & (AHEAD - 1)
+                        qi[q] = i
+                        qj[q] = j
+                        qk[q], qx[q] = term_key(b, i, j)
+                        prefetch(&S[2 * home(qk[q], mask)])
+                        n0 += 1
+                        i, j = next_token(b, j, e0, iw)
+                    if n1 < n0 and (i >= e0 or n0 - n1 > GAP):  # its term, added when new
+                        q = n1 & (AHEAD - 1)
+                        slot = find(b, qi[q], qj[q], qk[q], qx[q], S, n_slots, st, ln, cp)
+                        t = S[2 * slot + 1]
+                        if t < 0:
+                            t = n_terms
+                            n_terms += 1
+                            S[2 * slot] = <int64_t>qk[q]
+                            S[2 * slot + 1] = t
+                            ky[t] = <int64_t>qk[q]
+                            st[t] = n_cps
+                            for p in range(qi[q], qj[q]):
+                                cp[n_cps] = b[p]
+                                n_cps += 1
+                            ln[t] = qj[q] - qi[q]
+                            ls[t] = -1
+                            if has_parts:
+                                pp[4 * t] = -1
+                                pp[4 * t + 1] = -1
+                                pp[4 * t + 2] = -1
+                        qt[q] = t
                         if has_parts:
-                            pp[4 * t] = -1
-                            pp[4 * t + 1] = -1
-                            pp[4 * t + 2] = -1
-                    n_pairs = add(t, c, K, wd, d, &P, n_pairs, dfp, tfp, ls, pp, n_parts)
-                else:
-                    key1, exact1 = term_key(b, i, j)
-                    if n_stop == 0 or stop_table.slots[2 * find(b, i, j, key1, exact1, stop_table.slots,
-                                                                stop_table.n_slots, stop_table.start,
-                                                                stop_table.length, stop_table.cps) + 1] < 0:
+                            prefetch(&pp[4 * t])
+                        prefetch(&ls[t])
+                        if P.n_slots == 0:
+                            prefetch(&P.count[t * K + c])
+                            prefetch(&P.cdf[t * K + c])
+                        else:
+                            prefetch(&P.slots[2 * home(<uint64_t>(t * K + c), pmask)])
+                        n1 += 1
+                    if n2 < n1 and (i >= e0 or n1 - n2 > GAP):  # its pair (t, c), added when new
+                        q = n2 & (AHEAD - 1)
+                        qp[q], n_pairs = pair_of(qt[q], c, K, &P, n_pairs, pp, n_parts)
+                        prefetch(&P.count[qp[q]])
+                        prefetch(&P.cdf[qp[q]])
+                        n2 += 1
+                    if n3 < n2 and (i >= e0 or n2 - n3 > GAP):  # counted (_pairs.add)
+                        q = n3 & (AHEAD - 1)
+                        t = qt[q]
+                        P.count[qp[q]] += wd
+                        tfp[t] += 1.0
+                        if ls[t] != d:
+                            ls[t] = d
+                            P.cdf[qp[q]] += wd
+                            dfp[t] += 1.0
+                        n3 += 1
+                    if i >= e0 and n3 == n0:
+                        break
+            else:  # n-grams, stop words: the next token and bigram keyed a token ahead, their slots prefetched
+                keyed = False
+                paired = False
+                while i < e0:
+                    if keyed:
+                        key1 = next_key1
+                        exact1 = next_exact1
+                    else:
+                        key1, exact1 = term_key(b, i, j)
+                    ni, nj = next_token(b, j, e0, iw)
+                    if ni < e0:
+                        next_key1, next_exact1 = term_key(b, ni, nj)
+                        prefetch(&S[2 * home(next_key1, mask)])
+                        if want_pairs:
+                            next_key2, next_exact2, next_total2 = pair_key(b, i, j, ni, nj)
+                            prefetch(&S[2 * home(next_key2, mask)])
+                    kept = n_stop == 0 or stop_table.slots[2 * find(b, i, j, key1, exact1, stop_table.slots,
+                                                                     stop_table.n_slots, stop_table.start,
+                                                                     stop_table.length, stop_table.cps) + 1] < 0
+                    if kept:
                         q0 = ntok % hi_n
                         ring[2 * q0] = i
                         ring[2 * q0 + 1] = j
@@ -292,7 +356,12 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, Py_ssize_t doc0
                                 slot = find(b, i, j, key1, exact1, S, n_slots, st, ln, cp)
                                 key = key1
                             else:
-                                key, exact, total = gram_key(b, ring, hi_n, ntok - 1, n)
+                                if n == 2 and paired:  # keyed a token ago
+                                    key = key2
+                                    exact = exact2
+                                    total = total2
+                                else:
+                                    key, exact, total = gram_key(b, ring, hi_n, ntok - 1, n)
                                 if by_ids:
                                     pre = tid[((ntok - 2) % hi_n) * h + n - 2]
                                     word = tid[q0 * h]
@@ -312,7 +381,14 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, Py_ssize_t doc0
                                     pp[4 * t + 2] = -1
                             tid[q0 * h + n - 1] = t
                             n_pairs = add(t, c, K, wd, d, &P, n_pairs, dfp, tfp, ls, pp, n_parts)
-                i, j = next_token(b, j, e0, iw)
+                    # the bigram keyed ahead is the next token's when this one is kept
+                    keyed = ni < e0
+                    paired = keyed and want_pairs and kept
+                    key2 = next_key2
+                    exact2 = next_exact2
+                    total2 = next_total2
+                    i = ni
+                    j = nj
     free(ring)
     return result, n_terms, n_cps, n_pairs
 
@@ -325,8 +401,9 @@ def hash_counts(const cp_t[::1] buf, const int64_t[::1] bounds, const int64_t[:]
     The tables are laid out class-major, counts[c, t], as the statistics keep them."""
     cdef Walk W = walk_of(lo_n, hi_n, stop, n_features, _NO_TABLE)
     cdef bint simple = hi_n == 1 and W.n_stop == 0
-    cdef Py_ssize_t n_docs = bounds.shape[0] - 1, d, e0, i, j, ntok, count, m
+    cdef Py_ssize_t n_docs = bounds.shape[0] - 1, d, e0, i, j, ntok, count, m, n0, n3
     cdef int64_t c, t
+    cdef int64_t qt[AHEAD]
     cdef double wd
     cdef const cp_t* b = &buf[0] if buf.shape[0] > 0 else NULL
     cdef const int64_t* B = &bounds[0]
@@ -342,12 +419,32 @@ def hash_counts(const cp_t[::1] buf, const int64_t[::1] bounds, const int64_t[:]
             wd = w[d] if has_w else 1.0
             ntok = 0
             i, j = next_token(b, B[d], e0, iw)
-            while i < e0:
-                if simple:  # single words, no stop list: the common case, kept lean
-                    W.found[0] = bucket(b, i, j, n_features)
-                    count = 1
-                else:
-                    count = grams(b, i, j, &ntok, &W)
+            if simple:  # single words, no stop list: the bucket, its counts prefetched GAP tokens ahead
+                n0 = n3 = 0
+                while True:
+                    if i < e0:
+                        t = bucket(b, i, j, n_features)
+                        qt[n0 & (AHEAD - 1)] = t
+                        prefetch(&counts[c, t])
+                        prefetch(&cdf[c, t])
+                        prefetch(&tfp[t])
+                        prefetch(&ls[t])
+                        prefetch(&dfp[t])
+                        n0 += 1
+                        i, j = next_token(b, j, e0, iw)
+                    if n3 < n0 and (i >= e0 or n0 - n3 > GAP):
+                        t = qt[n3 & (AHEAD - 1)]
+                        counts[c, t] += wd
+                        tfp[t] += 1.0
+                        if ls[t] != d:
+                            ls[t] = d
+                            cdf[c, t] += wd
+                            dfp[t] += 1.0
+                        n3 += 1
+                    if i >= e0 and n3 == n0:
+                        break
+            while not simple and i < e0:
+                count = grams(b, i, j, &ntok, &W)
                 for m in range(count):
                     t = W.found[m]
                     counts[c, t] += wd

@@ -4,12 +4,14 @@ documents (compiled; see text_pairs.py)."""
 
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
 
 from nbayes._kernels._pairs cimport add_term
-from nbayes._kernels._table cimport cp_t
-from nbayes._kernels._words cimport Walk, grams, next_token, walk_free, walk_of, walk_scratch, word
+from nbayes._kernels._murmur cimport bucket
+from nbayes._kernels._table cimport cp_t, home, term_key
+from nbayes._kernels._words cimport (AHEAD, GAP, Walk, grams, look_ahead, next_token, prefetch, prefetch_span, step,
+                                     table_find, unkeyed, walk_free, walk_of, walk_scratch, word)
 
 
 def score_rows(Py_ssize_t d0, Py_ssize_t d1, const cp_t[::1] buf, const int64_t[::1] bounds,
@@ -23,7 +25,14 @@ def score_rows(Py_ssize_t d0, Py_ssize_t d1, const cp_t[::1] buf, const int64_t[
     cdef Walk W = walk_of(lo_n, hi_n, stop, n_features, terms)
     cdef bint simple = hi_n == 1 and W.n_stop == 0
     cdef Py_ssize_t K = out.shape[1], d, e0, i, j, ntok, count, m, c
-    cdef int64_t t, known
+    cdef int64_t t, known, mask = W.terms.n_slots // 2 - 1
+    cdef Py_ssize_t n0, n1, n2, n3, q, ni, nj, before
+    cdef bint ahead = n_features == 0
+    cdef Py_ssize_t qi[AHEAD]
+    cdef Py_ssize_t qj[AHEAD]
+    cdef uint64_t qk[AHEAD]
+    cdef bint qx[AHEAD]
+    cdef int64_t qt[AHEAD]
     cdef const cp_t* b = &buf[0] if buf.shape[0] > 0 else NULL
     cdef const int64_t* B = &bounds[0]
     cdef const uint8_t* iw = &is_word[0]
@@ -48,16 +57,60 @@ def score_rows(Py_ssize_t d0, Py_ssize_t d1, const cp_t[::1] buf, const int64_t[
             ntok = 0
             known = 0
             i, j = next_token(b, B[d], e0, iw)
-            if simple:
-                while i < e0:
-                    t = word(b, i, j, n_features, &W.terms)
-                    if t >= 0 and (not binary or ls[t] != d):
-                        if binary:
-                            ls[t] = d
-                        known += add_term(o, t, ip, cl, dl, rw, n_row, rs, K)
-                    i, j = next_token(b, j, e0, iw)
+            if simple:  # in stages (see _words.pxd): key, slot -> term, its row -> weights, add
+                n0 = n1 = n2 = n3 = 0
+                while True:
+                    if i < e0:
+                        q = n0 & (AHEAD - 1)
+                        if n_features > 0:
+                            qt[q] = bucket(b, i, j, n_features)
+                        else:
+                            qi[q] = i
+                            qj[q] = j
+                            qk[q], qx[q] = term_key(b, i, j)
+                            prefetch(&W.terms.slots[2 * home(qk[q], mask)])
+                        n0 += 1
+                        i, j = next_token(b, j, e0, iw)
+                    if n1 < n0 and (i >= e0 or n0 - n1 > GAP):
+                        q = n1 & (AHEAD - 1)
+                        if n_features == 0:
+                            qt[q] = W.terms.slots[2 * table_find(b, qi[q], qj[q], qk[q], qx[q], &W.terms) + 1]
+                        t = qt[q]
+                        if t >= 0:
+                            if binary:
+                                prefetch(&ls[t])
+                            if n_row > 0:
+                                prefetch(&rw[t])
+                                prefetch(&ip[t])
+                            else:
+                                prefetch_span(rs + t * K, K * sizeof(double))
+                        n1 += 1
+                    if n2 < n1 and (i >= e0 or n1 - n2 > GAP):
+                        q = n2 & (AHEAD - 1)
+                        t = qt[q]
+                        if t >= 0 and n_row > 0:
+                            if rw[t] >= 0:
+                                prefetch_span(rs + rw[t] * K, K * sizeof(double))
+                            elif ip[t] < ip[t + 1]:
+                                prefetch(&cl[ip[t]])
+                                prefetch(&dl[ip[t]])
+                        n2 += 1
+                    if n3 < n2 and (i >= e0 or n2 - n3 > GAP):
+                        t = qt[n3 & (AHEAD - 1)]
+                        if t >= 0 and (not binary or ls[t] != d):
+                            if binary:
+                                ls[t] = d
+                            known += add_term(o, t, ip, cl, dl, rw, n_row, rs, K)
+                        n3 += 1
+                    if i >= e0 and n3 == n0:
+                        break
             else:
+                unkeyed(&W)
                 while i < e0:
+                    ni, nj = next_token(b, j, e0, iw)
+                    if ahead and ni < e0:
+                        look_ahead(b, i, j, ni, nj, &W)
+                    before = ntok
                     count = grams(b, i, j, &ntok, &W)
                     for m in range(count):
                         t = W.found[m]
@@ -65,7 +118,10 @@ def score_rows(Py_ssize_t d0, Py_ssize_t d1, const cp_t[::1] buf, const int64_t[
                             if binary:
                                 ls[t] = d
                             known += add_term(o, t, ip, cl, dl, rw, n_row, rs, K)
-                    i, j = next_token(b, j, e0, iw)
+                    if ahead and ni < e0:
+                        step(&W, ntok > before)
+                    i = ni
+                    j = nj
             for c in range(K):
                 o[c] += known * bs[c]
         walk_free(&W)
@@ -99,8 +155,15 @@ def presence_block(const cp_t[::1] buf, const int64_t[::1] bounds, const uint8_t
     GIL taken) before a document that could overflow it."""
     cdef Walk W = walk_of(lo_n, hi_n, stop, n_features, terms)
     cdef bint simple = hi_n == 1 and W.n_stop == 0
-    cdef Py_ssize_t n_docs = bounds.shape[0] - 1, d, e0, i, j, ntok, count, m, n = 0, r, room, cap
-    cdef int64_t t
+    cdef Py_ssize_t n_docs = bounds.shape[0] - 1, d, e0, i, j, ntok, count, m, n = 0, r, room, cap, n0, n1, n3, q
+    cdef Py_ssize_t ni, nj, before
+    cdef bint ahead = n_features == 0
+    cdef int64_t t, mask = W.terms.n_slots // 2 - 1
+    cdef Py_ssize_t qi[AHEAD]
+    cdef Py_ssize_t qj[AHEAD]
+    cdef uint64_t qk[AHEAD]
+    cdef bint qx[AHEAD]
+    cdef int64_t qt[AHEAD]
     cdef const cp_t* b = &buf[0] if buf.shape[0] > 0 else NULL
     cdef const int64_t* B = &bounds[0]
     cdef const uint8_t* iw = &is_word[0]
@@ -131,19 +194,54 @@ def presence_block(const cp_t[::1] buf, const int64_t[::1] bounds, const uint8_t
                         ix = &indices[0]
                 ntok = 0
                 i, j = next_token(b, B[d], e0, iw)
-                while i < e0:
-                    if simple:
-                        W.found[0] = word(b, i, j, n_features, &W.terms)
-                        count = 1
-                    else:
-                        count = grams(b, i, j, &ntok, &W)
+                if simple:  # in stages (see _words.pxd): key, slot -> term, added
+                    n0 = n1 = n3 = 0
+                    while True:
+                        if i < e0:
+                            q = n0 & (AHEAD - 1)
+                            if n_features > 0:
+                                qt[q] = bucket(b, i, j, n_features)
+                                prefetch(&ls[qt[q]])
+                            else:
+                                qi[q] = i
+                                qj[q] = j
+                                qk[q], qx[q] = term_key(b, i, j)
+                                prefetch(&W.terms.slots[2 * home(qk[q], mask)])
+                            n0 += 1
+                            i, j = next_token(b, j, e0, iw)
+                        if n1 < n0 and (i >= e0 or n0 - n1 > GAP):
+                            q = n1 & (AHEAD - 1)
+                            if n_features == 0:
+                                qt[q] = W.terms.slots[2 * table_find(b, qi[q], qj[q], qk[q], qx[q], &W.terms) + 1]
+                                if qt[q] >= 0:
+                                    prefetch(&ls[qt[q]])
+                            n1 += 1
+                        if n3 < n1 and (i >= e0 or n1 - n3 > GAP):
+                            t = qt[n3 & (AHEAD - 1)]
+                            if t >= 0 and ls[t] != d:
+                                ls[t] = d
+                                ix[n] = <int32_t>t
+                                n += 1
+                            n3 += 1
+                        if i >= e0 and n3 == n0:
+                            break
+                unkeyed(&W)
+                while not simple and i < e0:
+                    ni, nj = next_token(b, j, e0, iw)
+                    if ahead and ni < e0:
+                        look_ahead(b, i, j, ni, nj, &W)
+                    before = ntok
+                    count = grams(b, i, j, &ntok, &W)
                     for m in range(count):
                         t = W.found[m]
                         if t >= 0 and ls[t] != d:
                             ls[t] = d
                             ix[n] = <int32_t>t
                             n += 1
-                    i, j = next_token(b, j, e0, iw)
+                    if ahead and ni < e0:
+                        step(&W, ntok > before)
+                    i = ni
+                    j = nj
                 _sort(ix + r, n - r)
                 indptr[d + 1] = n
     finally:

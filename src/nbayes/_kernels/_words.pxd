@@ -15,6 +15,36 @@ from nbayes._kernels._murmur cimport Murmur, bucket, feed, finish, to_bucket
 from nbayes._kernels._table cimport FNV_OFFSET, FNV_PRIME, LOW63, TOP, cp_t, find, home, same_points, term_key
 
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define NBAYES_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define NBAYES_PREFETCH(p) ((void)(p))
+    #endif
+    """
+    void prefetch "NBAYES_PREFETCH"(const void* p) noexcept nogil
+
+
+# The simple loops (single words, no stop list) look a token up in stages a few tokens apart,
+# each stage prefetching what the next one reads (its home slot, then its row of counts or
+# weights), so that the cache misses of several tokens overlap: up to AHEAD tokens in flight,
+# GAP tokens between two stages. Every stage takes the tokens in order: same results.
+cdef enum:
+    AHEAD = 16
+    GAP = 2
+
+
+cdef inline void prefetch_span(const void* p, Py_ssize_t nbytes) noexcept nogil:
+    """Prefetch the cache lines of ``nbytes`` from ``p``."""
+    cdef const char* c = <const char*>p
+    cdef Py_ssize_t k = 0
+    while k < nbytes:
+        prefetch(c + k)
+        k += 64
+    prefetch(c + nbytes - 1)
+
+
 # A term table as lookups read it (text.py's ``terms`` tuple, or the stop words'): slots, the
 # terms' code points, and per word n-gram the ids of its prefix and last word (``parts``,
 # ``n_parts`` rows of ``parts_cols`` int32; 0 rows: none kept); ``complete``: every term holding
@@ -46,6 +76,21 @@ cdef struct Walk:
     int64_t* ring
     Murmur* states
     int64_t* found
+    # keys made ahead (see look_ahead): this token's (``keyed``), and the bigram of the kept
+    # token before it and it (``paired``); then the next token's
+    bint keyed
+    uint64_t key1
+    bint exact1
+    bint paired
+    uint64_t key2
+    bint exact2
+    Py_ssize_t total2
+    uint64_t next_key1
+    bint next_exact1
+    bint next_paired
+    uint64_t next_key2
+    bint next_exact2
+    Py_ssize_t next_total2
 
 
 cdef inline (Py_ssize_t, Py_ssize_t) next_token(const cp_t* buf, Py_ssize_t i, Py_ssize_t e,
@@ -126,6 +171,41 @@ cdef inline (uint64_t, bint, Py_ssize_t) gram_key(const cp_t* buf, const int64_t
             h = (h ^ 32) * FNV_PRIME
         for p in range(ring[2 * q], ring[2 * q + 1]):
             h = (h ^ <uint64_t>buf[p]) * FNV_PRIME
+    return h & LOW63, False, total
+
+
+cdef inline (uint64_t, bint, Py_ssize_t) pair_key(const cp_t* buf, Py_ssize_t i1, Py_ssize_t j1, Py_ssize_t i2,
+                                                   Py_ssize_t j2) noexcept nogil:
+    """gram_key of the bigram of the tokens buf[i1:j1] and buf[i2:j2] (their spans, no ring)."""
+    cdef Py_ssize_t total = 1 + (j1 - i1) + (j2 - i2), p, pos
+    cdef uint64_t k, c, h
+    cdef bint short
+    if total <= 7:
+        k = (<uint64_t>total) << 56
+        short = True
+        pos = 0
+        for p in range(i1, j1):
+            c = buf[p]
+            if c > 255:
+                short = False
+            k |= (c & 255) << (8 * pos)
+            pos += 1
+        k |= (<uint64_t>32) << (8 * pos)
+        pos += 1
+        for p in range(i2, j2):
+            c = buf[p]
+            if c > 255:
+                short = False
+            k |= (c & 255) << (8 * pos)
+            pos += 1
+        if short:
+            return k | TOP, True, total
+    h = FNV_OFFSET
+    for p in range(i1, j1):
+        h = (h ^ <uint64_t>buf[p]) * FNV_PRIME
+    h = (h ^ 32) * FNV_PRIME
+    for p in range(i2, j2):
+        h = (h ^ <uint64_t>buf[p]) * FNV_PRIME
     return h & LOW63, False, total
 
 
@@ -225,7 +305,10 @@ cdef inline Py_ssize_t grams(const cp_t* buf, Py_ssize_t i, Py_ssize_t j, Py_ssi
     cdef bint exact1 = True, exact
     cdef int64_t* found = W.found
     cdef Murmur* st
-    if W.n_features == 0 or W.n_stop > 0:
+    if W.keyed:
+        key1 = W.key1
+        exact1 = W.exact1
+    elif W.n_features == 0 or W.n_stop > 0:
         key1, exact1 = term_key(buf, i, j)
     if W.n_stop > 0 and W.stop.slots[2 * table_find(buf, i, j, key1, exact1, &W.stop) + 1] >= 0:
         return 0
@@ -262,7 +345,12 @@ cdef inline Py_ssize_t grams(const cp_t* buf, Py_ssize_t i, Py_ssize_t j, Py_ssi
                 count += 1
                 continue
             else:
-                key, exact, total = gram_key(buf, W.ring, hi_n, t, n)
+                if n == 2 and W.paired:
+                    key = W.key2
+                    exact = W.exact2
+                    total = W.total2
+                else:
+                    key, exact, total = gram_key(buf, W.ring, hi_n, t, n)
                 if W.by_ids:
                     slot = gram_find_ids(buf, W.ring, hi_n, t, n, key, exact, total, found[hi_n + n - 2], found[0],
                                          W.terms.slots, W.terms.n_slots, W.terms.start, W.terms.length, W.terms.cps,
@@ -322,6 +410,9 @@ cdef inline Walk walk_of(Py_ssize_t lo_n, Py_ssize_t hi_n, tuple stop, int64_t n
     W.ring = NULL
     W.states = NULL
     W.found = NULL
+    W.keyed = False
+    W.paired = False
+    W.next_paired = False
     return W
 
 
@@ -344,3 +435,36 @@ cdef inline void walk_free(Walk* W) noexcept nogil:
     W.ring = NULL
     W.states = NULL
     W.found = NULL
+
+
+cdef inline void look_ahead(const cp_t* buf, Py_ssize_t i, Py_ssize_t j, Py_ssize_t ni, Py_ssize_t nj,
+                            Walk* W) noexcept nogil:
+    """Vocabulary mode, while at the token buf[i:j]: key the next one, buf[ni:nj] (ni < end),
+    and the bigram of the two, and prefetch their home slots, so that the walker finds them
+    there a token later (:func:`step` hands the keys over; a bigram key serves when this
+    token is kept, the bigram being then the next token's)."""
+    cdef int64_t mask = W.terms.n_slots // 2 - 1
+    W.next_key1, W.next_exact1 = term_key(buf, ni, nj)
+    prefetch(&W.terms.slots[2 * home(W.next_key1, mask)])
+    W.next_paired = W.lo_n <= 2 <= W.hi_n
+    if W.next_paired:
+        W.next_key2, W.next_exact2, W.next_total2 = pair_key(buf, i, j, ni, nj)
+        prefetch(&W.terms.slots[2 * home(W.next_key2, mask)])
+
+
+cdef inline void step(Walk* W, bint kept) noexcept nogil:
+    """Move to the next token, keyed by :func:`look_ahead` (``kept``: whether the walker kept
+    the token just taken)."""
+    W.keyed = True
+    W.key1 = W.next_key1
+    W.exact1 = W.next_exact1
+    W.paired = W.next_paired and kept
+    W.key2 = W.next_key2
+    W.exact2 = W.next_exact2
+    W.total2 = W.next_total2
+
+
+cdef inline void unkeyed(Walk* W) noexcept nogil:
+    """No keys made ahead (a document's first token)."""
+    W.keyed = False
+    W.paired = False
