@@ -30,8 +30,6 @@ ctypedef fused real_t:
 
 
 # ---------------------------------------------------------------------------- numba's split
-
-
 cdef inline Py_ssize_t _span(Py_ssize_t n, Py_ssize_t T, Py_ssize_t t, Py_ssize_t* hi) noexcept nogil:
     """Range t of n iterations split over T threads as numba's scheduler splits a prange:
     contiguous, the first n % T ranges one longer. Returns its start, sets its end."""
@@ -65,8 +63,6 @@ def _index(a):
 
 
 # ---------------------------------------------------------------------------- products
-
-
 cdef extern from *:
     """
     #include <stdint.h>
@@ -304,8 +300,6 @@ def binary_loss(double[::1] z, const double[::1] y, const double[::1] weights, d
 
 
 # ---------------------------------------------------------------------------- scaled presence
-
-
 def _presence_dot(const int64_t[::1] indptr, const index_t[::1] indices, const real_t[:, ::1] B,
                   double[:, ::1] out):
     cdef Py_ssize_t n = indptr.shape[0] - 1, K = B.shape[1], t, lo, hi
@@ -494,8 +488,6 @@ def frequency_order(indices, n_cols):
 
 
 # ---------------------------------------------------------------------------- CG vector steps
-
-
 cdef inline double _axpy_mnorm(double* s, double alpha, const double* d, const double* M,
                                Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     cdef double total = 0.0, v

@@ -18,7 +18,7 @@
 #define NBAYES_SIMD_H
 
 #define NBAYES_PRAGMA(x) _Pragma(#x)
-#ifdef _OPENMP
+#if defined(_OPENMP) && _OPENMP >= 201307  /* OpenMP 4.0's simd (not MSVC's OpenMP 2.0) */
 #define NBAYES_SIMD_SUM(acc) NBAYES_PRAGMA(omp simd reduction(+:acc))
 #define NBAYES_SIMD NBAYES_PRAGMA(omp simd)
 #else
