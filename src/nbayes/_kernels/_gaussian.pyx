@@ -41,7 +41,12 @@ cdef extern from *:
         for (Py_ssize_t i = lo; i < hi; i++) {
             const double* x = X + i * d;
             double* o = out + i * K;
-            int missing = 0;  /* the row holds a NaN: its other classes go straight to the masked sum */
+            /* a NaN (or an inf) in the row: the masked sum for every class */
+            double probe = 0.0;
+            NBAYES_SIMD_SUM(probe)
+            for (Py_ssize_t j = 0; j < d; j++)
+                probe += x[j] - x[j];
+            int missing = probe != probe;
             for (Py_ssize_t c = 0; c < K; c++) {
                 const double* m = mu + c * d;
                 const double* p = prec + c * d;

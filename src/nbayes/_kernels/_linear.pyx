@@ -30,8 +30,6 @@ ctypedef fused real_t:
 
 
 # ---------------------------------------------------------------------------- numba's split
-
-
 cdef inline Py_ssize_t _span(Py_ssize_t n, Py_ssize_t T, Py_ssize_t t, Py_ssize_t* hi) noexcept nogil:
     """Range t of n iterations split over T threads as numba's scheduler splits a prange:
     contiguous, the first n % T ranges one longer. Returns its start, sets its end."""
@@ -65,8 +63,6 @@ def _index(a):
 
 
 # ---------------------------------------------------------------------------- products
-
-
 cdef extern from *:
     """
     #include <stdint.h>
@@ -86,7 +82,27 @@ cdef extern from *:
     #define NB_REAL double
     #define NB_NAME(x) nbayes_##x##_i64_f64
     #include "_linear_rows.h"
+
+    /* scale_rows over rows lo..hi-1: out[j, c] = s[j] V[j, c], rounded to out's type */
+    #define NBAYES_SCALE_ROWS(NAME, REAL)                                                   \
+    static NBAYES_CLONES void NAME(const double* V, const double* s, Py_ssize_t K, REAL* out, \
+                                   Py_ssize_t lo, Py_ssize_t hi) {                          \
+        if (K == 1) {                                                                       \
+            for (Py_ssize_t j = lo; j < hi; j++)                                            \
+                out[j] = (REAL)(s[j] * V[j]);                                               \
+            return;                                                                         \
+        }                                                                                   \
+        for (Py_ssize_t j = lo; j < hi; j++)                                                \
+            for (Py_ssize_t c = 0; c < K; c++)                                              \
+                out[j * K + c] = (REAL)(s[j] * V[j * K + c]);                               \
+    }
+    NBAYES_SCALE_ROWS(nbayes_scale_rows_f32, float)
+    NBAYES_SCALE_ROWS(nbayes_scale_rows_f64, double)
     """
+    void scale_rows_f32 "nbayes_scale_rows_f32"(const double* V, const double* s, Py_ssize_t K, float* out,
+                                                Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+    void scale_rows_f64 "nbayes_scale_rows_f64"(const double* V, const double* s, Py_ssize_t K, double* out,
+                                                Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
     void csr_rows_i32_f32 "nbayes_csr_rows_i32_f32"(const int32_t* indptr, const int32_t* indices, const float* data,
                                                     const float* B, Py_ssize_t K, float* out, Py_ssize_t lo,
                                                     Py_ssize_t hi) noexcept nogil
@@ -284,8 +300,6 @@ def binary_loss(double[::1] z, const double[::1] y, const double[::1] weights, d
 
 
 # ---------------------------------------------------------------------------- scaled presence
-
-
 def _presence_dot(const int64_t[::1] indptr, const index_t[::1] indices, const real_t[:, ::1] B,
                   double[:, ::1] out):
     cdef Py_ssize_t n = indptr.shape[0] - 1, K = B.shape[1], t, lo, hi
@@ -371,16 +385,17 @@ def presence_tdot(tindptr, tindices, G, s, lam, V, out, blocks):
 
 
 def _scale_rows(const double[:, ::1] V, const double[::1] s, real_t[:, ::1] out):
-    cdef Py_ssize_t n = V.shape[0], K = V.shape[1], j, c
-    cdef const double* v = &V[0, 0] if n and K else NULL
-    cdef real_t* o = &out[0, 0] if n and K else NULL
-    cdef double sj
-    if n > 0 and K > 0:
-        with nogil:
-            for j in prange(n, schedule="static"):
-                sj = s[j]
-                for c in range(K):
-                    o[j * K + c] = <real_t>(sj * v[j * K + c])
+    cdef Py_ssize_t n = V.shape[0], K = V.shape[1], t, lo, hi
+    cdef int T = _threads()
+    if n == 0 or K == 0:
+        return
+    with nogil:
+        for t in prange(T, schedule="static", num_threads=T):
+            lo = _span(n, T, t, &hi)
+            if real_t is float:
+                scale_rows_f32(&V[0, 0], &s[0], K, &out[0, 0], lo, hi)
+            else:
+                scale_rows_f64(&V[0, 0], &s[0], K, &out[0, 0], lo, hi)
 
 
 def scale_rows(V, s, out):
@@ -473,8 +488,6 @@ def frequency_order(indices, n_cols):
 
 
 # ---------------------------------------------------------------------------- CG vector steps
-
-
 cdef inline double _axpy_mnorm(double* s, double alpha, const double* d, const double* M,
                                Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     cdef double total = 0.0, v
