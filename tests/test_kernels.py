@@ -958,3 +958,177 @@ def test_learn_counts_resumed_and_merged_equal_the_twin(ngram_range, stop, docs,
     assert terms.tolist() == twin[0]
     for got, want in zip((counts.T.toarray(), cdf.T.toarray(), df, tf), twin[1:]):
         assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+# ----------------------------------------------------------------- character n-gram kernels
+import re  # noqa: E402
+
+from nbayes._kernels import text_chars  # noqa: E402
+from nbayes.text._buffer import space_table, to_char_buffer  # noqa: E402
+
+#: every code point Python's ``\s`` matches (the kernels' whitespace), as text
+_SPACES = "".join(map(chr, np.flatnonzero(space_table(True))))
+#: all of Unicode: astral planes, and lone surrogates (which hypothesis leaves out by itself)
+_ANY = st.one_of(st.characters(codec=None), st.sampled_from("\ud800\udbff\udc00\udfff"))
+_CHAR_TEXT = st.text(st.one_of(_ANY, st.sampled_from(_SPACES), st.sampled_from("ab ")), max_size=25)
+_LATIN_TEXT = st.text(st.one_of(st.characters(max_codepoint=0xFF), st.sampled_from(_SPACES[:11])), max_size=25)
+#: documents over all of Unicode, or Latin-1 only (a uint8 buffer: also run as uint32)
+_CHAR_DOCS = st.one_of(st.lists(_CHAR_TEXT, min_size=1, max_size=5), st.lists(_LATIN_TEXT, min_size=1, max_size=5))
+
+
+def _char_units(doc: str, wb: bool) -> list[list[tuple[str, int, int]]]:
+    """Twin of the kernels' normalisation: per segment its characters as the analyzer sees
+    them, each with the span of ``doc`` it stands for (``char``: one segment, a run of two or
+    more whitespace characters one space spanning the run; ``char_wb``: per word, padded with
+    a space each side that spans nothing)."""
+    if not wb:
+        return [[(" " if m.end() - m.start() >= 2 else m.group(), m.start(), m.end())
+                 for m in re.finditer(r"\s+|\S", doc)]]
+    return [[(" ", m.start(), m.start()), *((c, m.start() + i, m.start() + i + 1) for i, c in enumerate(m.group())),
+             (" ", m.end(), m.end())] for m in re.finditer(r"\S+", doc)]
+
+
+def _char_grams(doc: str, analyzer: str, lo: int, hi: int) -> list[tuple[str, int, int]]:
+    """(gram, start, end) of the grams of ``doc`` in scikit-learn's order (checked against its
+    analyzers), start:end the stretch of ``doc`` the gram stands for."""
+    out = []
+    for seg in _char_units(doc, analyzer == "char_wb"):
+        L = len(seg)
+        for n in range(lo, hi + 1):
+            if analyzer == "char_wb" and n >= L:  # the padded word itself, once
+                out.append(("".join(c for c, _, _ in seg), seg[0][1], seg[-1][2]))
+                break
+            out.extend(("".join(c for c, _, _ in seg[i : i + n]), seg[i][1], seg[i + n - 1][2]) for i in range(L - n + 1))
+    return out
+
+
+def _char_buffers(docs: list[str]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The documents' buffer as the library makes it (lower-casing off), and for a Latin-1
+    (uint8) one the same code points as uint32 too: every kernel runs on both."""
+    buf, bounds, table = to_char_buffer(docs, lowercase=False)
+    out = [(buf, bounds, table)]
+    if buf.dtype == np.uint8:
+        out.append((buf.astype(np.uint32), bounds, space_table(True)))
+    return out
+
+
+def _tiny_learner(K: int):
+    """A learner whose tables hold 8 terms: counting stops before the documents that could
+    overflow them, the learner grows them and counting resumes."""
+    from nbayes.text.vocab import _Learner
+
+    L = _Learner(K, 1)
+    L.slots = np.full(32, -1, dtype=np.int64)
+    L.keys, L.start, L.length = (np.zeros(8, dtype=np.int64) for _ in range(3))
+    L.last, L.parts = np.full(8, -1, dtype=np.int64), np.full((8, 4), -1, dtype=np.int32)
+    L.df, L.tf, L.cps = np.zeros(8), np.zeros(8), np.zeros(16, dtype=np.uint32)
+    L.pslots, L.pkeys, L.pcount, L.pcdf = np.full(32, -1, dtype=np.int64), np.zeros(8, dtype=np.int64), np.zeros(8), np.zeros(8)
+    return L
+
+
+@pytest.mark.parametrize("analyzer", ["char", "char_wb"])
+@pytest.mark.parametrize("ngram_range", [(1, 1), (1, 3), (2, 5)])
+@settings(max_examples=40, deadline=None)
+@given(docs=_CHAR_DOCS, data=st.data())
+def test_char_kernels_equal_scikit_learn_analyzers(analyzer, ngram_range, docs, data):
+    """Grams (their order, their spans), weighted counts (a learner that grows mid batch too),
+    lookups, presence rows and scores over a vocabulary: scikit-learn's char / char_wb
+    analyzers and their Python twins, on uint8 and uint32 buffers."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from nbayes.text.vocab import learned_terms
+
+    analyse = CountVectorizer(analyzer=analyzer, ngram_range=ngram_range, lowercase=False).build_analyzer()
+    grams = [_char_grams(doc, analyzer, *ngram_range) for doc in docs]
+    assert [[g for g, _, _ in gs] for gs in grams] == [analyse(doc) for doc in docs]  # the twin is scikit-learn's
+    how = Tokens(ngram_range, None, analyzer)
+    K = data.draw(st.sampled_from([2, 9]))  # 2: the learner's counts as dense rows, 9: as (term, class) pairs
+    codes = np.array(data.draw(st.lists(st.integers(0, K - 1), min_size=len(docs), max_size=len(docs))), dtype=np.int64)
+    w = np.array(data.draw(st.lists(st.floats(0.0, 3.0), min_size=len(docs), max_size=len(docs))))
+    terms = sorted({g for gs in grams for g, _, _ in gs})
+    col = {t: i for i, t in enumerate(terms)}
+    V = len(terms)
+    counts, cdf, df, tf = np.zeros((K, V)), np.zeros((K, V)), np.zeros(V), np.zeros(V)
+    for d, gs in enumerate(grams):
+        ids = [col[g] for g, _, _ in gs]
+        for t in ids:
+            counts[codes[d], t] += w[d]
+            tf[t] += 1
+        for t in set(ids):
+            cdf[codes[d], t] += w[d]
+            df[t] += 1
+    vocab = terms[::2]  # the others unknown
+    known = {t: i for i, t in enumerate(vocab)}
+    Wt = np.random.default_rng(len(terms)).normal(size=(len(vocab), 3))
+    for buf, bounds, table in _char_buffers(docs):
+        for learner in (None, _tiny_learner(K)):
+            if learner is None:
+                got = learn_terms(buf, bounds, table, codes, w, K, how)
+            else:
+                got = learned_terms(learner.learn(buf, bounds, table, codes, w, how), K, how)
+            assert got[0].tolist() == terms
+            for a, b in zip((got[1].toarray(), got[2].toarray(), got[3], got[4]), (counts, cdf, df, tf)):
+                assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+        lookup = TermTable(vocab, how)
+        want = [(d, known.get(g, -1), s, e) for d, gs in enumerate(grams) for g, s, e in gs]
+        assert_array_equal(lookup.tokens(buf, bounds, table), np.array(want, dtype=np.int64).reshape(-1, 4))
+        indptr, indices = lookup.presence(buf, bounds, table)
+        rows = [sorted({known[g] for g, _, _ in gs if g in known}) for gs in grams]
+        assert_array_equal(indptr, np.r_[0, np.cumsum([len(r) for r in rows])])
+        assert_array_equal(indices, [t for r in rows for t in r])
+        for binary in (False, True):
+            want = np.zeros((len(docs), 3))
+            for d, gs in enumerate(grams):
+                ids = [known[g] for g, _, _ in gs if g in known]
+                for t in (sorted(set(ids)) if binary else ids):
+                    want[d] += Wt[t]
+            one = lookup.score(buf, bounds, table, Wt, binary)
+            assert_allclose(one, want, rtol=1e-12, atol=1e-12)
+            for T in (2, 3, 50):  # ranges of documents on threads: the same sums, bit for bit
+                assert_array_equal(text_chars.score(buf, bounds, table, *how.args(), 0, lookup._terms(), Wt, binary, T),
+                                   one)
+
+
+@pytest.mark.parametrize("analyzer", ["char", "char_wb"])
+@pytest.mark.parametrize("ngram_range", [(1, 1), (2, 4)])
+@pytest.mark.parametrize("n_features", [7, 2**16])  # 7: many collisions
+@settings(max_examples=40, deadline=None)
+@given(docs=_CHAR_DOCS, data=st.data())
+def test_char_kernels_hash_as_hashing_vectorizer(analyzer, ngram_range, n_features, docs, data):
+    """Hashing mode: every gram's column, the weighted counts and presence rows are
+    HashingVectorizer's (over UTF-8: no lone surrogates), on uint8 and uint32 buffers."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    docs = [d.encode("utf-8", errors="replace").decode("utf-8") for d in docs]
+    ref = HashingVectorizer(analyzer=analyzer, ngram_range=ngram_range, n_features=n_features, lowercase=False,
+                            alternate_sign=False, norm=None)
+    X = ref.transform(docs).toarray()
+    cols = [[text_twin.bucket(g, n_features) for g, _, _ in _char_grams(doc, analyzer, *ngram_range)] for doc in docs]
+    assert_array_equal(X, [np.bincount(c, minlength=n_features) for c in cols])
+    K = 3
+    codes = np.array(data.draw(st.lists(st.integers(0, K - 1), min_size=len(docs), max_size=len(docs))), dtype=np.int64)
+    w = np.array(data.draw(st.lists(st.floats(0.0, 3.0), min_size=len(docs), max_size=len(docs))))
+    how = Tokens(ngram_range, None, analyzer)
+    seen = (X > 0).astype(float)
+    for buf, bounds, table in _char_buffers(docs):
+        _, counts, cdf, df, tf = hash_terms(buf, bounds, table, codes, w, K, n_features, how)
+        for c in range(K):
+            assert_allclose(counts[c], (w[codes == c, None] * X[codes == c]).sum(axis=0), rtol=1e-12, atol=1e-12)
+            assert_allclose(cdf[c], (w[codes == c, None] * seen[codes == c]).sum(axis=0), rtol=1e-12, atol=1e-12)
+        assert_array_equal(df, seen.sum(axis=0))
+        assert_array_equal(tf, X.sum(axis=0))
+        lookup = HashedTerms(n_features, how)
+        ids = lookup.tokens(buf, bounds, table)
+        assert_array_equal(ids[:, 1], [t for c in cols for t in c])
+        indptr, indices = lookup.presence(buf, bounds, table)
+        assert_array_equal(indptr, np.r_[0, np.cumsum((X > 0).sum(axis=1))])
+        assert_array_equal(indices, np.nonzero(X)[1])
+
+
+def test_char_room_bounds_the_grams():
+    """What a document may add (room) bounds its grams and their code points."""
+    for analyzer in ("char", "char_wb"):
+        for doc in ("", "a", "a b", "a  b\tc", "x" * 9, " a a a a "):
+            for lo, hi in ((1, 1), (2, 4), (3, 7)):
+                grams, cps = text_chars.room(len(doc), lo, hi, analyzer == "char_wb")
+                found = _char_grams(doc, analyzer, lo, hi)
+                assert len(found) <= grams and sum(len(g) for g, _, _ in found) <= cps

@@ -200,9 +200,8 @@ cdef int64_t _longest(const int64_t[::1] bounds, Py_ssize_t d0, Py_ssize_t d1):
 
 
 cdef object _dtype(const cp_t[::1] buf):
-    if cp_t is uint8_t:
-        return np.uint8
-    return np.uint32
+    """The dtype of scratch holding the code points of ``buf`` (its own)."""
+    return np.uint8 if sizeof(cp_t) == 1 else np.uint32
 
 
 def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, int64_t doc0, const int64_t[::1] codes,

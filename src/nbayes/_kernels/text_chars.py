@@ -15,11 +15,14 @@ array, ``norm``, as scikit-learn's analyzers see it, cut into segments ``seg``:
   padded word itself is one gram and longer n are skipped (``_char_wb_ngrams``).
 
 Grams come in scikit-learn's order (``char``: n-major, then offset; ``char_wb``: word, n,
-offset). A gram norm[s:e] is looked up with the word kernels' hash table helpers (``_key``,
-``_find``): a term table stores its code points, whichever analyzer made it. The third
+offset). A gram norm[s:e] is looked up with the term table's key and probe (``_table.pxd``:
+``term_key``, ``find``): a term table stores its code points, whichever analyzer made it. The third
 argument after the table, where the word kernels take the stop-word table, is ``wb``: whether
 the analyzer is ``char_wb``. Hashing mode buckets a gram as scikit-learn's HashingVectorizer
 (MurmurHash3 of its UTF-8 bytes).
+
+The kernels are compiled (``_text_chars.pyx``) and re-exported here; their Python twin, built
+on scikit-learn's own analyzers, is in ``tests/test_kernels.py``.
 """
 
 from __future__ import annotations
