@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from ..errors import DataError, FeatureMismatchError
 from .common import _col_name, first_bad, is_missing, show

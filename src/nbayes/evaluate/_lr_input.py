@@ -7,7 +7,7 @@ import numbers
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._validation import is_missing, take_rows
 from ..errors import DataError

@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._estimator import Classifier
 from .._validation import (

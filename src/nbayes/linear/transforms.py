@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._validation import check_X_numeric, encode_values
 from ..errors import DataError

@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._validation import (
     check_sample_weight, check_y, classes_and_codes, encode_labels, label_array, n_rows, take_rows,

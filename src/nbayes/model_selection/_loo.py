@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from ._folds import StatsFolds, normalize
 from ._split import Splits

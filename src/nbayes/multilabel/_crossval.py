@@ -9,7 +9,7 @@ import numbers
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._validation import check_number, check_sample_weight, encode_labels, n_rows, take_rows
 from ..model_selection import KFold, check_cv

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._validation import encode_labels, is_missing, label_array, show, sorted_unique, union_labels
 from ..errors import DataError

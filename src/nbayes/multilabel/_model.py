@@ -6,8 +6,8 @@ import numbers
 from typing import Any, Callable, ClassVar, Self
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.special import expit
+from .._scipy import sparse as sp
+from .._scipy import expit
 
 from .._estimator import Classifier
 from .._validation import check_choice, check_number, check_sample_weight, encode_labels, union_labels

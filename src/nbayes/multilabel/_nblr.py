@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._kernels import set_max_threads, threads
 from ..linear import LogisticRegression

@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any, Callable
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from ..errors import InvalidParameterError, StatisticsError
 from ..model_selection import take

@@ -4,7 +4,7 @@ macro-F1 (each label its own best F1) or the micro-F1 (coordinate ascent over la
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 
 def _cuts(S: np.ndarray, Yd: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:

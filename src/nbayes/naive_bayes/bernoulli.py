@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._validation import check_number, check_X_numeric, first_bad, show
 from ..errors import DataError, InvalidParameterError

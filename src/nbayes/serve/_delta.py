@@ -24,7 +24,7 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._validation import check_sample_weight, check_y, encode_labels, sorted_unique, union_labels
 from ..stats.text import TextStats

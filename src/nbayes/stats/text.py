@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from ..errors import StatisticsError, UnlearnError
 from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from ..errors import InvalidParameterError
 from ..naive_bayes.discrete import safe_linear, soft_class_sum

@@ -7,7 +7,7 @@ import contextlib
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._kernels.text_parts import kept_parts
 from ..errors import StatisticsError

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._validation import check_sample_weight, check_y, encode_labels
 from ..naive_bayes._base import ESTIMATING, same_labels

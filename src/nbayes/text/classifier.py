@@ -6,7 +6,7 @@ import copy
 from typing import Any, Self
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._validation import (
     check_choice,

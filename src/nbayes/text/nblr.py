@@ -4,7 +4,7 @@ logistic fit on the scaled presence features and the interpolation towards their
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
+from .._scipy import expit
 
 from ..linear.logistic import minimise
 from ..linear.loss import LogLoss, Presence

@@ -28,7 +28,7 @@ import weakref
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._kernels.lookup import find_terms
 from .._kernels.online import extend_slots, heavy_rows, inserted, merge_pairs, merge_rows, renumbered, update_entries

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
+from .._scipy import sparse as sp
 
 from .._kernels import text_chars, threads
 from .._kernels import text as word_kernels
