@@ -15,4 +15,8 @@ python3 -m pip install --quiet --disable-pip-version-check --no-build-isolation 
 # types: mypy over src/ with the configuration in pyproject.toml (strict for the boundary,
 # the statistics and the models)
 python3 -m mypy
-python3 -m pytest "$@"
+# the tests on every core (pytest-xdist; one worker per core, the long tests handed to whichever
+# worker is free): about half the time of one process on 2 cores. NBAYES_TEST_WORKERS=0 runs them
+# in this process (a debugger, -x on the first failure in order). pytest-benchmark, when installed,
+# would turn itself off under xdist with a warning (an error here): nbayes times in benchmarks/
+python3 -m pytest -n "${NBAYES_TEST_WORKERS:-auto}" --dist worksteal -p no:benchmark "$@"
