@@ -294,3 +294,41 @@ def test_multilabel_updates_survive_sigkill_at_every_crash_point(tmp_path):
         assert [g["labels"] for g in got] == ref.predict_labels(probe)
     finally:
         server.kill()
+
+
+#: labels a client may send: what the service refuses (422) never reaches the log; what it
+#: accepts is served, snapshotted and replayed after a SIGKILL
+ODD_LABELS = ["", "\ud800", "a\udfffb", "\x00", "tail\x00", "\uffff", "\U0001f600", "tab\t\nline", "\u202eRTL",
+              "x" * 300, "quote\"'\\", 3, True, 2.5, "spam"]
+
+
+def test_odd_labels_never_break_the_service_even_after_sigkill(tmp_path):
+    model = tmp_path / "spam.nbm"
+    base_model().save(model)
+    server = Server(model, extra=("--allow-new-classes",))  # (a snapshot every 3 updates)
+    accepted = []
+    try:
+        assert server.ready(), server.log.read_text(errors="replace")
+        for i, label in enumerate(ODD_LABELS):
+            status, answer = call(server.url, "/v1/learn", {"text": f"odd{i} w", "label": label})
+            assert status in (200, 422), answer
+            if status == 200:
+                accepted.append(label)
+            else:
+                assert label in ("\ud800", "a\udfffb", "\x00", "tail\x00", 3, True, 2.5), answer
+        server.kill()
+    finally:
+        server.kill()
+    assert len(accepted) == 8
+    server = Server(model, extra=("--allow-new-classes",))
+    try:
+        assert server.ready(), server.log.read_text(errors="replace")
+        for path in ("/v1/model", "/openapi.json", "/healthz"):
+            assert call(server.url, path)[0] == 200
+        status, answer = call(server.url, "/v1/predict", {"texts": [f"odd{i} w" for i in range(len(ODD_LABELS))]})
+        assert status == 200
+        classes = call(server.url, "/v1/model")[1]["classes"]
+        assert set(accepted) <= set(classes) and len(classes) == len(set(accepted) | {"ham"})
+        assert call(server.url, "/v1/explain", {"text": "odd1 w"})[0] == 200
+    finally:
+        server.kill()

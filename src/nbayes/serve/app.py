@@ -28,12 +28,10 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-import math
 import signal
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 try:
@@ -51,14 +49,9 @@ from ..errors import NBayesError
 from . import _multilabel
 from ._learn import LEARN, PUBLISH_EVERY, UNLEARN, WINDOW, Learner, cannot
 from ._model import Limits, Loaded, ModelHolder, Problem, log
+from ._json import dumps, loads
 from ._openapi_learn import add_learning
 from ._requests import labels_of
-
-orjson: ModuleType | None
-try:  # faster JSON when it is there; the standard library otherwise
-    import orjson
-except ImportError:  # pragma: no cover - depends on the environment
-    orjson = None
 
 #: requests smaller than this (characters of text, or rows x 100) run on the event loop; larger
 #: ones in a worker thread, so a batch of 1,000 documents does not stall the other connections
@@ -68,77 +61,6 @@ PAGE_CSP = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
     "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'"
 )
-
-
-# ---------------------------------------------------------------------------- JSON
-def dumps(obj: Any) -> bytes:
-    if orjson is not None:
-        return orjson.dumps(obj)
-    return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(s: str) -> float:
-    v = float(s)
-    if not math.isfinite(v):
-        raise ValueError(f"number {s[:24]} is out of range")
-    return v
-
-
-def _finite_int(s: str) -> int:
-    v = int(s)
-    try:
-        float(v)
-    except OverflowError:
-        raise ValueError(f"number {s[:24]}... is out of range") from None
-    return v
-
-
-#: magnitude from which orjson may have read an integer as a float (beyond 64 bits)
-_BIG = 2.0**63
-
-
-def _big_float(obj: Any) -> bool:
-    """Whether ``obj`` (parsed JSON) holds a float of magnitude 2**63 or more: where orjson read
-    an integer beyond 64 bits as the nearest float. A walk of the parsed values (a text body's
-    few strings cost nothing; a regex over the raw body cost a learn request of 10 posts more
-    than orjson's parse)."""
-    todo = [obj]
-    while todo:
-        x = todo.pop()
-        items = x.values() if type(x) is dict else x if type(x) is list else (x,)
-        for v in items:
-            t = type(v)
-            if t is float:
-                if not -_BIG < v < _BIG:
-                    return True
-            elif t is list or t is dict:
-                todo.append(v)
-    return False
-
-
-def loads(raw: bytes) -> Any:
-    """Strict JSON (RFC 8259: no NaN or Infinity) or a 400 saying where it broke."""
-    try:
-        if orjson is not None:
-            try:
-                parsed = orjson.loads(raw)
-                if not _big_float(parsed):
-                    return parsed
-                # orjson reads an integer beyond 64 bits as the nearest float: the standard parser
-                # keeps it exact, so a value beyond a feature's bound is refused as the schema says
-            except orjson.JSONDecodeError:  # the standard parser's message says where it broke
-                pass
-        return json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float, parse_int=_finite_int)
-    except UnicodeDecodeError as exc:
-        raise Problem(400, f"the body is not UTF-8 (byte {exc.start})") from None
-    except RecursionError:
-        raise Problem(400, "the body is not valid JSON (nested too deeply)") from None
-    except ValueError as exc:
-        raise Problem(400, f"the body is not valid JSON ({exc})") from None
 
 
 class JSONResponse(Response):
@@ -337,7 +259,7 @@ def create_app(
             raise Problem(409, reason)
         fields = {k: v for k, v in body.items() if k not in ("label", "labels", "weight", "weights")}
         X, single, size, items = _input(loaded, fields, limits, batch=True)
-        y, w = labels_of(body, len(items), single, loaded.multilabel)
+        y, w = labels_of(body, len(items), single, loaded.multilabel, loaded.model.classes_, limits.max_text)
         if not items:  # nothing to learn: the last durable version (visible: once published)
             answer = {"learned" if op == LEARN else "unlearned": 0, "version": learner.durable_version}
             return JSONResponse(await asyncio.wrap_future(learner.visible(answer)) if visible else answer)
