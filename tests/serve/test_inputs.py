@@ -83,11 +83,11 @@ def test_an_accepted_label_can_be_learned_saved_loaded_and_answered(label, k, tm
                         max_leaves=12))
 def test_a_body_holding_a_lone_surrogate_anywhere_is_refused_with_its_place(obj):
     raw = json_text({"texts": obj})
-    has = any(0xD800 <= ord(ch) <= 0xDFFF or ch == "\x00" for ch in "".join(strings(obj)))
+    has = any(0xD800 <= ord(ch) <= 0xDFFF for ch in "".join(strings(obj)))
     try:
         parsed = loads(raw)
     except Problem as exc:
-        assert has and exc.status == 422 and ("lone surrogate" in exc.message or "NUL" in exc.message)
+        assert has and exc.status == 422 and "lone surrogate" in exc.message
         assert exc.message.startswith(("texts", "the key", "the body"))
         return
     assert not has

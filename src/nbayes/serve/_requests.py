@@ -7,8 +7,9 @@ without an unlearn's rows (:func:`without_rows`), and the 422 answers.
 Whatever a client sends must stay servable by every later request, saved in the model file and
 replayed from the log: every string of a body is valid Unicode (:func:`bad_string`: a lone
 surrogate from a ``\\ud800`` escape is refused, as neither UTF-8 nor the JSON of answers can
-hold it, and a NUL, which numpy's strings drop at the end), and a label keeps the type of the model's classes (:func:`check_label`: an
-integer-labelled model takes integers that its class array holds, never ``"3"`` nor ``true``)."""
+hold it), and a label keeps the type of the model's classes (:func:`check_label`: an
+integer-labelled model takes integers that its class array holds, never ``"3"`` nor ``true``;
+a string label holds no NUL, which numpy's strings drop at the end)."""
 
 from __future__ import annotations
 
@@ -178,15 +179,15 @@ def check_label(v: Any, classes: np.ndarray, where: str, max_text: int, types: t
         bad = bad_string(v)
         if bad is not None:
             raise Problem(422, f"{where} {bad}")
+        if "\x00" in v:
+            raise Problem(422, f"{where} holds a NUL character (\\u0000) at character {v.index(chr(0))}: not allowed "
+                               "in a label (numpy's strings drop a trailing NUL, so 'a\\u0000' would be class 'a')")
         if len(v) > max_text:
             raise Problem(422, f"{where} is {len(v):,} characters long; the limit is {max_text:,}")
 
 
 def bad_string(s: str) -> str | None:
-    """Why ``s`` cannot be a string of a request (a lone surrogate, a NUL), or None."""
-    if "\x00" in s:
-        return (f"holds a NUL character (\\u0000) at character {s.index(chr(0))}: not allowed in a string (numpy's "
-                "strings drop a trailing NUL, so 'a\\u0000' would be 'a')")
+    """Why ``s`` cannot be a string of a request (a lone surrogate), or None."""
     if s.isascii():
         return None
     try:
@@ -205,7 +206,7 @@ def _clean(obj: Any) -> bool:
         x = todo.pop()
         t = type(x)
         if t is str:
-            if "\x00" in x or not (x.isascii() or _utf8(x)):
+            if not (x.isascii() or _utf8(x)):
                 return False
         elif t is dict:
             todo.extend(x.keys())
