@@ -29,6 +29,8 @@ from ._delta import Delta
 from ._model import Problem
 
 LEARN, UNLEARN = "learn", "unlearn"
+#: a request for a snapshot now (``POST /v1/snapshot``), queued to the writer like an update
+SNAPSHOT = "snapshot"
 
 
 def cannot(model: Any, op: str) -> str | None:

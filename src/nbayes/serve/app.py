@@ -12,7 +12,8 @@
 - with ``learn=True``: ``POST /v1/learn`` and ``POST /v1/unlearn`` (the bodies of
   ``/v1/predict`` plus ``"labels"``, optional ``"weights"``; ``Authorization: Bearer <token>``),
   answered once the update is durable, and with ``?visible=true`` once predictions see it
-  (:mod:`nbayes.serve._learn`).
+  (:mod:`nbayes.serve._learn`); ``POST /v1/snapshot`` writes every acknowledged update into the
+  model file now.
 
 Bad requests get a JSON body ``{"error": message, "status": code}``: 400 for a body that is not
 JSON, 413 for a body over ``max_body`` bytes (only that), 422 for JSON that breaks the schema of
@@ -51,7 +52,7 @@ from ._learn import LEARN, PUBLISH_EVERY, UNLEARN, WINDOW, Learner, cannot
 from ._model import Limits, Loaded, ModelHolder, Problem, log
 from ._json import dumps, loads
 from ._openapi_learn import add_learning
-from ._requests import labels_of
+from ._requests import SNAPSHOT, labels_of
 
 #: requests smaller than this (characters of text, or rows x 100) run on the event loop; larger
 #: ones in a worker thread, so a batch of 1,000 documents does not stall the other connections
@@ -273,6 +274,13 @@ def create_app(
     async def unlearn_endpoint(request: Request) -> Response:
         return await update(request, UNLEARN)
 
+    async def snapshot_endpoint(request: Request) -> Response:
+        if learner is None:
+            raise Problem(409, "this service does not learn: its file is all there is (a file and log left by a "
+                               "learning service: `nbayes snapshot MODEL`)")
+        _authorize(request, token)
+        return JSONResponse(await asyncio.wrap_future(learner.submit(SNAPSHOT, None, [], None)))
+
     async def explain(request: Request) -> Response:
         _authorize(request, read_token)
         body = await _body(request, limits)
@@ -350,6 +358,7 @@ def create_app(
             Route("/v1/explain", explain, methods=["POST"]),
             Route("/v1/learn", learn_endpoint, methods=["POST"]),
             Route("/v1/unlearn", unlearn_endpoint, methods=["POST"]),
+            Route("/v1/snapshot", snapshot_endpoint, methods=["POST"]),
             Route("/v1/model", model_info, methods=["GET"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/openapi.json", openapi, methods=["GET"]),
