@@ -6,6 +6,7 @@ every acknowledged update in the model file."""
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -13,8 +14,8 @@ import pytest
 pytest.importorskip("starlette", reason="nbayes serve needs the extra: pip install 'nbayes[serve]'")
 
 import nbayes  # noqa: E402
-from nbayes.errors import ModelFileError, ModelLockedError  # noqa: E402
-from nbayes.serve import create_app  # noqa: E402
+from nbayes.errors import ModelFileError, ModelLockedError, StaleModelWarning  # noqa: E402
+from nbayes.serve import create_app, updates  # noqa: E402
 from nbayes.serve._log import LogDamagedError, later_record, read_log  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
@@ -163,3 +164,79 @@ def test_snapshot_endpoint_writes_the_file_now(path):
         assert "/v1/snapshot" in c.get("/openapi.json").json()["paths"]
     with TestClient(create_app(str(path))) as c:
         assert c.post("/v1/snapshot").status_code == 409
+
+
+# ---------------------------------------------------------------------------- readers of the file
+def test_load_warns_of_updates_the_file_lacks_and_replays_them_on_request(path):
+    logged(path, 3)
+    with pytest.warns(StaleModelWarning, match=r"version 0, but .*spam.nbm.log holds 3 acknowledged update\(s\) it "
+                                               r"lacks \(versions 1-3, 3 row\(s\)\)") as caught:
+        stale = nbayes.load(path)
+    assert caught[0].filename == __file__  # the warning points at the caller
+    np.testing.assert_allclose(stale.predict_proba(PROBE), text_model().predict_proba(PROBE), rtol=0, atol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fresh = nbayes.load(path, replay=True)
+    np.testing.assert_allclose(fresh.predict_proba(PROBE), reference(3).predict_proba(PROBE), rtol=0, atol=1e-12)
+    assert updates.pending(path).records == 3
+
+
+def test_load_of_a_damaged_log_warns_and_refuses_to_replay(path):
+    log = logged(path, 3)
+    raw = bytearray(log.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    log.write_bytes(bytes(raw))
+    with pytest.warns(StaleModelWarning, match="cannot be read .*damaged at byte"):
+        nbayes.load(path)
+    with pytest.raises(ModelFileError, match="damaged at byte"):
+        nbayes.load(path, replay=True)
+
+
+def test_a_service_without_learn_warns_or_replays(path, caplog):
+    logged(path, 2)
+    with caplog.at_level("WARNING", logger="nbayes.serve"), TestClient(create_app(str(path))) as c:
+        stale = c.post("/v1/predict", json={"texts": PROBE}).json()["predictions"]
+    assert "holds 2 acknowledged update(s) it lacks" in caplog.text
+    with TestClient(create_app(str(path), replay=True)) as c:
+        fresh = c.post("/v1/predict", json={"texts": PROBE}).json()["predictions"]
+    got = [[p["probabilities"][k] for k in ("ham", "spam")] for p in fresh]
+    np.testing.assert_allclose(got, reference(2).predict_proba(PROBE), rtol=0, atol=1e-12)
+    assert stale != fresh
+
+
+def test_offline_snapshot_writes_the_log_into_the_file_and_is_refused_while_a_service_runs(path):
+    logged(path, 3)
+    with TestClient(app(path)) as c:  # (its start replays; its lock is held)
+        with pytest.raises(ModelLockedError, match="POST /v1/snapshot"):
+            updates.snapshot(path)
+        state = path.read_bytes(), (path.parent / "spam.nbm.log").read_bytes()
+    path.write_bytes(state[0])
+    (path.parent / "spam.nbm.log").write_bytes(state[1])
+    assert updates.snapshot(path) == {"snapshot": True, "version": 3, "file_version": 3, "replayed": 3}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing stale any more
+        model = nbayes.load(path)
+    np.testing.assert_allclose(model.predict_proba(PROBE), reference(3).predict_proba(PROBE), rtol=0, atol=1e-12)
+    assert updates.snapshot(path)["snapshot"] is False
+
+
+def test_repair_keeps_the_valid_prefix_and_reports_what_it_drops(path):
+    log = logged(path, 3)
+    raw = log.read_bytes()
+    _, records, _, _ = read_log(str(log))
+    second = len(raw) - sum(8 + 21 + len(r.body) for r in records[1:])  # where record 2 starts
+    bad = bytearray(raw)
+    bad[second + 30] ^= 0x01
+    log.write_bytes(bytes(bad))
+    with pytest.raises(LogDamagedError, match=f"damaged at byte {second}"):
+        app(path)
+    report = updates.repair(path)
+    assert report["repaired"] and report["kept"] == 1 and report["kept_versions"] == [1, 1]
+    assert report["damaged_at"] == second and report["dropped_bytes"] == len(raw) - second
+    assert report["lost_versions"] == [3]  # valid, but after the damage
+    with open(report["copy"], "rb") as f:
+        assert f.read() == bytes(bad)  # the whole log, aside
+    assert log.read_bytes() == raw[:second]
+    with TestClient(app(path)) as c:
+        assert c.get("/v1/model").json()["version"] == 1
+    assert updates.repair(path)["repaired"] is False

@@ -332,3 +332,33 @@ def test_odd_labels_never_break_the_service_even_after_sigkill(tmp_path):
         assert call(server.url, "/v1/explain", {"text": "odd1 w"})[0] == 200
     finally:
         server.kill()
+
+
+def test_a_second_service_refuses_and_sigterm_leaves_every_update_in_the_file(tmp_path):
+    model = tmp_path / "spam.nbm"
+    base_model().save(model)
+    first = Server(model, extra=("--snapshot-every", "1000"))
+    try:
+        assert first.ready(), first.log.read_text(errors="replace")
+        texts = [doc(i) for i in range(5)]
+        for text, label in texts:
+            assert call(first.url, "/v1/learn", {"text": text, "label": label})[0] == 200
+        second = Server(model)
+        assert second.proc.wait(timeout=60) == 2  # refused: one line naming the holder
+        err = second.log.read_text(errors="replace")
+        assert f"nbayes serve --learn (pid {first.proc.pid} on " in err and "since 20" in err, err
+        assert call(first.url, "/v1/learn", {"text": "one more", "label": "ham"})[0] == 200  # the first goes on
+        first.proc.send_signal(signal.SIGTERM)
+        assert first.proc.wait(timeout=60) in (0, -signal.SIGTERM)  # (uvicorn re-raises it after its shutdown)
+    finally:
+        first.kill()
+    assert "snapshot" in first.log.read_text(errors="replace")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the file holds everything: no stale warning
+        got = nbayes.load(model)
+    ref = base_model()
+    ref.partial_fit([t for t, _ in texts] + ["one more"], [lab for _, lab in texts] + ["ham"])
+    probe = [t for t, _ in texts] + ["free lunch", "one more"]
+    np.testing.assert_allclose(got.predict_proba(probe), ref.predict_proba(probe), rtol=0, atol=1e-12)

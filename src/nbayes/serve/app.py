@@ -185,6 +185,7 @@ def create_app(
     learn_pace: float = 0.0,
     learn_window: float = WINDOW,
     publish_every: float = PUBLISH_EVERY,
+    replay: bool = False,
 ) -> Starlette:
     """The service for the model file ``model_path`` (loaded now: a bad file raises
     :class:`nbayes.errors.ModelFileError`). ``freeze_gc`` (for a process that only serves, as
@@ -205,7 +206,9 @@ def create_app(
     ``publish_every``: acknowledged (durable) updates become visible to predictions in a new
     version at most once per this many seconds (0.1), at once after a quiet spell; a learn or
     unlearn with ``?visible=true`` is answered once visible (0: every group before its answers).
-    ``token_required_for_predict``: ``/v1/predict`` and ``/v1/explain`` need the token too."""
+    ``token_required_for_predict``: ``/v1/predict`` and ``/v1/explain`` need the token too.
+    ``replay`` (without ``learn``): a log beside the file (left by a learning service) holding
+    updates the file lacks is replayed at each load, not only logged as a warning."""
     for name, v in (("max_body", max_body), ("max_batch", max_batch), ("max_text", max_text),
                     ("snapshot_every", snapshot_every), ("snapshot_bytes", snapshot_bytes)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -224,7 +227,7 @@ def create_app(
         raise ValueError("learn=True and token_required_for_predict=True need a token: whoever may change the model proves it")
     token = token.strip() if token is not None else None
     limits = Limits(max_body=max_body, max_batch=max_batch, max_text=max_text)
-    holder = ModelHolder(model_path, freeze_gc=freeze_gc)
+    holder = ModelHolder(model_path, freeze_gc=freeze_gc, replay=None if learn else replay)
     learner = (Learner(holder, allow_new_classes=allow_new_classes, snapshot_every=snapshot_every,
                        snapshot_bytes=snapshot_bytes, freeze_gc=freeze_gc, pace=learn_pace,
                        window=float(learn_window), publish_every=float(publish_every)) if learn else None)
