@@ -133,16 +133,16 @@ def later_record(raw: bytes, start: int, after: int) -> tuple[int, int] | None:
     their CRC."""
     size = len(raw)
     last = size - _FRAME.size - _RECORD.size  # the last offset a record can begin at
-    step = 1 << 24
+    step = 1 << 22  # (offsets per pass)
     for c0 in range(start + 1, last + 1, step):
         m = min(step, last + 1 - c0)
-        n = np.ndarray((m,), dtype="<u4", buffer=raw, offset=c0, strides=(1,)).astype(np.int64)
-        version = np.ndarray((m,), dtype="<u8", buffer=raw, offset=c0 + _FRAME.size, strides=(1,))
         op = np.ndarray((m,), dtype=np.uint8, buffer=raw, offset=c0 + _FRAME.size + 8, strides=(1,))
-        at = np.arange(c0, c0 + m, dtype=np.int64)
-        ok = (op == OP_LEARN) & (n >= _RECORD.size) & (n <= MAX_RECORD) & (at + _FRAME.size + n <= size)
+        idx = np.flatnonzero(op == OP_LEARN)  # (views of the bytes at every offset: no copies)
+        n = np.ndarray((m,), dtype="<u4", buffer=raw, offset=c0, strides=(1,))[idx].astype(np.int64)
+        version = np.ndarray((m,), dtype="<u8", buffer=raw, offset=c0 + _FRAME.size, strides=(1,))[idx]
+        ok = (n >= _RECORD.size) & (n <= MAX_RECORD) & (c0 + idx + _FRAME.size + n <= size)
         ok &= (version > after) & (version <= after + size)
-        for q in np.flatnonzero(ok).tolist():
+        for q in idx[ok].tolist():
             q += c0
             k, crc = _FRAME.unpack_from(raw, q)
             if zlib.crc32(memoryview(raw)[q + _FRAME.size:q + _FRAME.size + k]) == crc:
