@@ -240,3 +240,29 @@ def test_repair_keeps_the_valid_prefix_and_reports_what_it_drops(path):
     with TestClient(app(path)) as c:
         assert c.get("/v1/model").json()["version"] == 1
     assert updates.repair(path)["repaired"] is False
+
+
+def test_any_flipped_byte_is_refused_unless_it_is_in_the_final_record(path):
+    """Every byte of a log of 4 records, flipped in turn: the header's damage and a record's
+    followed by valid ones are refused (the offset named); only the final record may be cut."""
+    log = logged(path, 4)
+    raw = log.read_bytes()
+    _, records, _, _ = read_log(str(log))
+    sizes = [8 + 21 + len(r.body) for r in records]
+    starts = [len(raw) - sum(sizes[i:]) for i in range(len(sizes))]
+    for at in range(len(raw)):
+        bad = bytearray(raw)
+        bad[at] ^= 1 << (at % 8)
+        log.write_bytes(bytes(bad))
+        if at < starts[0]:
+            with pytest.raises(ModelFileError, match="header|magic"):
+                read_log(str(log))
+            continue
+        k = max(i for i, s in enumerate(starts) if s <= at)  # the damaged record
+        if k < len(records) - 1:
+            with pytest.raises(LogDamagedError) as info:
+                read_log(str(log))
+            assert info.value.at == starts[k] and info.value.kept == k
+        else:
+            _, got, end, size = read_log(str(log))
+            assert [r.version for r in got] == [1, 2, 3] and end == starts[-1] and size == len(raw)
