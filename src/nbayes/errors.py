@@ -28,6 +28,8 @@ __all__ = [
     "ConvergenceError",
     "ConvergenceWarning",
     "MissingDependencyError",
+    "ModelLockedError",
+    "StaleModelWarning",
 ]
 
 
@@ -81,3 +83,14 @@ class ConvergenceWarning(UserWarning):
 class MissingDependencyError(NBayesError, ImportError):
     """An optional dependency is not installed (matplotlib for figures: ``nbayes[plot]``); the
     message says which extra to install."""
+
+
+class ModelLockedError(ModelFileError):
+    """Another process writes this model file and its update log (``nbayes serve --learn``,
+    ``nbayes snapshot``, ``nbayes repair``): the message names it (pid, host, since when)."""
+
+
+class StaleModelWarning(UserWarning):
+    """The update log beside a model file holds acknowledged updates the file lacks (a learning
+    service that has not written a snapshot yet): ``nbayes.load(path, replay=True)`` adds them,
+    ``nbayes snapshot PATH`` writes them into the file."""

@@ -53,6 +53,18 @@ def post(c, path, body, status=200, headers=AUTH, visible=True):
     return r.json()
 
 
+def on_disk(path):
+    """The bytes of a running service's model file and log."""
+    return path.read_bytes(), (path.parent / (path.name + ".log")).read_bytes()
+
+
+def as_killed(path, state):
+    """Put back the file and log of :func:`on_disk`: what a SIGKILL then would have left (a clean
+    stop writes a snapshot)."""
+    path.write_bytes(state[0])
+    (path.parent / (path.name + ".log")).write_bytes(state[1])
+
+
 # ---------------------------------------------------------------------------- endpoints
 def test_learn_and_unlearn_equal_the_offline_model_and_survive_a_restart(text_file):
     ref = text_model()
@@ -240,6 +252,8 @@ def test_a_torn_tail_is_cut_and_the_rest_replayed(text_file):
         post(c, "/v1/learn", {"texts": ["zebra prize"], "labels": ["spam"]})
         ref.partial_fit(["zebra prize"], ["spam"])
         post(c, "/v1/learn", {"texts": ["giraffe"], "labels": ["ham"]})
+        state = on_disk(text_file)
+    as_killed(text_file, state)
     log = text_file.parent / "spam.nbm.log"
     whole = log.read_bytes()
     with open(log, "ab") as f:  # half of a third record
@@ -290,6 +304,8 @@ def test_concurrent_learners_and_readers_see_whole_versions(text_file):
         assert not errors
         version = c.get("/v1/model").json()["version"]
         assert 1 <= version <= 40  # group commit: concurrent updates may share a version
+        state = on_disk(text_file)  # (before the clean stop's snapshot)
+    as_killed(text_file, state)
     # every answer is the answer of the version it names: replay the log version by version
     from nbayes.serve._delta import apply
     from nbayes.serve._log import read_log

@@ -295,3 +295,71 @@ def test_multilabel_updates_survive_sigkill_at_every_crash_point(tmp_path):
         assert [g["labels"] for g in got] == ref.predict_labels(probe)
     finally:
         server.kill()
+
+
+#: labels a client may send: what the service refuses (422) never reaches the log; what it
+#: accepts is served, snapshotted and replayed after a SIGKILL
+ODD_LABELS = ["", "\ud800", "a\udfffb", "\x00", "tail\x00", "\uffff", "\U0001f600", "tab\t\nline", "\u202eRTL",
+              "x" * 300, "quote\"'\\", 3, True, 2.5, "spam"]
+
+
+def test_odd_labels_never_break_the_service_even_after_sigkill(tmp_path):
+    model = tmp_path / "spam.nbm"
+    base_model().save(model)
+    server = Server(model, extra=("--allow-new-classes",))  # (a snapshot every 3 updates)
+    accepted = []
+    try:
+        assert server.ready(), server.log.read_text(errors="replace")
+        for i, label in enumerate(ODD_LABELS):
+            status, answer = call(server.url, "/v1/learn", {"text": f"odd{i} w", "label": label})
+            assert status in (200, 422), answer
+            if status == 200:
+                accepted.append(label)
+            else:
+                assert label in ("\ud800", "a\udfffb", "\x00", "tail\x00", 3, True, 2.5), answer
+        server.kill()
+    finally:
+        server.kill()
+    assert len(accepted) == 8
+    server = Server(model, extra=("--allow-new-classes",))
+    try:
+        assert server.ready(), server.log.read_text(errors="replace")
+        for path in ("/v1/model", "/openapi.json", "/healthz"):
+            assert call(server.url, path)[0] == 200
+        status, answer = call(server.url, "/v1/predict", {"texts": [f"odd{i} w" for i in range(len(ODD_LABELS))]})
+        assert status == 200
+        classes = call(server.url, "/v1/model")[1]["classes"]
+        assert set(accepted) <= set(classes) and len(classes) == len(set(accepted) | {"ham"})
+        assert call(server.url, "/v1/explain", {"text": "odd1 w"})[0] == 200
+    finally:
+        server.kill()
+
+
+def test_a_second_service_refuses_and_sigterm_leaves_every_update_in_the_file(tmp_path):
+    model = tmp_path / "spam.nbm"
+    base_model().save(model)
+    first = Server(model, extra=("--snapshot-every", "1000"))
+    try:
+        assert first.ready(), first.log.read_text(errors="replace")
+        texts = [doc(i) for i in range(5)]
+        for text, label in texts:
+            assert call(first.url, "/v1/learn", {"text": text, "label": label})[0] == 200
+        second = Server(model)
+        assert second.proc.wait(timeout=60) == 2  # refused: one line naming the holder
+        err = second.log.read_text(errors="replace")
+        assert f"nbayes serve --learn (pid {first.proc.pid} on " in err and "since 20" in err, err
+        assert call(first.url, "/v1/learn", {"text": "one more", "label": "ham"})[0] == 200  # the first goes on
+        first.proc.send_signal(signal.SIGTERM)
+        assert first.proc.wait(timeout=60) in (0, -signal.SIGTERM)  # (uvicorn re-raises it after its shutdown)
+    finally:
+        first.kill()
+    assert "snapshot" in first.log.read_text(errors="replace")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the file holds everything: no stale warning
+        got = nbayes.load(model)
+    ref = base_model()
+    ref.partial_fit([t for t, _ in texts] + ["one more"], [lab for _, lab in texts] + ["ham"])
+    probe = [t for t, _ in texts] + ["free lunch", "one more"]
+    np.testing.assert_allclose(got.predict_proba(probe), ref.predict_proba(probe), rtol=0, atol=1e-12)

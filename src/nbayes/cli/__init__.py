@@ -1,5 +1,6 @@
 """The ``nbayes`` command line: one module per command (``train``, ``predict``, ``evaluate``,
-``tune``, ``explain``, ``info``, ``compare``, ``serve``, ``learn``, ``unlearn``, ``demo``), loaded when that command
+``tune``, ``explain``, ``info``, ``compare``, ``serve``, ``learn``, ``unlearn``, ``snapshot``, ``repair``,
+``demo``), loaded when that command
 runs, so that ``nbayes --help`` starts fast; shared modules read and type data files
 (``_read``, ``_columns``), check and write paths (``_paths``, ``_modelfile``), print
 (``_output``) and turn failures into one line (``_errors``).
@@ -39,6 +40,8 @@ COMMANDS: dict[str, str] = {
     "serve": "Serve MODEL over HTTP: a JSON API and a web page that shows why (needs nbayes[serve]).",
     "learn": "Send the rows of DATA to a learning service at URL (nbayes serve MODEL --learn).",
     "unlearn": "Make a learning service at URL forget the rows of DATA exactly (nbayes serve MODEL --learn).",
+    "snapshot": "Write the updates of MODEL.log (left by nbayes serve MODEL --learn) into MODEL now.",
+    "repair": "Recover what is valid of a damaged MODEL.log: copy it aside, keep the records before the damage.",
     "demo": "Run the worked examples on data shipped inside the package (offline).",
 }
 

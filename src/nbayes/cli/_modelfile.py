@@ -11,10 +11,12 @@ from ..io.model_file import save_state
 from ._paths import check_model_file, check_output
 
 
-def load(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
-    """(model, its verified state, what the CLI recorded) of the model file ``path``."""
+def load(path: str | os.PathLike[str], replay: bool = False) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """(model, its verified state, what the CLI recorded) of the model file ``path``; the updates
+    of a learning service's log beside it that the file lacks are a warning, or (``replay``)
+    added."""
     check_model_file(path)
-    model, state = load_with_state(path)
+    model, state = load_with_state(path, replay=replay)
     cli = (state.get("meta") or {}).get("cli") or {}
     return model, state, dict(cli)
 

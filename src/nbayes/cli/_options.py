@@ -33,6 +33,14 @@ def na_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
+def replay_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--replay``: the updates of a learning service's log beside the model file, added."""
+    return click.option(
+        "--replay", is_flag=True,
+        help="Add the updates of MODEL.log (left by nbayes serve MODEL --learn) that MODEL lacks (otherwise: a warning).",
+    )(f)
+
+
 def split(values: tuple[str, ...]) -> list[str]:
     """Repeated and comma-separated values of an option, in order."""
     return [v.strip() for item in values for v in item.split(",") if v.strip()]

@@ -14,7 +14,7 @@ from ..errors import DataError
 from ._columns import columns_of, file_rows, model_input
 from ._modelfile import load
 from ._multilabel import joined
-from ._options import na_option, split
+from ._options import na_option, replay_option, split
 from ._output import chunks, json_default, plain
 from ._paths import check_output, write_atomic
 from ._read import DataFile
@@ -31,7 +31,9 @@ WRITERS = {".parquet": "parquet", ".jsonl": "ndjson", ".ndjson": "ndjson", ".csv
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
 @na_option
 @click.option("--json", "as_json", is_flag=True, help="Print predictions as JSON on stdout.")
-def predict(model_path: str, data: str, output: str | None, proba: bool, na_values: tuple[str, ...], as_json: bool) -> None:
+@replay_option
+def predict(model_path: str, data: str, output: str | None, proba: bool, na_values: tuple[str, ...], as_json: bool,
+            replay: bool) -> None:
     """Predict the class of every row of DATA with the model in MODEL.
 
     \b
@@ -52,7 +54,7 @@ def predict(model_path: str, data: str, output: str | None, proba: bool, na_valu
         kind = WRITERS.get(Path(output).suffix.lower())
         if kind is None:
             raise DataError(f"{output}: unknown output kind; use .csv, .tsv, .jsonl or .parquet")
-    model, _, cli = load(model_path)
+    model, _, cli = load(model_path, replay)
     source = DataFile(data, split(na_values) or cli.get("na_values") or ())
     parts = []
     multi = "label_sets" in model.capabilities

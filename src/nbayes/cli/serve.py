@@ -47,10 +47,12 @@ LEARN_SWITCH_INTERVAL = 0.0005
 @click.option("--publish-every", type=click.FloatRange(0, 60), default=0.1, show_default=True, metavar="SECONDS",
               help="With --learn: acknowledged (durable) updates become visible to predictions in a new version at "
                    "most once per SECONDS, at once after a quiet spell; ?visible=true waits for it. 0: every group.")
+@click.option("--replay", is_flag=True, help="Without --learn: add the updates of MODEL.log (left by a learning service) "
+              "that MODEL lacks, at each load (otherwise: a warning in the service's log).")
 def serve(model_path: str, host: str, port: int, workers: int, max_body: int, max_batch: int, max_text: int,
           access_log: bool, learn: bool, token_file: str | None, token_required_for_predict: bool,
           allow_new_classes: bool, snapshot_every: int, snapshot_mb: int, learn_pace: float,
-          publish_every: float) -> None:
+          publish_every: float, replay: bool) -> None:
     """Serve MODEL over HTTP: a JSON API and a web page that shows why (needs nbayes[serve]).
 
     \b
@@ -67,6 +69,10 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
     "weights") and answer {"learned": n, "version": v} once the update is on disk (MODEL.log,
     fsync'd); predictions see it within --publish-every (?visible=true: answered once they
     do); the file is not reloaded, and a log that belongs to another file refuses to start.
+    One learning service per file (MODEL.lock: a second refuses, naming the first); a clean
+    stop (SIGTERM, Ctrl-C) writes every acknowledged update into MODEL; POST /v1/snapshot
+    does so at once. Without --learn, a MODEL.log holding updates MODEL lacks is a warning
+    (--replay: they are added).
 
     \b
     Examples:
@@ -93,7 +99,11 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
              "or give --token-file FILE")
     if allow_new_classes and not learn:
         fail("--allow-new-classes is for --learn")
+    if replay and learn:
+        fail("--replay is for a service without --learn (a learning service always replays its log)")
     options: dict[str, Any] = {"max_body": max_body, "max_batch": max_batch, "max_text": max_text}
+    if replay:
+        options["replay"] = True
     if learn or token_required_for_predict:
         options.update(token=token, token_required_for_predict=token_required_for_predict)
     if learn:
@@ -108,7 +118,7 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
         loaded = app.state.holder.current
         target: Any = app
     else:
-        loaded = load_model(model_path)  # check the file once before the workers start
+        loaded = load_model(model_path, replay=replay)  # check the file once before the workers start
         os.environ["NBAYES_SERVE_MODEL"] = os.path.abspath(model_path)
         os.environ["NBAYES_SERVE_LIMITS"] = json.dumps(options)
         target = "nbayes.serve.app:app_from_env"

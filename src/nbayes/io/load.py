@@ -2,7 +2,8 @@
 
 Model kinds are found through a registry (kind name -> the module that defines it, imported only
 when a file of that kind is loaded), so this module imports no estimator, and a model written
-outside nbayes plugs in with :func:`register_kind`.
+outside nbayes plugs in with :func:`register_kind`. Likewise the reader of the update log that a
+learning service keeps beside a model file (:data:`UPDATE_LOG`) is imported only when there is one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ from ..errors import ModelFileError
 from .model_file import load_state
 
 __all__ = ["load", "load_with_state", "register_kind", "model_class", "from_state"]
+
+#: what reads the update log ``MODEL.log`` beside a model file (``nbayes serve --learn`` writes
+#: it): called as ``f(path, model, state, replay)``, it warns of the updates the file lacks or
+#: replays them; imported only when such a log exists
+UPDATE_LOG = "nbayes.serve.updates:with_updates"
 
 #: the kind written in a model file -> "module:Class" that reads it back (``Class.from_state``),
 #: or the class itself when registered as one
@@ -70,12 +76,17 @@ def _registry() -> dict[str, type[Any]]:
     return {kind: model_class(kind) for kind in KINDS}
 
 
-def load(path: str | os.PathLike[str]) -> Any:
+def load(path: str | os.PathLike[str], *, replay: bool = False) -> Any:
     """Load a model written by ``model.save(path)``.
 
     The file's magic, format version and checksum are verified before anything is built, then
     its numbers (statistics that no data could produce are refused); the file holds only JSON
     and raw numeric arrays, so loading never runs code from it.
+
+    When the update log beside it (``path + ".log"``, kept by ``nbayes serve --learn``) holds
+    acknowledged updates the file lacks, a :class:`~nbayes.errors.StaleModelWarning` says so;
+    ``replay=True`` adds them, as the service does at its start (a damaged log is then a
+    :class:`~nbayes.errors.ModelFileError` naming the byte offset; ``nbayes repair``).
 
     >>> import os, tempfile, nbayes
     >>> model = nbayes.MultinomialNB().fit([[2, 0], [0, 3]], ["ham", "spam"])
@@ -84,11 +95,21 @@ def load(path: str | os.PathLike[str]) -> Any:
     >>> nbayes.load(path).predict([[1, 0]]).tolist()
     ['ham']
     """
-    return load_with_state(path)[0]
+    return load_with_state(path, replay=replay)[0]
 
 
-def load_with_state(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any]]:
-    """The model and the verified state it was built from (header metadata included)."""
+def load_with_state(path: str | os.PathLike[str], *, replay: bool | None = False) -> tuple[Any, dict[str, Any]]:
+    """The model and the verified state it was built from (header metadata included).
+    ``replay``: the update log beside the file, as :func:`load` (None: the file alone, the log
+    not even looked at: a learning service replays it itself)."""
+    model, state = _from_file(path)
+    if replay is not None and os.path.exists(os.fspath(path) + ".log"):
+        module, _, name = UPDATE_LOG.partition(":")
+        model = getattr(import_module(module), name)(os.fspath(path), model, state, replay)
+    return model, state
+
+
+def _from_file(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any]]:
     state = load_state(path)
     kind = state.get("kind")
     try:

@@ -47,8 +47,8 @@ from . import _delta, _log
 from . import _labelsets as labelsets
 from ._delta import Delta
 from ._model import Loaded, ModelHolder, Problem, log
-from ._records import LogTerms, read_deltas, replay
-from ._requests import LEARN, UNLEARN, cannot, counted, refused, unknown_label, without_rows
+from ._requests import LEARN, SNAPSHOT, UNLEARN, cannot, counted, refused, unknown_label, without_rows
+from ._lock import WriterLock
 from ._snapshots import Snapshots
 
 #: the shortest time (s) between the starts of two groups of updates (0: a group as soon as the
@@ -100,6 +100,19 @@ class Learner(Snapshots):
         self.snapshot_every = snapshot_every
         self.snapshot_bytes = snapshot_bytes
         self.freeze_gc = freeze_gc
+        # the one writer of the file and its log (a second service or `nbayes snapshot` refuses)
+        self.lock = WriterLock(self.path, "nbayes serve --learn")
+        try:
+            self._start(holder)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def _start(self, holder: ModelHolder) -> None:
+        if holder.changed():  # written by another writer between its load and the lock: the file as it is now
+            holder.reload(force=True)
+            if holder.error is not None:
+                raise ModelFileError(holder.error["message"])
         loaded = holder.current
         self.meta = {k: v for k, v in loaded.state_meta.items() if k != "serve"}
         serve = loaded.state_meta.get("serve") or {}
@@ -134,56 +147,6 @@ class Learner(Snapshots):
         self._snap: threading.Thread | None = None
         self._snap_done: tuple[int, str] | BaseException | None = None
         self._since: list[tuple[_log.Record, Delta]] = []
-
-    # ------------------------------------------------------------------ start
-    def _recover(self, model: Any, parent: str | None) -> tuple[Any, int]:
-        path = self.log_path
-        for stale in (path + ".tmp", _log.snapshot_tmp(self.path)):  # what a crash left before a rename
-            try:
-                os.unlink(stale)
-            except FileNotFoundError:
-                pass
-        self._terms = LogTerms()
-        if not os.path.exists(path):
-            _log.write_new(path, self.sha, self.version)
-            return model, 0
-        header, records, end, size = _log.read_log(path)
-        follows, base = header["snapshot"], int(header["version"])
-        if follows == self.sha:
-            if base != self.version:
-                raise ModelFileError(f"{path}: the log starts at version {base}, the model file is version {self.version}")
-            rewrite = False
-        elif parent is not None and follows == parent:
-            rewrite = True  # the snapshot was written, the crash came before the log was replaced
-        else:
-            raise ModelFileError(
-                f"{path}: this update log belongs to another model file (it follows snapshot {str(follows)[:12]}..., "
-                f"{self.path} is {self.sha[:12]}...); move it away if {self.path} was replaced on purpose"
-            )
-        expected = base + 1
-        for r in records:
-            if r.version != expected:
-                raise ModelFileError(f"{path}: record for version {r.version} where version {expected} was expected")
-            expected += 1
-        skip = sum(1 for r in records if r.version <= self.version)  # held by the file already
-        kept = records[skip:]
-        model, words = replay(model, [r.body for r in records], skip, path)
-        self._terms = LogTerms(words)
-        if kept:
-            self.version = kept[-1].version
-            self.rows_learned = sum(r.rows for r in kept)
-        self.records = len(kept)
-        if rewrite:  # the records the file does not hold, in a log after it (numbering its terms anew)
-            deltas = read_deltas(model, [r.body for r in records], path)[skip:]
-            self._terms = LogTerms()
-            frames = [_log.encode_record(_log.Record(r.version, r.op, r.rows, r.weight, self._terms.body(d)))
-                      for r, d in zip(kept, deltas)]
-            self._terms.commit()
-            _log.write_new(path, self.sha, self.snapshot_version, frames)
-        elif end < size:
-            log.warning("nbayes serve: %s ends with %d bytes of an update that was never acknowledged; cut", path, size - end)
-            _log.truncate(path, end)
-        return model, len(kept)
 
     # ------------------------------------------------------------------ requests
     def count(self, X: Any, y: list[Any], w: list[float] | None) -> Delta:
@@ -221,17 +184,26 @@ class Learner(Snapshots):
         return future
 
     def stop(self) -> None:
+        """A clean stop (SIGTERM, SIGINT, the app's shutdown): the updates waiting are answered,
+        then a snapshot writes every acknowledged update into the model file, and the lock is
+        released."""
         with self._cond:
             self._stopping = True
             self._cond.notify()
             thread = self._thread
         if thread is not None:
             thread.join()
-        self._end_snapshot(wait=True)
         try:
-            os.close(self.fd)
-        except OSError:
-            pass
+            self._end_snapshot(wait=True)
+            self.snapshot_now()
+        except (OSError, NBayesError) as exc:  # the log keeps them: the next start replays it
+            log.error("nbayes serve: the snapshot at stop failed; %s keeps the updates: %s", self.log_path, exc)
+        finally:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+            self.lock.release()
 
     def _run(self) -> None:
         ready_at = 0.0  # pacing, window: the next group starts no sooner (the updates arriving meanwhile join it)
@@ -273,9 +245,17 @@ class Learner(Snapshots):
 
     # ------------------------------------------------------------------ a group
     def _group(self, jobs: list[Job]) -> None:
-        # an update whose numbers overflow (counts of 1e308) would leave a model of NaNs: refused
-        with np.errstate(over="raise", invalid="raise"):
-            self._apply_group(jobs)
+        updates = [j for j in jobs if j.op != SNAPSHOT]
+        if updates:  # an update whose numbers overflow (counts of 1e308) would leave a model of NaNs: refused
+            with np.errstate(over="raise", invalid="raise"):
+                self._apply_group(updates)
+        for j in jobs:
+            if j.op == SNAPSHOT:  # after the updates before it: the file holds them
+                try:
+                    j.future.set_result(self.snapshot_now())
+                except (OSError, NBayesError) as exc:
+                    j.future.set_exception(Problem(503, f"the snapshot could not be written ({exc}); the log keeps "
+                                                        "every acknowledged update"))
 
     def _apply_group(self, jobs: list[Job]) -> None:
         if self.broken is not None:

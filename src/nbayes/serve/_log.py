@@ -12,8 +12,13 @@ A record holds counts, never the rows: the statistics of the update over its own
 terms (a text's terms and their counts, a row's per-class sums). Records are numbered by the
 model version they make, one after the other from the header's version + 1.
 
-Reading stops at the first record that is incomplete or fails its CRC (a crash mid-append: the
-record was never acknowledged) and the file is cut there. A new log (after a snapshot) is
+Reading stops at the first record that is incomplete or fails its CRC. When nothing valid
+follows it, that is a torn final append (a crash mid-append: the record was never acknowledged)
+and the service cuts the file there, with a log line. When a valid record follows it
+(:func:`later_record`: a frame whose length, version, op and CRC all hold, further on), the
+damage is in the middle of acknowledged updates: :func:`read_log` refuses the log, naming the
+byte offset, and ``nbayes repair MODEL`` (:mod:`nbayes.serve.updates`) keeps the valid records
+before it, copying the whole log aside first. A new log (after a snapshot) is
 written aside, fsync'd and renamed over the old one, so a crash leaves one or the other.
 The first format (magic ``NBLOG\\0\\0\\1``, each record a model file image) was never
 released and is not read.
@@ -29,6 +34,8 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ..errors import ModelFileError
 from ..io import model_file
@@ -74,9 +81,24 @@ def encode_header(snapshot: str, version: int) -> bytes:
     return _HEAD.pack(MAGIC, len(head), zlib.crc32(head)) + head
 
 
-def read_log(path: str) -> tuple[dict[str, Any], list[Record], int, int]:
+class LogDamagedError(ModelFileError):
+    """A record of the update log fails its check and valid records follow it: corruption of
+    acknowledged updates, not a torn append (``nbayes repair``)."""
+
+    def __init__(self, path: str, at: int, later: tuple[int, int], kept: int) -> None:
+        self.path, self.at, self.later, self.kept = path, at, later, kept
+        model = path[:-4] if path.endswith(".log") else path
+        super().__init__(
+            f"{path} is damaged at byte {at}: the record there fails its check, and a valid record follows it "
+            f"(version {later[1]} at byte {later[0]}), so this is corruption of acknowledged updates, not an "
+            f"interrupted append, and nothing was cut. `nbayes repair {model}` copies the log aside, keeps the "
+            f"{kept} valid record(s) before byte {at} and reports what it drops")
+
+
+def read_log(path: str, *, damaged_ok: bool = False) -> tuple[dict[str, Any], list[Record], int, int]:
     """(header, the complete records, the byte length they end at, the file's length). A bad
-    header is a ModelFileError: the log is written whole by a rename, so it is damage."""
+    header is a ModelFileError: the log is written whole by a rename, so it is damage. A damaged
+    record followed by a valid one is a :class:`LogDamagedError` (unless ``damaged_ok``)."""
     with open(path, "rb") as f:
         raw = f.read()
     if raw[:8] == MAGIC_V1:
@@ -97,7 +119,35 @@ def read_log(path: str) -> tuple[dict[str, Any], list[Record], int, int]:
     records, end = list(_records(raw, _HEAD.size + n)), _HEAD.size + n
     for r in records:
         end += _FRAME.size + _RECORD.size + len(r.body)
+    if end < len(raw) and not damaged_ok:
+        later = later_record(raw, end, records[-1].version if records else int(header["version"]))
+        if later is not None:
+            raise LogDamagedError(path, end, later, len(records))
     return header, records, end, len(raw)
+
+
+def later_record(raw: bytes, start: int, after: int) -> tuple[int, int] | None:
+    """(offset, version) of the first valid record beginning after byte ``start`` of the log
+    ``raw`` whose version is above ``after``; None if there is none (a torn tail). Candidates
+    are found by numpy over every offset (a plausible length, version and op), then checked by
+    their CRC."""
+    size = len(raw)
+    last = size - _FRAME.size - _RECORD.size  # the last offset a record can begin at
+    step = 1 << 22  # (offsets per pass)
+    for c0 in range(start + 1, last + 1, step):
+        m = min(step, last + 1 - c0)
+        op = np.ndarray((m,), dtype=np.uint8, buffer=raw, offset=c0 + _FRAME.size + 8, strides=(1,))
+        idx = np.flatnonzero(op == OP_LEARN)  # (views of the bytes at every offset: no copies)
+        n = np.ndarray((m,), dtype="<u4", buffer=raw, offset=c0, strides=(1,))[idx].astype(np.int64)
+        version = np.ndarray((m,), dtype="<u8", buffer=raw, offset=c0 + _FRAME.size, strides=(1,))[idx]
+        ok = (n >= _RECORD.size) & (n <= MAX_RECORD) & (c0 + idx + _FRAME.size + n <= size)
+        ok &= (version > after) & (version <= after + size)
+        for q in idx[ok].tolist():
+            q += c0
+            k, crc = _FRAME.unpack_from(raw, q)
+            if zlib.crc32(memoryview(raw)[q + _FRAME.size:q + _FRAME.size + k]) == crc:
+                return q, int(_RECORD.unpack_from(raw, q + _FRAME.size)[0])
+    return None
 
 
 def _records(data: bytes, at: int) -> Iterator[Record]:

@@ -16,12 +16,14 @@ import sys
 from decimal import Decimal
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .._kernels.normalize import answer_rows
+from ..errors import StaleModelWarning
 from ..io.info import json_value, model_info
 from ..io.load import load_with_state
 from ..linear import LogisticRegression
@@ -270,9 +272,15 @@ class Loaded:
         }
 
 
-def load_model(path: str, signature: tuple[int, int, int] | None = None) -> Loaded:
-    """Read, verify and build the model in ``path`` (a :class:`ModelFileError` if it is bad)."""
-    model, state = load_with_state(path)
+def load_model(path: str, signature: tuple[int, int, int] | None = None, replay: bool | None = False) -> Loaded:
+    """Read, verify and build the model in ``path`` (a :class:`ModelFileError` if it is bad).
+    ``replay``: the updates of a log beside the file that it lacks are a warning in the log
+    (False), added (True) or not looked for (None: a learning service replays them itself)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", StaleModelWarning)
+        model, state = load_with_state(path, replay=replay)
+    for w in caught:
+        log.warning("nbayes serve: %s", w.message)
     built(model)  # what its first prediction would build (frequent terms' rows, n-grams' parts), now
     header = {"format_version": state.get("format_version"), "nbayes_version": state.get("nbayes_version"), "kind": state.get("kind")}
     meta = state.get("meta") or {}
@@ -290,11 +298,12 @@ class ModelHolder:
     fails to load (missing, truncated, corrupted) keeps the previous model serving; the failure
     is logged once per version of the file and reported by :attr:`status`."""
 
-    def __init__(self, path: str, freeze_gc: bool = False) -> None:
+    def __init__(self, path: str, freeze_gc: bool = False, replay: bool | None = False) -> None:
         self.path = os.fspath(path)
         self.freeze_gc = freeze_gc
+        self.replay = replay  # the log beside the file (:func:`load_model`)
         sig = _signature_or_none(self.path)
-        self.current: Loaded = load_model(self.path, sig)  # a bad file at start is an error
+        self.current: Loaded = load_model(self.path, sig, replay)  # a bad file at start is an error
         if freeze_gc:
             _settle()
         self.error: dict[str, Any] | None = None
@@ -325,7 +334,7 @@ class ModelHolder:
             from ..errors import NBayesError
 
             try:
-                new = load_model(self.path, sig)
+                new = load_model(self.path, sig, self.replay)
             except (NBayesError, OSError, MemoryError) as exc:
                 self._fail(sig, str(exc))
                 return False

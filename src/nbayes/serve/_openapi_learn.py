@@ -13,7 +13,8 @@ def add_learning(doc: dict[str, Any], classes: list[Any], allow_new_classes: boo
     bodies of ``/v1/predict`` plus labels (and optional weights). ``sets``: a multi-label
     model, whose item's label is a list of labels (empty only if ``allow_empty``)."""
     schemas = doc["components"]["schemas"]
-    label: dict[str, Any] = ({"type": ["string", "integer", "boolean"], "description": "a class label (new ones create a class)"}
+    label: dict[str, Any] = ({"type": _types(classes), "description": "a class label of the type of the model's classes "
+                              "(new ones create a class; a string holds no NUL)"}
                              if allow_new_classes else {"enum": classes, "description": "one of the model's classes"})
     if sets:
         label = {"type": "array", "items": label, "minItems": 0 if allow_empty else 1,
@@ -61,5 +62,25 @@ def add_learning(doc: dict[str, Any], classes: list[Any], allow_new_classes: boo
 
     doc["paths"]["/v1/learn"] = path("learn", "learned", "Learn rows (texts or table rows) under their labels")
     doc["paths"]["/v1/unlearn"] = path("unlearn", "unlearned", "Forget rows learned before, exactly")
+    doc["paths"]["/v1/snapshot"] = {"post": {
+        "summary": "Write every acknowledged update into the model file now (and start a new, empty log)",
+        "security": [{"bearer": []}],
+        "responses": {
+            "200": {"description": "snapshot: whether a file was written (false: it held every update already); "
+                                   "version: the model version the file holds", "content": {"application/json": {
+                "schema": {"type": "object", "required": ["snapshot", "version", "file_version"], "properties": {
+                    "snapshot": {"type": "boolean"}, "version": {"type": "integer"},
+                    "file_version": {"type": "integer"}}}}}},
+            "401": error("no bearer token"),
+            "403": error("another token"),
+            "503": error("the file could not be written; the log keeps every acknowledged update"),
+        }}}
     doc["components"].setdefault("securitySchemes", {})["bearer"] = {"type": "http", "scheme": "bearer"}
     return doc
+
+
+def _types(classes: list[Any]) -> list[str]:
+    """The JSON types of ``classes`` (plain values): what a new label must be."""
+    names = {bool: "boolean", int: "integer", float: "number", str: "string"}
+    out = [names[t] for t in names if any(type(c) is t for c in classes)]
+    return out or ["string"]

@@ -2,7 +2,14 @@
 (:mod:`._learn`) adds it, and why one is refused: whether a model can learn online
 (:func:`cannot`), its labels and weights checked against its items (:func:`labels_of`), a
 learn request's statistics (:func:`counted`, run by the request), a model
-without an unlearn's rows (:func:`without_rows`), and the 422 answers."""
+without an unlearn's rows (:func:`without_rows`), and the 422 answers.
+
+Whatever a client sends must stay servable by every later request, saved in the model file and
+replayed from the log: every string of a body is valid Unicode (:func:`bad_string`: a lone
+surrogate from a ``\\ud800`` escape is refused, as neither UTF-8 nor the JSON of answers can
+hold it), and a label keeps the type of the model's classes (:func:`check_label`: an
+integer-labelled model takes integers that its class array holds, never ``"3"`` nor ``true``;
+a string label holds no NUL, which numpy's strings drop at the end)."""
 
 from __future__ import annotations
 
@@ -22,6 +29,8 @@ from ._delta import Delta
 from ._model import Problem
 
 LEARN, UNLEARN = "learn", "unlearn"
+#: a request for a snapshot now (``POST /v1/snapshot``), queued to the writer like an update
+SNAPSHOT = "snapshot"
 
 
 def cannot(model: Any, op: str) -> str | None:
@@ -91,9 +100,11 @@ def refused(exc: Exception, op: str) -> Problem:
     return Problem(422, f"{exc}; {nothing}")
 
 
-def labels_of(body: dict[str, Any], n: int, single: bool, sets: bool = False) -> tuple[list[Any], list[float] | None]:
+def labels_of(body: dict[str, Any], n: int, single: bool, sets: bool = False, classes: np.ndarray | None = None,
+              max_text: int = 100_000) -> tuple[list[Any], list[float] | None]:
     """The labels (and weights) of a learn / unlearn request, checked against its items;
-    ``sets``: a multi-label model's, one list of labels per item."""
+    ``sets``: a multi-label model's, one list of labels per item. With ``classes`` (the
+    model's), each label is checked by :func:`check_label`."""
     lk, wk = ("label", "weight") if single else ("labels", "weights")
     other = ("labels", "weights") if single else ("label", "weight")
     wrong = [k for k in other if k in body]
@@ -107,11 +118,135 @@ def labels_of(body: dict[str, Any], n: int, single: bool, sets: bool = False) ->
     else:
         raw = _per_item(body[lk], "labels", lk, single, n, "one label per item", "labels",
                         lambda v: isinstance(v, str | int | float | bool), "a string, integer or boolean")
+    if classes is not None:
+        types = label_types(classes)
+        for i, v in enumerate(raw):
+            where = lk if single else f"{lk}[{i}]"
+            for j, x in enumerate(v if sets else [v]):
+                check_label(x, classes, f"{where}[{j}]" if sets else where, max_text, types)
     if wk not in body:
         return raw, None
     wraw = _per_item(body[wk], "weights", wk, single, n, "one number per item", "numbers",
                      lambda v: not isinstance(v, bool) and isinstance(v, int | float) and v >= 0, "a number >= 0")
     return raw, [float(v) for v in wraw]
+
+
+# ---------------------------------------------------------------------------- what a model can hold
+#: the types a label may take, by the kind of the model's class array
+_KIND_TYPES: dict[str, tuple[type, ...]] = {"U": (str,), "S": (str,), "b": (bool,), "i": (int,), "u": (int,),
+                                            "f": (int, float)}
+_NAMES = {str: "strings", int: "integers", float: "numbers", bool: "booleans"}
+#: the range of an integer label of a model whose classes are Python objects (what every reader
+#: of the model file and of its answers holds: int64)
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def label_types(classes: np.ndarray) -> tuple[type, ...]:
+    """The JSON types (as Python's) a label of a model with ``classes`` may take: the types of
+    its classes (booleans are not integers, integers not strings)."""
+    kind = classes.dtype.kind
+    if kind in _KIND_TYPES:
+        return _KIND_TYPES[kind]
+    found: list[type] = []
+    for c in classes.tolist():
+        t = bool if isinstance(c, bool | np.bool_) else int if isinstance(c, int | np.integer) else \
+            float if isinstance(c, float | np.floating) else str
+        if t not in found:
+            found.append(t)
+    return tuple(found) or (str,)
+
+
+def check_label(v: Any, classes: np.ndarray, where: str, max_text: int, types: tuple[type, ...] = ()) -> None:
+    """422 unless the label ``v`` (parsed JSON) can join the model whose classes are ``classes``:
+    one of its classes' types (:func:`label_types`), an integer within their integer type, a
+    string of valid Unicode within ``max_text`` characters."""
+    types = types or label_types(classes)
+    t = type(v)
+    if t not in types:
+        kinds = " or ".join(_NAMES[x] for x in types)
+        shown = [json_value(c) for c in classes.tolist()[:5]] + (["..."] if len(classes) > 5 else [])
+        what = f"a number with a fraction or a decimal point ({v!r})" if t is float else \
+            "an integer" if t is int else _kind(v)
+        raise Problem(422, f"{where} is {what}, but the classes of this model are {kinds} {shown}: a label "
+                           f"keeps the type of the model's classes")
+    if t is int:
+        lo, hi = (int(np.iinfo(classes.dtype).min), int(np.iinfo(classes.dtype).max)) \
+            if classes.dtype.kind in "iu" else _INT64
+        if not lo <= v <= hi:
+            raise Problem(422, f"{where} is {str(v)[:30]}, beyond the integers this model's classes hold "
+                               f"({lo} to {hi})")
+    elif t is float and v != round(v):
+        raise Problem(422, f"{where} is {v!r}: a class label is discrete (an integer value or a string)")
+    elif t is str:
+        bad = bad_string(v)
+        if bad is not None:
+            raise Problem(422, f"{where} {bad}")
+        if "\x00" in v:
+            raise Problem(422, f"{where} holds a NUL character (\\u0000) at character {v.index(chr(0))}: not allowed "
+                               "in a label (numpy's strings drop a trailing NUL, so 'a\\u0000' would be class 'a')")
+        if len(v) > max_text:
+            raise Problem(422, f"{where} is {len(v):,} characters long; the limit is {max_text:,}")
+
+
+def bad_string(s: str) -> str | None:
+    """Why ``s`` cannot be a string of a request (a lone surrogate), or None."""
+    if s.isascii():
+        return None
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"holds a lone surrogate {s[exc.start]!a} at character {exc.start}: not a Unicode character "
+                "(a \\ud800-\\udfff escape must be half of a pair), so no model file or answer can hold it")
+    return None
+
+
+def _clean(obj: Any) -> bool:
+    """Whether every string of ``obj`` (parsed JSON, keys included) passes :func:`bad_string`
+    (one walk without paths: the common case)."""
+    todo = [obj]
+    while todo:
+        x = todo.pop()
+        t = type(x)
+        if t is str:
+            if not (x.isascii() or _utf8(x)):
+                return False
+        elif t is dict:
+            todo.extend(x.keys())
+            todo.extend(x.values())
+        elif t is list:
+            todo.extend(x)
+    return True
+
+
+def _utf8(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def bad_strings(obj: Any) -> str | None:
+    """The first string of ``obj`` (parsed JSON: keys and values) that :func:`bad_string`
+    refuses, named by its path (``texts[3]``, ``rows[0].f``), with the reason; None if none."""
+    if _clean(obj):
+        return None
+    todo: list[tuple[Any, str]] = [(obj, "the body")]
+    while todo:
+        x, path = todo.pop()
+        if type(x) is str:
+            bad = bad_string(x)
+            if bad is not None:
+                return f"{path} {bad}"
+        elif type(x) is dict:
+            for k, v in x.items():
+                bad = bad_string(k)
+                if bad is not None:
+                    return f"the key {k!a} of {path} {bad}"
+                todo.append((v, k if path == "the body" else f"{path}.{k}"))
+        elif type(x) is list:
+            todo.extend(reversed([(v, f"{path}[{i}]") for i, v in enumerate(x)]))
+    return None
 
 
 def _label_set(v: Any) -> bool:

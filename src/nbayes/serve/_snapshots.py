@@ -10,7 +10,8 @@ before it inside), then a new log after it.
   starts a new log after it holding the records made meanwhile (:meth:`Snapshots._end_snapshot`).
 
 A crash between writing the file and replacing the log is recognised at start (the old log
-follows the file the new one follows).
+follows the file the new one follows: :meth:`Snapshots._recover`, which also replays the log).
+A clean stop and ``POST /v1/snapshot`` write one now (:meth:`Snapshots.snapshot_now`).
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ import os
 import threading
 from typing import Any
 
+from ..errors import ModelFileError
 from ..io.model_file import state_to_bytes
 from . import _log
 from ._delta import Delta
 from ._model import log
-from ._records import LogTerms
+from ._records import LogTerms, read_deltas, replay
 
 
 class Snapshots:
@@ -41,11 +43,17 @@ class Snapshots:
     rows_unlearned: int
     snapshots: int
     broken: str | None
+    version: int
+    durable_version: int
+    model: Any
     _terms: LogTerms
     _cond: threading.Condition
     _snap: threading.Thread | None
     _snap_done: tuple[int, str] | BaseException | None
     _since: list[tuple[_log.Record, Delta]]
+
+    def _publish_pending(self) -> None:  # (the learner's)
+        raise NotImplementedError
 
     def _image(self, model: Any, version: int, follows: str) -> bytes:
         """The model file image of ``model`` at ``version`` (its meta: the version and the file it follows)."""
@@ -138,3 +146,67 @@ class Snapshots:
             log.error("nbayes serve: the log after a snapshot could not be written: %s", exc)
             return
         self._terms = terms
+
+    def snapshot_now(self) -> dict[str, Any]:
+        """Write the model file now if the log holds updates it lacks (``POST /v1/snapshot``,
+        and at stop); the writer must be idle (stopped, or called in its thread)."""
+        if self.broken is not None:
+            raise ModelFileError(f"learning is stopped: {self.broken}; the log keeps the updates")
+        if self.version < self.durable_version:
+            self._publish_pending()
+        written = self.durable_version > self.snapshot_version or self.records > 0
+        if written:
+            self._end_snapshot(wait=True)
+            self._snapshot(self.model, self.version)
+            log.info("nbayes serve: snapshot: %s holds version %d", self.path, self.version)
+        return {"snapshot": written, "version": self.version, "file_version": self.snapshot_version}
+
+    # ------------------------------------------------------------------ start (recovery)
+    def _recover(self, model: Any, parent: str | None) -> tuple[Any, int]:
+        path = self.log_path
+        for stale in (path + ".tmp", _log.snapshot_tmp(self.path)):  # what a crash left before a rename
+            try:
+                os.unlink(stale)
+            except FileNotFoundError:
+                pass
+        self._terms = LogTerms()
+        if not os.path.exists(path):
+            _log.write_new(path, self.sha, self.version)
+            return model, 0
+        header, records, end, size = _log.read_log(path)
+        follows, base = header["snapshot"], int(header["version"])
+        if follows == self.sha:
+            if base != self.version:
+                raise ModelFileError(f"{path}: the log starts at version {base}, the model file is version {self.version}")
+            rewrite = False
+        elif parent is not None and follows == parent:
+            rewrite = True  # the snapshot was written, the crash came before the log was replaced
+        else:
+            raise ModelFileError(
+                f"{path}: this update log belongs to another model file (it follows snapshot {str(follows)[:12]}..., "
+                f"{self.path} is {self.sha[:12]}...); move it away if {self.path} was replaced on purpose"
+            )
+        expected = base + 1
+        for r in records:
+            if r.version != expected:
+                raise ModelFileError(f"{path}: record for version {r.version} where version {expected} was expected")
+            expected += 1
+        skip = sum(1 for r in records if r.version <= self.version)  # held by the file already
+        kept = records[skip:]
+        model, words = replay(model, [r.body for r in records], skip, path)
+        self._terms = LogTerms(words)
+        if kept:
+            self.version = kept[-1].version
+            self.rows_learned = sum(r.rows for r in kept)
+        self.records = len(kept)
+        if rewrite:  # the records the file does not hold, in a log after it (numbering its terms anew)
+            deltas = read_deltas(model, [r.body for r in records], path)[skip:]
+            self._terms = LogTerms()
+            frames = [_log.encode_record(_log.Record(r.version, r.op, r.rows, r.weight, self._terms.body(d)))
+                      for r, d in zip(kept, deltas)]
+            self._terms.commit()
+            _log.write_new(path, self.sha, self.snapshot_version, frames)
+        elif end < size:
+            log.warning("nbayes serve: %s ends with %d bytes of an update that was never acknowledged; cut", path, size - end)
+            _log.truncate(path, end)
+        return model, len(kept)

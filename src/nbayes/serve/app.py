@@ -12,7 +12,8 @@
 - with ``learn=True``: ``POST /v1/learn`` and ``POST /v1/unlearn`` (the bodies of
   ``/v1/predict`` plus ``"labels"``, optional ``"weights"``; ``Authorization: Bearer <token>``),
   answered once the update is durable, and with ``?visible=true`` once predictions see it
-  (:mod:`nbayes.serve._learn`).
+  (:mod:`nbayes.serve._learn`); ``POST /v1/snapshot`` writes every acknowledged update into the
+  model file now.
 
 Bad requests get a JSON body ``{"error": message, "status": code}``: 400 for a body that is not
 JSON, 413 for a body over ``max_body`` bytes (only that), 422 for JSON that breaks the schema of
@@ -28,12 +29,10 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-import math
 import signal
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 try:
@@ -51,14 +50,9 @@ from ..errors import NBayesError
 from . import _multilabel
 from ._learn import LEARN, PUBLISH_EVERY, UNLEARN, WINDOW, Learner, cannot
 from ._model import Limits, Loaded, ModelHolder, Problem, log
+from ._json import dumps, loads
 from ._openapi_learn import add_learning
-from ._requests import labels_of
-
-orjson: ModuleType | None
-try:  # faster JSON when it is there; the standard library otherwise
-    import orjson
-except ImportError:  # pragma: no cover - depends on the environment
-    orjson = None
+from ._requests import SNAPSHOT, labels_of
 
 #: requests smaller than this (characters of text, or rows x 100) run on the event loop; larger
 #: ones in a worker thread, so a batch of 1,000 documents does not stall the other connections
@@ -68,77 +62,6 @@ PAGE_CSP = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
     "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'"
 )
-
-
-# ---------------------------------------------------------------------------- JSON
-def dumps(obj: Any) -> bytes:
-    if orjson is not None:
-        return orjson.dumps(obj)
-    return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(s: str) -> float:
-    v = float(s)
-    if not math.isfinite(v):
-        raise ValueError(f"number {s[:24]} is out of range")
-    return v
-
-
-def _finite_int(s: str) -> int:
-    v = int(s)
-    try:
-        float(v)
-    except OverflowError:
-        raise ValueError(f"number {s[:24]}... is out of range") from None
-    return v
-
-
-#: magnitude from which orjson may have read an integer as a float (beyond 64 bits)
-_BIG = 2.0**63
-
-
-def _big_float(obj: Any) -> bool:
-    """Whether ``obj`` (parsed JSON) holds a float of magnitude 2**63 or more: where orjson read
-    an integer beyond 64 bits as the nearest float. A walk of the parsed values (a text body's
-    few strings cost nothing; a regex over the raw body cost a learn request of 10 posts more
-    than orjson's parse)."""
-    todo = [obj]
-    while todo:
-        x = todo.pop()
-        items = x.values() if type(x) is dict else x if type(x) is list else (x,)
-        for v in items:
-            t = type(v)
-            if t is float:
-                if not -_BIG < v < _BIG:
-                    return True
-            elif t is list or t is dict:
-                todo.append(v)
-    return False
-
-
-def loads(raw: bytes) -> Any:
-    """Strict JSON (RFC 8259: no NaN or Infinity) or a 400 saying where it broke."""
-    try:
-        if orjson is not None:
-            try:
-                parsed = orjson.loads(raw)
-                if not _big_float(parsed):
-                    return parsed
-                # orjson reads an integer beyond 64 bits as the nearest float: the standard parser
-                # keeps it exact, so a value beyond a feature's bound is refused as the schema says
-            except orjson.JSONDecodeError:  # the standard parser's message says where it broke
-                pass
-        return json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float, parse_int=_finite_int)
-    except UnicodeDecodeError as exc:
-        raise Problem(400, f"the body is not UTF-8 (byte {exc.start})") from None
-    except RecursionError:
-        raise Problem(400, "the body is not valid JSON (nested too deeply)") from None
-    except ValueError as exc:
-        raise Problem(400, f"the body is not valid JSON ({exc})") from None
 
 
 class JSONResponse(Response):
@@ -262,6 +185,7 @@ def create_app(
     learn_pace: float = 0.0,
     learn_window: float = WINDOW,
     publish_every: float = PUBLISH_EVERY,
+    replay: bool = False,
 ) -> Starlette:
     """The service for the model file ``model_path`` (loaded now: a bad file raises
     :class:`nbayes.errors.ModelFileError`). ``freeze_gc`` (for a process that only serves, as
@@ -282,7 +206,9 @@ def create_app(
     ``publish_every``: acknowledged (durable) updates become visible to predictions in a new
     version at most once per this many seconds (0.1), at once after a quiet spell; a learn or
     unlearn with ``?visible=true`` is answered once visible (0: every group before its answers).
-    ``token_required_for_predict``: ``/v1/predict`` and ``/v1/explain`` need the token too."""
+    ``token_required_for_predict``: ``/v1/predict`` and ``/v1/explain`` need the token too.
+    ``replay`` (without ``learn``): a log beside the file (left by a learning service) holding
+    updates the file lacks is replayed at each load, not only logged as a warning."""
     for name, v in (("max_body", max_body), ("max_batch", max_batch), ("max_text", max_text),
                     ("snapshot_every", snapshot_every), ("snapshot_bytes", snapshot_bytes)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -301,7 +227,7 @@ def create_app(
         raise ValueError("learn=True and token_required_for_predict=True need a token: whoever may change the model proves it")
     token = token.strip() if token is not None else None
     limits = Limits(max_body=max_body, max_batch=max_batch, max_text=max_text)
-    holder = ModelHolder(model_path, freeze_gc=freeze_gc)
+    holder = ModelHolder(model_path, freeze_gc=freeze_gc, replay=None if learn else replay)
     learner = (Learner(holder, allow_new_classes=allow_new_classes, snapshot_every=snapshot_every,
                        snapshot_bytes=snapshot_bytes, freeze_gc=freeze_gc, pace=learn_pace,
                        window=float(learn_window), publish_every=float(publish_every)) if learn else None)
@@ -337,7 +263,7 @@ def create_app(
             raise Problem(409, reason)
         fields = {k: v for k, v in body.items() if k not in ("label", "labels", "weight", "weights")}
         X, single, size, items = _input(loaded, fields, limits, batch=True)
-        y, w = labels_of(body, len(items), single, loaded.multilabel)
+        y, w = labels_of(body, len(items), single, loaded.multilabel, loaded.model.classes_, limits.max_text)
         if not items:  # nothing to learn: the last durable version (visible: once published)
             answer = {"learned" if op == LEARN else "unlearned": 0, "version": learner.durable_version}
             return JSONResponse(await asyncio.wrap_future(learner.visible(answer)) if visible else answer)
@@ -350,6 +276,13 @@ def create_app(
 
     async def unlearn_endpoint(request: Request) -> Response:
         return await update(request, UNLEARN)
+
+    async def snapshot_endpoint(request: Request) -> Response:
+        if learner is None:
+            raise Problem(409, "this service does not learn: its file is all there is (a file and log left by a "
+                               "learning service: `nbayes snapshot MODEL`)")
+        _authorize(request, token)
+        return JSONResponse(await asyncio.wrap_future(learner.submit(SNAPSHOT, None, [], None)))
 
     async def explain(request: Request) -> Response:
         _authorize(request, read_token)
@@ -428,6 +361,7 @@ def create_app(
             Route("/v1/explain", explain, methods=["POST"]),
             Route("/v1/learn", learn_endpoint, methods=["POST"]),
             Route("/v1/unlearn", unlearn_endpoint, methods=["POST"]),
+            Route("/v1/snapshot", snapshot_endpoint, methods=["POST"]),
             Route("/v1/model", model_info, methods=["GET"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/openapi.json", openapi, methods=["GET"]),
