@@ -2,25 +2,37 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from .._kernels import threads
 from .._kernels.gaussian import moments
 from ..errors import StatisticsError
-from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
+from .checks import check_array, check_at_most, check_class_count, check_removed
+from .exact import add_exact, from_int, read_tail, tail_arrays, tail_embed, to_int
 
 
 @dataclass
 class MomentStats:
     """class_count[c]: weight of class-c rows; for each (class c, feature j) over the rows where
-    feature j is observed: weight[c, j], mean[c, j] and the centred sum of squares m2[c, j]."""
+    feature j is observed: weight[c, j], mean[c, j] and the centred sum of squares m2[c, j].
+
+    Exactness (stats.exact): a cell's exact state is its weight W and the exact sums
+    S1 = sum of W_b mean_b and S2 = sum of (m2_b + W_b mean_b**2) over the batches b added (less
+    those subtracted); ``mean`` = RN(S1 / W) and ``m2`` = RN(S2 - S1**2 / W), correctly rounded
+    from the exact state. ``exact`` holds the tails of class_count and weight, and the full
+    expansions of S1 and S2 ("s1", "s2") when the rounded mean and m2 no longer determine them
+    (after adding or removing batches): learning a batch and unlearning it returns every array
+    bit for bit (the Chan-Golub-LeVeque update does not invert exactly).
+    """
 
     class_count: np.ndarray
     weight: np.ndarray
     mean: np.ndarray
     m2: np.ndarray
+    exact: dict[str, list[np.ndarray]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(
@@ -52,41 +64,37 @@ class MomentStats:
         cc = np.zeros(n_classes)
         w, mu, m2 = (np.zeros((n_classes, d)) for _ in range(3))
         cc[pos], w[pos], mu[pos], m2[pos] = self.class_count, self.weight, self.mean, self.m2
-        return MomentStats(cc, w, mu, m2)
+        return MomentStats(cc, w, mu, m2, tail_embed(self.exact, pos, n_classes))
 
     def __add__(self, other: "MomentStats") -> "MomentStats":
-        # Chan, Golub & LeVeque (1979): pairwise update of weight, mean and centred sum of squares
-        wa, wb = self.weight, other.weight
-        w = wa + wb
-        safe = np.where(w > 0, w, 1.0)
-        delta = other.mean - self.mean
-        mean = np.where(w > 0, self.mean + delta * (wb / safe), 0.0)
-        with np.errstate(over="ignore", invalid="ignore"):
-            m2 = np.where(w > 0, self.m2 + other.m2 + delta * delta * (wa * (wb / safe)), 0.0)
-        if not (np.isfinite(mean).all() and np.isfinite(m2).all()):
-            j = int(np.argwhere(~(np.isfinite(mean) & np.isfinite(m2)))[0][1])
-            raise StatisticsError(f"X: column {j}: its values are so large that their spread overflows float64 "
-                                  "(rescale the column)")
-        return MomentStats(self.class_count + other.class_count, w, mean, m2)
+        return _combine(self, other, +1, None)
 
     def subtract(self, other: "MomentStats", classes: np.ndarray) -> "MomentStats":
-        """Inverse of ``+``: the moments of the rows that remain once ``other``'s are removed."""
-        check_removable(self.class_count, other.class_count, classes, "weight")
-        check_removable(self.weight, other.weight, classes, "observed weight")
-        w_all, wb = self.weight, other.weight
-        wa = w_all - wb
-        gone = wa <= REL_TOL * w_all  # the cell returns to "no data": reset it exactly
-        safe_a = np.where(gone, 1.0, wa)
-        mean_a = (w_all * self.mean - wb * other.mean) / safe_a
-        delta = other.mean - mean_a
-        m2 = self.m2 - other.m2 - delta * delta * (wa * (wb / np.where(w_all > 0, w_all, 1.0)))
-        # cancellation can leave a tiny negative sum of squares: clamp it at 0
-        m2 = np.maximum(m2, 0.0)
-        cc = self.class_count - other.class_count
-        cc = np.where(cc <= REL_TOL * self.class_count, 0.0, cc)
-        return MomentStats(
-            cc, np.where(gone, 0.0, wa), np.where(gone, 0.0, mean_a), np.where(gone, 0.0, m2)
-        )
+        """Inverse of ``+``, exactly: the moments of the rows that remain once ``other``'s are
+        removed (:class:`~nbayes.errors.UnlearnError` naming the class when ``other`` removes
+        more weight than ``self`` holds)."""
+        return _combine(self, other, -1, classes)
+
+    def with_sums(self) -> "MomentStats":
+        """The same statistics holding the full expansions of S1 and S2 (``exact["s1"]``, ``["s2"]``)
+        for every cell (to lay rows of different statistics side by side)."""
+        if "s1" in self.exact:
+            return self
+        K, d = self.weight.shape
+        w = [self.weight, *self.exact.get("weight", [])]
+        exps: dict[str, list[list[float]]] = {"s1": [], "s2": []}
+        for i in np.ndindex(K, d):
+            st = _sums(self, w, i)
+            if st is None:
+                raise StatisticsError(f"X: column {i[1]}: values or weights so small that their products leave "
+                                      "float64's range; rescale them")
+            exps["s1"].append(from_int(st[0]))
+            exps["s2"].append(from_int(st[1]))
+        tails = dict(self.exact)
+        for name, e in exps.items():
+            L = max([len(x) for x in e] + [1])
+            tails[name] = [np.array([x[k] if k < len(x) else 0.0 for x in e]).reshape(K, d) for k in range(L)]
+        return MomentStats(self.class_count, self.weight, self.mean, self.m2, tails)
 
     def pooled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Weight, mean and centred sum of squares per feature over all classes (Chan merge)."""
@@ -125,12 +133,93 @@ class MomentStats:
             "stats/weight": self.weight,
             "stats/mean": self.mean,
             "stats/m2": self.m2,
-        }
+        } | tail_arrays(self.exact)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "MomentStats":
         """The moments read back from ``to_arrays``'s arrays."""
-        return cls(*(arrays[f"stats/{k}"] for k in ("class_count", "weight", "mean", "m2")))
+        out = cls(arrays["stats/class_count"], arrays["stats/weight"], arrays["stats/mean"], arrays["stats/m2"])
+        for name, ref in (("class_count", out.class_count), ("weight", out.weight), ("s1", out.weight),
+                          ("s2", out.weight)):
+            tail = read_tail(arrays, name, np.shape(ref))
+            if tail:
+                out.exact[name] = tail
+        if ("s1" in out.exact) != ("s2" in out.exact):
+            raise StatisticsError("statistics 'exact/s1', 'exact/s2': a file holds both exact sums or neither")
+        return out
+
+
+def _cell_state(w: int, mean: float, m2: float) -> tuple[int, int] | None:
+    """(S1, S2) * 2**1074 of a cell of exact weight w * 2**-1074, mean and m2 (None when a
+    product has bits below float64's smallest, 2**-1074: not a sum of doubles)."""
+    mu = to_int(mean)
+    s1, r1 = divmod(w * mu, 1 << 1074)
+    s2, r2 = divmod(w * mu * mu, 1 << 2148)
+    if r1 or r2:
+        return None
+    return s1, s2 + to_int(m2)
+
+
+def _ints(exp: list[np.ndarray], i: tuple[int, ...]) -> int:
+    return sum(to_int(float(c[i])) for c in exp)
+
+
+def _combine(a: MomentStats, b: MomentStats, sign: int, classes: np.ndarray | None) -> MomentStats:
+    """The exact ``a + sign * b`` (the class docstring): weights by exact sums, then per cell
+    the exact sums S1, S2 and the correctly rounded mean and m2 derived from them."""
+    cc, cc_t = add_exact(a.class_count, a.exact.get("class_count"), b.class_count, b.exact.get("class_count"), sign)
+    W, W_t = add_exact(a.weight, a.exact.get("weight"), b.weight, b.exact.get("weight"), sign)
+    if classes is not None:
+        check_removed(cc, a.class_count, b.class_count, classes, "weight", cc_t)
+        check_removed(W, a.weight, b.weight, classes, "observed weight", W_t)
+    K, d = W.shape
+    mean, m2 = np.zeros((K, d)), np.zeros((K, d))
+    s1, s2 = np.zeros((K, d), dtype=object), np.zeros((K, d), dtype=object)
+    need = np.zeros((K, d), dtype=bool)  # cells whose mean and m2 do not determine S1, S2
+    a_w = [a.weight, *a.exact.get("weight", [])]
+    b_w = [b.weight, *b.exact.get("weight", [])]
+    W_all = [W, *W_t]
+    for i in zip(*np.nonzero(W)):
+        sa = _sums(a, a_w, i)
+        sb = _sums(b, b_w, i)
+        if sa is None or sb is None:
+            raise StatisticsError(
+                f"X: column {int(i[1])}: values or weights so small (below about 1e-150) that their "
+                "products leave float64's range; exact unlearning needs them rescaled"
+            )
+        w = _ints(W_all, i)
+        x1, x2 = sa[0] + sign * sb[0], sa[1] + sign * sb[1]
+        mu = x1 / w  # correctly rounded: RN(S1 / W)
+        v = (x2 * w - x1 * x1) / (w << 1074)  # RN(S2 - S1**2 / W), S2 W - S1**2 >= 0 for data
+        try:
+            mean[i], m2[i] = mu, max(v, 0.0)
+        except OverflowError:
+            mean[i], m2[i] = np.inf, np.inf
+        s1[i], s2[i] = x1, x2
+        need[i] = _cell_state(w, float(mean[i]), float(m2[i])) != (x1, x2)
+    if not (np.isfinite(mean).all() and np.isfinite(m2).all()):
+        j = int(np.argwhere(~(np.isfinite(mean) & np.isfinite(m2)))[0][1])
+        raise StatisticsError(f"X: column {j}: its values are so large that their spread overflows float64 "
+                              "(rescale the column)")
+    tails = {"class_count": cc_t, "weight": W_t}
+    if need.any():
+        for name, sums in (("s1", s1), ("s2", s2)):
+            try:
+                exps = [from_int(int(x)) for x in sums.ravel()]
+            except OverflowError:
+                raise StatisticsError("X: the sums of squares of a column overflow float64 (its values pass about "
+                                      "1e154); rescale the column") from None
+            L = max(len(e) for e in exps)
+            tails[name] = [np.array([e[k] if k < len(e) else 0.0 for e in exps]).reshape(K, d) for k in range(L)]
+    tails = {k: kept for k, v in tails.items() if (kept := [t for t in v if np.any(t)])}
+    return MomentStats(cc, W, mean, m2, tails)
+
+
+def _sums(s: MomentStats, w: list[np.ndarray], i: tuple[int, ...]) -> tuple[int, int] | None:
+    """A cell's exact (S1, S2) * 2**1074: from the stored expansions, else from weight, mean, m2."""
+    if "s1" in s.exact:
+        return _ints(s.exact["s1"], i), _ints(s.exact["s2"], i)
+    return _cell_state(_ints(w, i), float(s.mean[i]), float(s.m2[i]))
 
 
 def overflow_error(X: np.ndarray, codes: np.ndarray, mu: np.ndarray, m2: np.ndarray,

@@ -15,7 +15,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import StatisticsError, UnlearnError
-from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
+from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable, check_removed
+from .counts import forget_empty_classes
+from .exact import combine, read_tail, tail_arrays, tail_embed
 from .terms import CodeTerms, _positions, as_strings
 from .terms import union_terms as union_terms  # (re-exported: imported from here)
 
@@ -56,6 +58,11 @@ class TextStats:
     table: Any = field(default=None, repr=False, compare=False)
     #: tf-idf models: (keep, idf, sums), see above
     weighted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    #: per field (class_count, term_count, doc_count), the tail of its exact value where float64
+    #: rounded it (weighted documents added and removed; stats.exact): empty for whole counts
+    exact: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    FIELDS = ("class_count", "term_count", "doc_count")
 
     @property
     def vocab(self) -> Any:
@@ -99,7 +106,7 @@ class TextStats:
             weighted = (keep, idf, grow(sums))
         return TextStats(
             self.terms, grow(self.class_count), grow(self.term_count), grow(self.doc_count),
-            self.df, self.tf, self.n_docs, self.table, weighted,
+            self.df, self.tf, self.n_docs, self.table, weighted, tail_embed(self.exact, pos, n_classes),
         )
 
     def _on(self, terms: np.ndarray) -> "TextStats":
@@ -116,9 +123,10 @@ class TextStats:
             out[..., pos] = a
             return out
 
+        tails = {k: (v if k == "class_count" else [spread(t) for t in v]) for k, v in self.exact.items()}
         return TextStats(
             terms, self.class_count, spread(self.term_count), spread(self.doc_count),
-            spread(self.df), spread(self.tf), self.n_docs,
+            spread(self.df), spread(self.tf), self.n_docs, exact=tails,
         )
 
     def __add__(self, other: "TextStats") -> "TextStats":
@@ -126,10 +134,19 @@ class TextStats:
         a, b = self._on(terms), other._on(terms)
         frozen = _frozen_pair(self, other, terms)
         weighted = None if frozen is None else (frozen[0], frozen[1], frozen[2] + frozen[3])
+        if not (a.exact or b.exact) and _whole(a) and _whole(b):  # whole counts add exactly in float64
+            values: dict[str, Any] = {"class_count": a.class_count + b.class_count,
+                                      "term_count": _plus(a.term_count, b.term_count),
+                                      "doc_count": _plus(a.doc_count, b.doc_count)}
+            tails: dict[str, Any] = {}
+        else:
+            values, tails = combine(a, b, self.FIELDS, +1)  # exact sums (stats.exact)
+            values = {k: _form(v, a.term_count, b.term_count) if k != "class_count" else v for k, v in values.items()}
+            tails = {k: [_form(t, a.term_count, b.term_count) for t in v] if k != "class_count" else v
+                     for k, v in tails.items()}
         return TextStats(
-            terms, a.class_count + b.class_count, _plus(a.term_count, b.term_count),
-            _plus(a.doc_count, b.doc_count), a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs,
-            _table_of(terms, self, other), weighted,
+            terms, values["class_count"], values["term_count"], values["doc_count"],
+            a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs, _table_of(terms, self, other), weighted, tails,
         )
 
     def subtract(self, other: "TextStats", classes: np.ndarray) -> "TextStats":
@@ -137,20 +154,25 @@ class TextStats:
         (:class:`~nbayes.errors.UnlearnError` when ``other`` removes more than ``self`` holds)."""
         terms = union_terms(self.terms, other.terms)
         a, b = self._on(terms), other._on(terms)
-        check_removable(a.class_count, b.class_count, classes, "documents")
-        _check_removable(a.term_count, b.term_count, classes, "term counts")
         if np.any(b.df > a.df) or b.n_docs > a.n_docs:
             raise UnlearnError("unlearn would remove documents this model never learned; the model is unchanged")
-
         frozen = _frozen_pair(self, other, terms)
         weighted = None if frozen is None else (frozen[0], frozen[1], _minus(frozen[2], frozen[3]))
+        values, tails = combine(a, b, self.FIELDS, -1)  # exact differences (stats.exact)
+        check_removed(values["class_count"], a.class_count, b.class_count, classes, "documents", tails.get("class_count"))
+        check_removed(values["term_count"], a.term_count, b.term_count, classes, "term counts", tails.get("term_count"))
+        check_removed(values["doc_count"], a.doc_count, b.doc_count, classes, "documents holding a term", tails.get("doc_count"))
+        values = {k: _form(v, a.term_count, b.term_count) if k != "class_count" else v for k, v in values.items()}
+        tails = {k: [_form(t, a.term_count, b.term_count) for t in v] if k != "class_count" else v
+                 for k, v in tails.items()}
         # terms no document holds any more stay (df = 0), laid out as before: cross-validation
         # folds subtract over one shared vocabulary; a model drops them (without_absent_terms)
-        return TextStats(
-            terms, _minus(a.class_count, b.class_count), _minus(a.term_count, b.term_count),
-            _minus(a.doc_count, b.doc_count), a.df - b.df, a.tf - b.tf, a.n_docs - b.n_docs,
-            _table_of(terms, self, other), weighted,
+        out = TextStats(
+            terms, values["class_count"], values["term_count"], values["doc_count"], a.df - b.df, a.tf - b.tf,
+            a.n_docs - b.n_docs, _table_of(terms, self, other), weighted, tails,
         )
+        forget_empty_classes(out, self.FIELDS)
+        return out
 
     def merge(self, other: "TextStats") -> "TextStats":
         """The statistics of both corpora (same class layout; vocabularies united)."""
@@ -206,9 +228,10 @@ class TextStats:
         alive = self.df > 0
         if not self.has_vocabulary or self.weighted is not None or alive.all():
             return self
+        tails = {k: (v if k == "class_count" else [t[:, alive] for t in v]) for k, v in self.exact.items()}
         return TextStats(
             self.terms[alive], self.class_count, self.term_count[:, alive], self.doc_count[:, alive],
-            self.df[alive], self.tf[alive], self.n_docs,
+            self.df[alive], self.tf[alive], self.n_docs, exact=tails,
         )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
@@ -235,6 +258,11 @@ class TextStats:
                 out["stats/terms"] = self.terms
         else:
             out.update(encode_terms(self.terms))
+        for name in ("term_count", "doc_count"):  # tails on the pairs, as the counts
+            if self.exact.get(name):
+                out[f"stats/exact/pairs/{name}"] = np.stack([_values_at(_csr(t), pattern) for t in self.exact[name]])
+        if self.exact.get("class_count"):
+            out.update(tail_arrays({"class_count": self.exact["class_count"]}))
         return extra | out | {
             "stats/class_count": self.class_count,
             "stats/pairs/indptr": pattern.indptr.astype(np.int64),
@@ -302,6 +330,19 @@ class TextStats:
             terms, cc, tc, dc, np.asarray(arrays["stats/df"], dtype=float),
             np.asarray(arrays["stats/tf"], dtype=float), float(arrays["stats/n_docs"]),
         )
+        tail = read_tail(arrays, "class_count", cc.shape)
+        if tail:
+            stats.exact["class_count"] = tail
+        for name, m in (("term_count", tc), ("doc_count", dc)):
+            key = f"stats/exact/pairs/{name}"
+            if key not in arrays:
+                continue
+            if "stats/pairs/indptr" not in arrays:
+                raise StatisticsError(f"statistics {key!r}: tails need the (class, term) pairs")
+            t = read_tail(arrays, f"pairs/{name}", (len(idx),))
+            shape = (len(cc), len(terms))
+            mats = [_drop_zeros(sp.csr_matrix((v, idx.copy(), indptr.copy()), shape=shape)) for v in t]
+            stats.exact[name] = [x.toarray() for x in mats] if hashing else mats
         if "stats/tfidf_keep" in arrays:
             stats.weighted = (arrays["stats/tfidf_keep"], arrays["stats/idf"], arrays["stats/tfidf_sums"])
         return stats
@@ -354,6 +395,22 @@ def _plus(a: Counts, b: Counts) -> Counts:
     if not sp.issparse(a) and not sp.issparse(b):
         return a + b
     return _csr(_csr(a) + _csr(b))
+
+
+def _whole(s: "TextStats") -> bool:
+    """Whether every per-class count is a whole number below 2**53 (sums of such are exact)."""
+    for a in (s.class_count, s.term_count, s.doc_count):
+        v = np.asarray(a.data if sp.issparse(a) else a)
+        if v.size and not (np.all(v == np.floor(v)) and np.max(np.abs(v)) < 2.0**52):
+            return False
+    return True
+
+
+def _form(m: Counts, a: Counts, b: Counts) -> Counts:
+    """A result dense when both operands were (hashing buckets, folds), CSR otherwise."""
+    if sp.issparse(a) or sp.issparse(b):
+        return m if sp.issparse(m) else _csr(m)
+    return m.toarray() if sp.issparse(m) else m
 
 
 def _minus(x: Counts, y: Counts) -> Counts:
