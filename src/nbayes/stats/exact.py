@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import StatisticsError
+from .._kernels.exact import canonical
 
 __all__ = ["add_exact", "to_int", "from_int", "SCALE", "tail_rows", "tail_embed", "tail_arrays", "read_tail"]
 
@@ -69,23 +70,33 @@ def _add_vectors(a: list[np.ndarray], b: list[np.ndarray], sign: int) -> list[np
     if not slow.any():
         return [s]
     idx = np.flatnonzero(slow)
-    parts: list[list[float]] = []
-    for i in idx.tolist():
-        comps = [float(c[i]) for c in a] + [float(c[i]) * sign for c in b]
-        if not all(np.isfinite(comps)):  # an overflowed or infinite input stays as floats would
-            parts.append([float(s[i])])
-            continue
-        n = sum(to_int(c) for c in comps)
-        try:
-            parts.append(from_int(n) or [0.0])
-        except OverflowError:
-            parts.append([float(np.inf if n > 0 else -np.inf)])
-    L = max(len(p) for p in parts)
+    # vectorised: error-free sums put in canonical form, certified entry by entry
+    fast_parts, ok = canonical(np.stack([c[idx] for c in a] + [(c[idx] if sign > 0 else -c[idx]) for c in b]))
+    nz = np.flatnonzero(fast_parts.any(axis=1))
+    fast = list(fast_parts[: int(nz[-1]) + 1 if len(nz) else 1])
+    rest = idx[~ok]
+    parts = [_exact_cell([float(c[i]) for c in a] + [float(c[i]) * sign for c in b], float(s[i]))
+             for i in rest.tolist()]
+    L = max([len(fast)] + [len(p) for p in parts])
     out = [s.copy()] + [np.zeros_like(s) for _ in range(L - 1)]
-    for i, p in zip(idx.tolist(), parts):
+    for k in range(L):
+        out[k][idx] = fast[k] if k < len(fast) else 0.0
+    for i, p in zip(rest.tolist(), parts):
         for k in range(L):
             out[k][i] = p[k] if k < len(p) else 0.0
     return out
+
+
+def _exact_cell(comps: list[float], rounded: float) -> list[float]:
+    """The canonical expansion of sum(comps) by exact integers (``rounded``: the float sum,
+    kept when an input is infinite or NaN, as floats would)."""
+    if not all(np.isfinite(comps)):
+        return [rounded]
+    n = sum(to_int(c) for c in comps)
+    try:
+        return from_int(n) or [0.0]
+    except OverflowError:
+        return [float(np.inf if n > 0 else -np.inf)]
 
 
 def add_exact(a: Any, a_tail: list[Any] | None, b: Any, b_tail: list[Any] | None, sign: int = 1) -> tuple[Any, list[Any]]:
@@ -95,7 +106,8 @@ def add_exact(a: Any, a_tail: list[Any] | None, b: Any, b_tail: list[Any] | None
     if not sp.issparse(a) and not sp.issparse(b):
         A = np.asarray(a, dtype=np.float64)
         B = np.asarray(b, dtype=np.float64)
-        A, B = np.broadcast_arrays(A, B)
+        if A.shape != B.shape:
+            A, B = np.broadcast_arrays(A, B)
         shape = A.shape
         out = _add_vectors([A.ravel()] + [np.asarray(t, dtype=np.float64).ravel() for t in a_tail],
                            [B.ravel()] + [np.asarray(t, dtype=np.float64).ravel() for t in b_tail], sign)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -11,7 +10,8 @@ from .._kernels import threads
 from .._kernels.gaussian import moments
 from ..errors import StatisticsError
 from .checks import check_array, check_at_most, check_class_count, check_removed
-from .exact import add_exact, from_int, read_tail, tail_arrays, tail_embed, to_int
+from .exact import add_exact, read_tail, tail_arrays, tail_embed
+from .moment_sums import assemble, combine_cells, exact_cell, sums_expansions
 
 
 @dataclass
@@ -80,21 +80,7 @@ class MomentStats:
         for every cell (to lay rows of different statistics side by side)."""
         if "s1" in self.exact:
             return self
-        K, d = self.weight.shape
-        w = [self.weight, *self.exact.get("weight", [])]
-        exps: dict[str, list[list[float]]] = {"s1": [], "s2": []}
-        for i in np.ndindex(K, d):
-            st = _sums(self, w, i)
-            if st is None:
-                raise StatisticsError(f"X: column {i[1]}: values or weights so small that their products leave "
-                                      "float64's range; rescale them")
-            exps["s1"].append(from_int(st[0]))
-            exps["s2"].append(from_int(st[1]))
-        tails = dict(self.exact)
-        for name, e in exps.items():
-            L = max([len(x) for x in e] + [1])
-            tails[name] = [np.array([x[k] if k < len(x) else 0.0 for x in e]).reshape(K, d) for k in range(L)]
-        return MomentStats(self.class_count, self.weight, self.mean, self.m2, tails)
+        return MomentStats(self.class_count, self.weight, self.mean, self.m2, dict(self.exact) | sums_expansions(self))
 
     def pooled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Weight, mean and centred sum of squares per feature over all classes (Chan merge)."""
@@ -149,77 +135,34 @@ class MomentStats:
         return out
 
 
-def _cell_state(w: int, mean: float, m2: float) -> tuple[int, int] | None:
-    """(S1, S2) * 2**1074 of a cell of exact weight w * 2**-1074, mean and m2 (None when a
-    product has bits below float64's smallest, 2**-1074: not a sum of doubles)."""
-    mu = to_int(mean)
-    s1, r1 = divmod(w * mu, 1 << 1074)
-    s2, r2 = divmod(w * mu * mu, 1 << 2148)
-    if r1 or r2:
-        return None
-    return s1, s2 + to_int(m2)
-
-
-def _ints(exp: list[np.ndarray], i: tuple[int, ...]) -> int:
-    return sum(to_int(float(c[i])) for c in exp)
-
-
 def _combine(a: MomentStats, b: MomentStats, sign: int, classes: np.ndarray | None) -> MomentStats:
     """The exact ``a + sign * b`` (the class docstring): weights by exact sums, then per cell
-    the exact sums S1, S2 and the correctly rounded mean and m2 derived from them."""
+    the exact sums S1, S2 and the correctly rounded mean and m2 derived from them
+    (stats.moment_sums: vectorised and certified, the rest by exact integers)."""
     cc, cc_t = add_exact(a.class_count, a.exact.get("class_count"), b.class_count, b.exact.get("class_count"), sign)
     W, W_t = add_exact(a.weight, a.exact.get("weight"), b.weight, b.exact.get("weight"), sign)
     if classes is not None:
         check_removed(cc, a.class_count, b.class_count, classes, "weight", cc_t)
         check_removed(W, a.weight, b.weight, classes, "observed weight", W_t)
     K, d = W.shape
-    mean, m2 = np.zeros((K, d)), np.zeros((K, d))
-    s1, s2 = np.zeros((K, d), dtype=object), np.zeros((K, d), dtype=object)
-    need = np.zeros((K, d), dtype=bool)  # cells whose mean and m2 do not determine S1, S2
-    a_w = [a.weight, *a.exact.get("weight", [])]
-    b_w = [b.weight, *b.exact.get("weight", [])]
     W_all = [W, *W_t]
-    for i in zip(*np.nonzero(W)):
-        sa = _sums(a, a_w, i)
-        sb = _sums(b, b_w, i)
-        if sa is None or sb is None:
-            raise StatisticsError(
-                f"X: column {int(i[1])}: values or weights so small (below about 1e-150) that their "
-                "products leave float64's range; exact unlearning needs them rescaled"
-            )
-        w = _ints(W_all, i)
-        x1, x2 = sa[0] + sign * sb[0], sa[1] + sign * sb[1]
-        mu = x1 / w  # correctly rounded: RN(S1 / W)
-        v = (x2 * w - x1 * x1) / (w << 1074)  # RN(S2 - S1**2 / W), S2 W - S1**2 >= 0 for data
-        try:
-            mean[i], m2[i] = mu, max(v, 0.0)
-        except OverflowError:
-            mean[i], m2[i] = np.inf, np.inf
-        s1[i], s2[i] = x1, x2
-        need[i] = _cell_state(w, float(mean[i]), float(m2[i])) != (x1, x2)
+    got = combine_cells(a, b, sign, W_all)
+    slow = {i: exact_cell(a, b, sign, W_all, np.unravel_index(i, (K, d))) for i in np.flatnonzero(~got["ok"]).tolist()}
+    mean, m2, need = got["mean"], got["m2"], got["need"]
+    for i, cell in slow.items():
+        mean[i], m2[i], need[i] = cell["mean"], cell["m2"], cell["need"]
+    mean, m2 = mean.reshape(K, d), m2.reshape(K, d)
     if not (np.isfinite(mean).all() and np.isfinite(m2).all()):
         j = int(np.argwhere(~(np.isfinite(mean) & np.isfinite(m2)))[0][1])
         raise StatisticsError(f"X: column {j}: its values are so large that their spread overflows float64 "
                               "(rescale the column)")
     tails = {"class_count": cc_t, "weight": W_t}
     if need.any():
-        for name, sums in (("s1", s1), ("s2", s2)):
-            try:
-                exps = [from_int(int(x)) for x in sums.ravel()]
-            except OverflowError:
-                raise StatisticsError("X: the sums of squares of a column overflow float64 (its values pass about "
-                                      "1e154); rescale the column") from None
-            L = max(len(e) for e in exps)
-            tails[name] = [np.array([e[k] if k < len(e) else 0.0 for e in exps]).reshape(K, d) for k in range(L)]
+        for name in ("s1", "s2"):
+            parts = assemble(got[name], {i: c[name] for i, c in slow.items()})
+            tails[name] = [t.reshape(K, d) for t in parts]
     tails = {k: kept for k, v in tails.items() if (kept := [t for t in v if np.any(t)])}
     return MomentStats(cc, W, mean, m2, tails)
-
-
-def _sums(s: MomentStats, w: list[np.ndarray], i: tuple[int, ...]) -> tuple[int, int] | None:
-    """A cell's exact (S1, S2) * 2**1074: from the stored expansions, else from weight, mean, m2."""
-    if "s1" in s.exact:
-        return _ints(s.exact["s1"], i), _ints(s.exact["s2"], i)
-    return _cell_state(_ints(w, i), float(s.mean[i]), float(s.m2[i]))
 
 
 def overflow_error(X: np.ndarray, codes: np.ndarray, mu: np.ndarray, m2: np.ndarray,
