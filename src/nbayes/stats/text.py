@@ -19,6 +19,7 @@ from .checks import REL_TOL, check_array, check_at_most, check_class_count, chec
 from .counts import forget_empty_classes
 from .exact import combine, read_tail, tail_arrays, tail_embed
 from .terms import CodeTerms, _positions, as_strings
+from .text_arrays import compact, csr, csr_from, decode_terms, drop_zeros, encode_terms, union_pattern, values_at
 from .terms import union_terms as union_terms  # (re-exported: imported from here)
 
 #: per-class counts: classes x terms, dense or CSR
@@ -95,7 +96,7 @@ class TextStats:
         def grow(a: Counts) -> Counts:
             if sp.issparse(a):
                 m = a.tocoo()
-                return _csr_from(m.data, pos[m.row], m.col, (n_classes, a.shape[1]))
+                return csr_from(m.data, pos[m.row], m.col, (n_classes, a.shape[1]))
             out = np.zeros((n_classes,) + a.shape[1:])
             out[pos] = a
             return out
@@ -190,9 +191,9 @@ class TextStats:
             if m.ndim != 2 or m.shape != (len(cc), V):
                 raise StatisticsError(f"statistics {name!r}: expected shape {(len(cc), V)}, got {m.shape}")
         if self.sparse or sp.issparse(self.doc_count):
-            dc = _csr(self.doc_count)
+            dc = csr(self.doc_count)
             for name in ("term_count", "doc_count"):
-                m = _csr(getattr(self, name))
+                m = csr(getattr(self, name))
                 _check_pairs(name, m)
             rows = np.repeat(np.arange(len(cc)), np.diff(dc.indptr))
             excess = dc.data > cc[rows] * (1 + REL_TOL) + REL_TOL
@@ -243,9 +244,9 @@ class TextStats:
         if self.weighted is not None:  # a tf-idf model's (kept terms, idf, sums)
             keep, idf, sums = self.weighted
             extra = {"stats/tfidf_keep": keep, "stats/idf": idf, "stats/tfidf_sums": sums}
-        tc, dc = _csr(self.term_count), _csr(self.doc_count)
-        pattern = _union_pattern(tc, dc)
-        tcv, dcv = _values_at(tc, pattern), _values_at(dc, pattern)
+        tc, dc = csr(self.term_count), csr(self.doc_count)
+        pattern = union_pattern(tc, dc)
+        tcv, dcv = values_at(tc, pattern), values_at(dc, pattern)
         V = self.n_terms
         out: dict[str, np.ndarray] = {}
         if isinstance(self.vocab, CodeTerms):  # written from the code points: no string per term
@@ -260,7 +261,7 @@ class TextStats:
             out.update(encode_terms(self.terms))
         for name in ("term_count", "doc_count"):  # tails on the pairs, as the counts
             if self.exact.get(name):
-                out[f"stats/exact/pairs/{name}"] = np.stack([_values_at(_csr(t), pattern) for t in self.exact[name]])
+                out[f"stats/exact/pairs/{name}"] = np.stack([values_at(csr(t), pattern) for t in self.exact[name]])
         if self.exact.get("class_count"):
             out.update(tail_arrays({"class_count": self.exact["class_count"]}))
         return extra | out | {
@@ -308,7 +309,7 @@ class TextStats:
             tc = np.asarray(arrays["stats/term_count"], dtype=float)
             dc = np.asarray(arrays["stats/doc_count"], dtype=float)
             if not hashing and tc.ndim == 2 and dc.shape == tc.shape:
-                tc, dc = _drop_zeros(sp.csr_matrix(tc)), _drop_zeros(sp.csr_matrix(dc))
+                tc, dc = drop_zeros(sp.csr_matrix(tc)), drop_zeros(sp.csr_matrix(dc))
         else:
             indptr = np.asarray(arrays["stats/pairs/indptr"], dtype=np.int64)
             idx = np.asarray(arrays["stats/pairs/terms"], dtype=np.int64)
@@ -319,8 +320,8 @@ class TextStats:
                     or indptr[-1] != len(idx) or len(tcv) != len(idx) or len(dcv) != len(idx)
                     or (len(idx) and (idx.min() < 0 or idx.max() >= len(terms)))):
                 raise StatisticsError("statistics 'pairs': the (class, term) pairs do not fit the classes and terms")
-            tc = _drop_zeros(sp.csr_matrix((tcv, idx, indptr), shape=shape))
-            dc = _drop_zeros(sp.csr_matrix((dcv, idx.copy(), indptr.copy()), shape=shape))
+            tc = drop_zeros(sp.csr_matrix((tcv, idx, indptr), shape=shape))
+            dc = drop_zeros(sp.csr_matrix((dcv, idx.copy(), indptr.copy()), shape=shape))
             if not (tc.has_canonical_format and dc.has_canonical_format):
                 tc.sum_duplicates()
                 dc.sum_duplicates()
@@ -341,7 +342,7 @@ class TextStats:
                 raise StatisticsError(f"statistics {key!r}: tails need the (class, term) pairs")
             t = read_tail(arrays, f"pairs/{name}", (len(idx),))
             shape = (len(cc), len(terms))
-            mats = [_drop_zeros(sp.csr_matrix((v, idx.copy(), indptr.copy()), shape=shape)) for v in t]
+            mats = [drop_zeros(sp.csr_matrix((v, idx.copy(), indptr.copy()), shape=shape)) for v in t]
             stats.exact[name] = [x.toarray() for x in mats] if hashing else mats
         if "stats/tfidf_keep" in arrays:
             stats.weighted = (arrays["stats/tfidf_keep"], arrays["stats/idf"], arrays["stats/tfidf_sums"])
@@ -369,32 +370,10 @@ def _nbytes(a: Any) -> int:
     return int(np.asarray(a).nbytes)
 
 
-def _csr(a: Counts) -> sp.csr_matrix:
-    """CSR classes x terms in canonical form (sorted, no duplicates), float64."""
-    m = a.tocsr() if sp.issparse(a) else sp.csr_matrix(np.asarray(a, dtype=float))
-    if m.dtype != np.float64:
-        m = m.astype(np.float64)
-    if not m.has_canonical_format:
-        m = m.copy()
-        m.sum_duplicates()
-    return m
-
-
-def _csr_from(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
-    m = sp.csr_matrix((np.asarray(data, dtype=float), (rows, cols)), shape=shape)
-    m.sum_duplicates()
-    return m
-
-
-def _drop_zeros(m: sp.csr_matrix) -> sp.csr_matrix:
-    m.eliminate_zeros()
-    return m
-
-
 def _plus(a: Counts, b: Counts) -> Counts:
     if not sp.issparse(a) and not sp.issparse(b):
         return a + b
-    return _csr(_csr(a) + _csr(b))
+    return csr(csr(a) + csr(b))
 
 
 def _whole(s: "TextStats") -> bool:
@@ -409,7 +388,7 @@ def _whole(s: "TextStats") -> bool:
 def _form(m: Counts, a: Counts, b: Counts) -> Counts:
     """A result dense when both operands were (hashing buckets, folds), CSR otherwise."""
     if sp.issparse(a) or sp.issparse(b):
-        return m if sp.issparse(m) else _csr(m)
+        return m if sp.issparse(m) else csr(m)
     return m.toarray() if sp.issparse(m) else m
 
 
@@ -419,41 +398,11 @@ def _minus(x: Counts, y: Counts) -> Counts:
         d = x - y
         out: np.ndarray = np.maximum(np.where(np.abs(d) <= REL_TOL * np.abs(x), 0.0, d), 0.0)
         return out
-    xs = _csr(x)
-    d = _csr(xs - _csr(y))
-    before = _values_at(xs, d)
+    xs = csr(x)
+    d = csr(xs - csr(y))
+    before = values_at(xs, d)
     d.data = np.maximum(np.where(np.abs(d.data) <= REL_TOL * np.abs(before), 0.0, d.data), 0.0)
-    return _drop_zeros(d)
-
-
-def _keys(m: sp.csr_matrix) -> np.ndarray:
-    """Each stored entry's row * n_columns + column: sorted for a canonical CSR matrix."""
-    rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
-    keys: np.ndarray = rows * np.int64(m.shape[1]) + m.indices.astype(np.int64)
-    return keys
-
-
-def _values_at(m: sp.csr_matrix, pattern: sp.csr_matrix) -> np.ndarray:
-    """m's values at the stored entries of ``pattern`` (0 where m stores none)."""
-    if m is pattern or (m.nnz == pattern.nnz and np.array_equal(m.indptr, pattern.indptr)
-                        and np.array_equal(m.indices, pattern.indices)):
-        return np.asarray(m.data, dtype=np.float64)  # the same entries (the counts of one counting)
-    have, want = _keys(m), _keys(pattern)
-    out = np.zeros(len(want))
-    if len(have) == 0:
-        return out
-    at = np.minimum(np.searchsorted(have, want), len(have) - 1)
-    hit = have[at] == want
-    out[hit] = m.data[at[hit]]
-    return out
-
-
-def _union_pattern(a: sp.csr_matrix, b: sp.csr_matrix) -> sp.csr_matrix:
-    """The entries stored in a or b (canonical CSR with values 1)."""
-    if a.nnz == b.nnz and np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices):
-        return a
-    u = _csr(abs(a) + abs(b))
-    return u
+    return drop_zeros(d)
 
 
 def _check_removable(have: Counts, remove: Counts, classes: np.ndarray, what: str) -> None:
@@ -461,8 +410,8 @@ def _check_removable(have: Counts, remove: Counts, classes: np.ndarray, what: st
     if not sp.issparse(have) and not sp.issparse(remove):
         check_removable(have, remove, classes, what)
         return
-    h, r = _csr(have), _csr(remove)
-    hv = _values_at(h, r)
+    h, r = csr(have), csr(remove)
+    hv = values_at(h, r)
     excess = r.data > hv * (1 + REL_TOL) + REL_TOL
     if excess.any():
         k = int(np.searchsorted(r.indptr, int(np.flatnonzero(excess)[0]), side="right") - 1)
@@ -479,39 +428,6 @@ def _check_pairs(name: str, m: sp.csr_matrix) -> None:
             f"statistics {name!r}: entry {[row, int(m.indices[i])]} is {m.data[i]!r}; "
             "expected finite and >= 0 (a count or weight)"
         )
-
-
-# ----------------------------------------------------------------------------- file encoding
-def compact(a: np.ndarray) -> np.ndarray:
-    """Whole non-negative numbers in the smallest unsigned type that holds them exactly (most
-    counts are unweighted); anything else as it is."""
-    a = np.asarray(a)
-    if a.size == 0 or a.dtype.kind != "f" or not np.all(np.isfinite(a)) or a.min() < 0 or np.any(a != np.round(a)):
-        return a
-    top = a.max()
-    for dt in (np.uint8, np.uint16, np.uint32):
-        if top <= np.iinfo(dt).max:
-            return a.astype(dt)
-    return a
-
-
-def encode_terms(terms: np.ndarray) -> dict[str, np.ndarray]:
-    """A vocabulary as one UTF-8 buffer and each term's length in code points."""
-    listed = terms.tolist()
-    lengths = np.fromiter(map(len, listed), dtype=np.int64, count=len(listed))
-    blob = "".join(listed).encode("utf-8", errors="surrogatepass")
-    return {"stats/terms_utf8": np.frombuffer(blob, dtype=np.uint8), "stats/terms_len": compact(lengths.astype(float))}
-
-
-def decode_terms(arrays: dict[str, np.ndarray]) -> CodeTerms:
-    """A file's vocabulary (``stats/terms_utf8``, ``stats/terms_len``) as code points: its
-    Python strings are made only if read."""
-    try:
-        return CodeTerms.from_utf8(arrays["stats/terms_utf8"], arrays["stats/terms_len"])
-    except UnicodeDecodeError as exc:
-        raise StatisticsError(f"statistics 'terms': not UTF-8 ({exc})") from None
-    except ValueError:
-        raise StatisticsError("statistics 'terms': the term lengths do not add up to the vocabulary's text") from None
 
 
 def _frozen_pair(
