@@ -24,8 +24,14 @@ def _batch(seed: int, n: int, kind: str, K: int = 3, d: int = 4):
     return X, codes, w
 
 
+def _core(s: Statistics) -> list:
+    """The arrays of the values (the tails of their exact sums, stats/exact/..., aside: sums of
+    the same rows in other batches agree to rounding, not bit for bit)."""
+    return sorted((k, v) for k, v in s.to_arrays().items() if not k.startswith("stats/exact/"))
+
+
 def _close(a: Statistics, b: Statistics) -> None:
-    for (ka, va), (kb, vb) in zip(sorted(a.to_arrays().items()), sorted(b.to_arrays().items())):
+    for (ka, va), (kb, vb) in zip(_core(a), _core(b)):
         assert ka == kb
         assert_allclose(va, vb, rtol=1e-9, atol=1e-9, err_msg=ka)
 
@@ -40,7 +46,10 @@ def test_union_is_sum_and_subtraction_inverts(seed, n1, n2, kind):
     a, b = S.of(X[:n1], codes[:n1], 3, w[:n1]), S.of(X[n1:], codes[n1:], 3, w[n1:])
     _close(a + b, whole)
     _close(b.merge(a), whole)
-    _close(whole.subtract(b, np.arange(3)), a)
+    # subtracting the batch added gives the statistics back bit for bit (stats.exact)
+    back = (a + b).subtract(b, np.arange(3))
+    for (ka, va), (kb, vb) in zip(sorted(back.to_arrays().items()), sorted(a.to_arrays().items())):
+        assert ka == kb and va.tobytes() == vb.tobytes(), ka
     whole.check(n_classes=3, n_features=4)
     assert isinstance(whole, Statistics)
 

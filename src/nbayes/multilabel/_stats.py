@@ -19,6 +19,7 @@ from ..errors import InvalidParameterError, StatisticsError
 from ..model_selection import take
 from ..naive_bayes.mixed import MixedStats
 from ..stats import CategoricalStats, CountStats, MomentStats, TextStats
+from ..stats.exact import concat_tails, tail_rows
 
 #: the class axis of each statistics type (the fields indexed by class; the rest is per corpus)
 _CLASS_FIELDS: dict[type, tuple[str, ...]] = {
@@ -32,7 +33,7 @@ def rows(stats: Any, idx: np.ndarray) -> Any:
     """The statistics of the class rows ``idx`` (in that order, repeats allowed)."""
     if isinstance(stats, CategoricalStats):
         return CategoricalStats(stats.class_count[idx], [c.copy() for c in stats.categories],
-                                [c[idx] for c in stats.counts])
+                                [c[idx] for c in stats.counts], tail_rows(stats.exact, idx))
     if isinstance(stats, MixedStats):
         return MixedStats(stats.class_count[idx], {k: rows(s, idx) for k, s in stats.parts.items()})
     fields = _CLASS_FIELDS.get(type(stats))
@@ -45,6 +46,7 @@ def rows(stats: Any, idx: np.ndarray) -> Any:
     if isinstance(stats, TextStats) and stats.weighted is not None:
         keep, idf, sums = stats.weighted
         change["weighted"] = (keep, idf, sums[idx])
+    change["exact"] = tail_rows(stats.exact, idx)
     return dataclasses.replace(stats, **change)
 
 
@@ -73,6 +75,7 @@ def collapse(stats: Any) -> Any:
     if isinstance(stats, TextStats) and stats.weighted is not None:
         keep, idf, sums = stats.weighted
         change["weighted"] = (keep, idf, sums.sum(axis=0, keepdims=True))
+    change["exact"] = {}  # a batch's value: the plain sums, as every batch's (stats.exact)
     return dataclasses.replace(stats, **change)
 
 
@@ -130,8 +133,12 @@ def count_labels(count: Count, idx: np.ndarray, Y: sp.csr_matrix) -> Any:
 def concat(a: Any, b: Any) -> Any:
     """a's class rows, then b's (both over the same features and vocabulary)."""
     if isinstance(a, CategoricalStats):
+        refs = (_refs(a), _refs(b))
         return CategoricalStats(np.concatenate([a.class_count, b.class_count]), [c.copy() for c in a.categories],
-                                [np.concatenate([x, y]) for x, y in zip(a.counts, b.counts)])
+                                [np.concatenate([x, y]) for x, y in zip(a.counts, b.counts)],
+                                concat_tails(a.exact, b.exact, *refs))
+    if isinstance(a, MomentStats) and ("s1" in a.exact or "s1" in b.exact):
+        a, b = a.with_sums(), b.with_sums()
     if isinstance(a, MixedStats):
         return MixedStats(np.concatenate([a.class_count, b.class_count]),
                           {k: concat(s, b.parts[k]) for k, s in a.parts.items()})
@@ -145,7 +152,20 @@ def concat(a: Any, b: Any) -> Any:
         change["missing_count"] = np.concatenate([
             np.zeros(d) if a.missing_count is None else a.missing_count,
             np.zeros(b.feature_count.shape) if b.missing_count is None else b.missing_count])
+    change["exact"] = concat_tails(a.exact, b.exact, _refs(a), _refs(b))
     return dataclasses.replace(a, **change)
+
+
+def _refs(s: Any) -> dict[str, Any]:
+    """Each field a tail may belong to, by its name in ``exact``."""
+    if isinstance(s, CategoricalStats):
+        return {"class_count": s.class_count} | {f"counts/{j}": c for j, c in enumerate(s.counts)}
+    out = {f: getattr(s, f) for f in _CLASS_FIELDS[type(s)] if getattr(s, f) is not None}
+    if isinstance(s, MomentStats):
+        out |= {"s1": s.weight, "s2": s.weight}
+    if isinstance(s, CountStats) and "missing_count" not in out:
+        out["missing_count"] = s.feature_count
+    return out
 
 
 def stacked(S: Any, names: np.ndarray) -> Any:

@@ -27,6 +27,48 @@ def check_removable(have: np.ndarray, remove: np.ndarray, classes: np.ndarray, w
         )
 
 
+def check_removed(result: Any, have: Any, remove: Any, classes: np.ndarray, what: str,
+                  tail: list[Any] | None = None) -> None:
+    """Raise UnlearnError naming the class when an exact subtraction went below 0 (``result`` is
+    the exact difference's leading float, negative exactly when more was removed than held).
+
+    A negative result within rounding of what was held (``REL_TOL``) is set to 0 in place, with
+    its ``tail``: the same rows counted in other batches (a fold subtracted from a total, rows
+    unlearned one by one that were learned together) sum to within rounding of each other."""
+    import scipy.sparse as sp  # (scipy is imported by every statistics module already)
+
+    def held(at: tuple[int, ...]) -> float:
+        return float(have.tocsr()[at] if sp.issparse(have) else np.broadcast_to(have, np.shape(result))[at])
+
+    if sp.issparse(result):
+        r = result
+        neg = np.flatnonzero(r.data < 0)
+        if len(neg) == 0:
+            return
+        keys: list[tuple[int, ...]] = [(int(np.searchsorted(r.indptr, i, side="right") - 1), int(r.indices[i])) for i in neg.tolist()]
+    else:
+        r = result
+        keys = [tuple(int(i) for i in at) for at in np.argwhere(np.asarray(r) < 0)]
+        if not keys:
+            return
+    for at in keys:
+        h = held(at)
+        if -float(r[at]) > REL_TOL * abs(h) + REL_TOL:
+            m = remove.tocsr()[at] if sp.issparse(remove) else np.broadcast_to(remove, np.shape(result))[at]
+            where = f" (column {at[1]})" if len(at) > 1 else ""
+            raise UnlearnError(
+                f"unlearn would remove more {what} of class {show(classes[at[0]])} than the model learned"
+                f"{where}: learned {h:.17g}, removing {float(m):.17g}; the model is unchanged"
+            )
+    for at in keys:
+        for arr in [r, *(tail or [])]:
+            arr[at] = 0.0
+    if sp.issparse(r):
+        r.eliminate_zeros()
+        for t in tail or []:
+            t.eliminate_zeros()
+
+
 def zero_small(total: np.ndarray, before: np.ndarray) -> np.ndarray:
     """Snap to exactly 0 the entries that cancel to rounding noise after a subtraction."""
     return np.where(np.abs(total) <= REL_TOL * np.abs(before), 0.0, total)

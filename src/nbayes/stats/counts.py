@@ -11,7 +11,8 @@ from .._scipy import sparse as sp
 
 from .._validation import encode_labels, sorted_unique, union_labels
 from ..errors import StatisticsError
-from .checks import check_array, check_at_most, check_class_count, check_removable, zero_small
+from .checks import check_array, check_at_most, check_class_count, check_removed
+from .exact import add_exact, combine, read_tail, tail_arrays, tail_embed
 
 
 def class_indicator(codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> sp.csr_matrix:
@@ -42,11 +43,18 @@ class CountStats:
     feature_count[c, j]: weighted sum of feature j over class-c rows (of its binarised value for
     Bernoulli). missing_count[c, j]: weight of class-c rows whose feature j is missing (None when
     no value was ever missing), so feature j's denominator is class_count - missing_count.
+
+    ``exact``: per field, the tail of its exact value where float64 rounded it
+    (:mod:`nbayes.stats.exact`); empty unless weights that do not add exactly were added and
+    subtracted, so unlearning a batch returns the counts bit for bit.
     """
 
     class_count: np.ndarray
     feature_count: np.ndarray
     missing_count: np.ndarray | None = None
+    exact: dict[str, list[np.ndarray]] = field(default_factory=dict, repr=False, compare=False)
+
+    FIELDS = ("class_count", "feature_count", "missing_count")
 
     @classmethod
     def of(
@@ -82,29 +90,25 @@ class CountStats:
         if self.missing_count is not None:
             mc = np.zeros_like(fc)
             mc[pos] = self.missing_count
-        return CountStats(cc, fc, mc)
+        return CountStats(cc, fc, mc, tail_embed(self.exact, pos, n_classes))
 
     def __add__(self, other: "CountStats") -> "CountStats":
-        return CountStats(
-            self.class_count + other.class_count,
-            self.feature_count + other.feature_count,
-            _add_opt(self.missing_count, other.missing_count),
-        )
+        values, tails = combine(self, other, self.FIELDS, +1)  # exact sums (stats.exact)
+        return CountStats(**values, exact=tails)
 
     def subtract(self, other: "CountStats", classes: np.ndarray) -> "CountStats":
-        """The counts of ``self``'s rows without ``other``'s (:class:`~nbayes.errors.UnlearnError` when
-        ``other`` removes more than ``self`` holds)."""
-        check_removable(self.class_count, other.class_count, classes, "weight")
-        check_removable(self.feature_count, other.feature_count, classes, "feature counts")
-        if other.missing_count is not None:
-            mine = self.missing_count if self.missing_count is not None else 0 * other.missing_count
-            check_removable(mine, other.missing_count, classes, "missing-value weight")
-        cc = np.maximum(zero_small(self.class_count - other.class_count, self.class_count), 0)
-        fc = np.maximum(zero_small(self.feature_count - other.feature_count, self.feature_count), 0)
-        mc = self.missing_count
-        if other.missing_count is not None and mc is not None:
-            mc = np.maximum(zero_small(mc - other.missing_count, mc), 0)
-        return CountStats(cc, fc, mc)
+        """The counts of ``self``'s rows without ``other``'s, exactly (:class:`~nbayes.errors.UnlearnError`
+        when ``other`` removes more than ``self`` holds)."""
+        values, tails = combine(self, other, self.FIELDS, -1)
+        names = {"class_count": "weight", "feature_count": "feature counts", "missing_count": "missing-value weight"}
+        for name, what in names.items():
+            if values[name] is not None:
+                check_removed(values[name], getattr(self, name), getattr(other, name), classes, what, tails.get(name))
+        out = CountStats(**values, exact=tails)
+        if out.missing_count is not None and not out.missing_count.any() and self.missing_count is None:
+            out.missing_count = None
+        forget_empty_classes(out, self.FIELDS)
+        return out
 
     def merge(self, other: "CountStats") -> "CountStats":
         """The statistics of both sets of rows (same class layout): ``self + other``."""
@@ -128,22 +132,53 @@ class CountStats:
         out = {"stats/class_count": self.class_count, "stats/feature_count": self.feature_count}
         if self.missing_count is not None:
             out["stats/missing_count"] = self.missing_count
-        return out
+        return out | tail_arrays(self.exact)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "CountStats":
         """The counts read back from ``to_arrays``'s arrays."""
-        return cls(
+        out = cls(
             arrays["stats/class_count"],
             arrays["stats/feature_count"],
             arrays.get("stats/missing_count"),
         )
+        for name in cls.FIELDS:
+            value = getattr(out, name)
+            tail = read_tail(arrays, name, np.shape(value)) if value is not None else []
+            if tail:
+                out.exact[name] = tail
+        return out
 
 
-def _add_opt(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
-    if a is None:
-        return None if b is None else b.copy()
-    return a.copy() if b is None else a + b
+def forget_empty_classes(stats: Any, fields: tuple[str, ...]) -> Any:
+    """A class whose weight is exactly 0 holds no data: every per-class field of its row is 0
+    (what batch rounding left there, when rows are unlearned in other batches than learned, goes;
+    CORRECTNESS: a forgotten class is gone)."""
+    empty = np.flatnonzero(np.asarray(stats.class_count) == 0)
+    if len(empty) == 0:
+        return stats
+    for name in fields:
+        for arr in [getattr(stats, name)] + list(stats.exact.get(name, [])):
+            if arr is None:
+                continue
+            if sp.issparse(arr):
+                for k in empty.tolist():
+                    arr.data[arr.indptr[k]:arr.indptr[k + 1]] = 0.0
+                arr.eliminate_zeros()
+            else:
+                arr[empty] = 0.0
+    trim_tails(stats.exact)
+    return stats
+
+
+def trim_tails(tails: dict[str, list[Any]]) -> None:
+    """Drop tail components that are all zero (the canonical form holds none)."""
+    for name in list(tails):
+        kept = [t for t in tails[name] if (t.nnz if sp.issparse(t) else np.any(t))]
+        if kept:
+            tails[name] = kept
+        else:
+            del tails[name]
 
 
 @dataclass
@@ -158,6 +193,8 @@ class CategoricalStats:
     class_count: np.ndarray
     categories: list[np.ndarray] = field(default_factory=list)
     counts: list[np.ndarray] = field(default_factory=list)
+    #: tails of the exact values ("class_count", "counts/<j>"), as CountStats.exact
+    exact: dict[str, list[np.ndarray]] = field(default_factory=dict, repr=False, compare=False)
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "CategoricalStats":
         """These counts inside a class set of ``n_classes``; class k goes to row ``pos[k]``."""
@@ -168,35 +205,51 @@ class CategoricalStats:
             new = np.zeros((n_classes, cnt.shape[1]))
             new[pos] = cnt
             counts.append(new)
-        return CategoricalStats(cc, [c.copy() for c in self.categories], counts)
+        return CategoricalStats(cc, [c.copy() for c in self.categories], counts, tail_embed(self.exact, pos, n_classes))
 
-    def _aligned(self, other: "CategoricalStats") -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Per feature: the united value set and both count tables laid out on it."""
-        for ca, na, cb, nb in zip(self.categories, self.counts, other.categories, other.counts):
+    def _aligned(self, other: "CategoricalStats") -> Iterator[tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]]:
+        """Per feature: the united value set and both count tables (value and tail) laid out on it."""
+        for j, (ca, na, cb, nb) in enumerate(zip(self.categories, self.counts, other.categories, other.counts)):
+            ta, tb = [na, *self.exact.get(f"counts/{j}", [])], [nb, *other.exact.get(f"counts/{j}", [])]
             if len(ca) == len(cb) and (ca.dtype == cb.dtype) and np.array_equal(ca, cb):
-                yield ca, na, nb
+                yield ca, ta, tb
                 continue
             cats = union_labels(ca, cb)
-            yield cats, _spread(na, ca, cats), _spread(nb, cb, cats)
+            yield cats, [_spread(t, ca, cats) for t in ta], [_spread(t, cb, cats) for t in tb]
+
+    def _combine(self, other: "CategoricalStats", sign: int, classes: np.ndarray | None) -> "CategoricalStats":
+        """The exact ``self + sign * other`` (stats.exact), value sets united; with ``classes``, an
+        UnlearnError when a result goes below 0."""
+        cc, tail = add_exact(self.class_count, self.exact.get("class_count"), other.class_count,
+                             other.exact.get("class_count"), sign)
+        tails = {"class_count": tail}
+        if classes is not None:
+            check_removed(cc, self.class_count, other.class_count, classes, "weight", tail)
+        cats, counts = [], []
+        for j, (c, a, b) in enumerate(self._aligned(other)):
+            v, tail = add_exact(a[0], a[1:], b[0], b[1:], sign)
+            if classes is not None:
+                check_removed(v, a[0], b[0], classes, "value counts", tail)
+            cats.append(c)
+            counts.append(v)
+            tails[f"counts/{j}"] = tail
+        out = CategoricalStats(cc, cats, counts, {k: v for k, v in tails.items() if v})
+        if classes is not None:
+            empty = cc == 0  # a class without weight holds no data (CORRECTNESS: a forgotten class is gone)
+            for j, cnt in enumerate(counts):
+                cnt[empty] = 0.0
+                for t in out.exact.get(f"counts/{j}", []):
+                    t[empty] = 0.0
+            trim_tails(out.exact)
+        return out
 
     def __add__(self, other: "CategoricalStats") -> "CategoricalStats":
-        cats, counts = [], []
-        for c, a, b in self._aligned(other):
-            cats.append(c)
-            counts.append(a + b)
-        return CategoricalStats(self.class_count + other.class_count, cats, counts)
+        return self._combine(other, +1, None)
 
     def subtract(self, other: "CategoricalStats", classes: np.ndarray) -> "CategoricalStats":
-        """The counts of ``self``'s rows without ``other``'s, value sets aligned
+        """The counts of ``self``'s rows without ``other``'s, exactly, value sets aligned
         (:class:`~nbayes.errors.UnlearnError` when ``other`` removes more than ``self`` holds)."""
-        check_removable(self.class_count, other.class_count, classes, "weight")
-        cats, counts = [], []
-        for c, a, b in self._aligned(other):
-            check_removable(a, b, classes, "value counts")
-            cats.append(c)
-            counts.append(np.maximum(zero_small(a - b, a), 0))
-        cc = np.maximum(zero_small(self.class_count - other.class_count, self.class_count), 0)
-        return CategoricalStats(cc, cats, counts)
+        return self._combine(other, -1, classes)
 
     def merge(self, other: "CategoricalStats") -> "CategoricalStats":
         """The statistics of both sets of rows (same class layout; value sets united)."""
@@ -225,16 +278,21 @@ class CategoricalStats:
         for j, (cat, cnt) in enumerate(zip(self.categories, self.counts)):
             out[f"stats/categories/{j}"] = cat
             out[f"stats/counts/{j}"] = cnt
-        return out
+        return out | tail_arrays(self.exact)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> "CategoricalStats":
         """The counts of ``n_features`` features read back from ``to_arrays``'s arrays."""
-        return cls(
+        out = cls(
             arrays["stats/class_count"],
             [arrays[f"stats/categories/{j}"] for j in range(n_features)],
             [arrays[f"stats/counts/{j}"] for j in range(n_features)],
         )
+        for name, value in [("class_count", out.class_count)] + [(f"counts/{j}", c) for j, c in enumerate(out.counts)]:
+            tail = read_tail(arrays, name, np.shape(value))
+            if tail:
+                out.exact[name] = tail
+        return out
 
 
 def _spread(counts: np.ndarray, cats: np.ndarray, united: np.ndarray) -> np.ndarray:

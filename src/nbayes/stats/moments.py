@@ -2,25 +2,37 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._kernels import threads
 from .._kernels.gaussian import moments
 from ..errors import StatisticsError
-from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
+from .checks import check_array, check_at_most, check_class_count, check_removed
+from .exact import add_exact, read_tail, tail_arrays, tail_embed
+from .moment_sums import assemble, combine_cells, exact_cell, sums_expansions
 
 
 @dataclass
 class MomentStats:
     """class_count[c]: weight of class-c rows; for each (class c, feature j) over the rows where
-    feature j is observed: weight[c, j], mean[c, j] and the centred sum of squares m2[c, j]."""
+    feature j is observed: weight[c, j], mean[c, j] and the centred sum of squares m2[c, j].
+
+    Exactness (stats.exact): a cell's exact state is its weight W and the exact sums
+    S1 = sum of W_b mean_b and S2 = sum of (m2_b + W_b mean_b**2) over the batches b added (less
+    those subtracted); ``mean`` = RN(S1 / W) and ``m2`` = RN(S2 - S1**2 / W), correctly rounded
+    from the exact state. ``exact`` holds the tails of class_count and weight, and the full
+    expansions of S1 and S2 ("s1", "s2") when the rounded mean and m2 no longer determine them
+    (after adding or removing batches): learning a batch and unlearning it returns every array
+    bit for bit (the Chan-Golub-LeVeque update does not invert exactly).
+    """
 
     class_count: np.ndarray
     weight: np.ndarray
     mean: np.ndarray
     m2: np.ndarray
+    exact: dict[str, list[np.ndarray]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(
@@ -52,41 +64,23 @@ class MomentStats:
         cc = np.zeros(n_classes)
         w, mu, m2 = (np.zeros((n_classes, d)) for _ in range(3))
         cc[pos], w[pos], mu[pos], m2[pos] = self.class_count, self.weight, self.mean, self.m2
-        return MomentStats(cc, w, mu, m2)
+        return MomentStats(cc, w, mu, m2, tail_embed(self.exact, pos, n_classes))
 
     def __add__(self, other: "MomentStats") -> "MomentStats":
-        # Chan, Golub & LeVeque (1979): pairwise update of weight, mean and centred sum of squares
-        wa, wb = self.weight, other.weight
-        w = wa + wb
-        safe = np.where(w > 0, w, 1.0)
-        delta = other.mean - self.mean
-        mean = np.where(w > 0, self.mean + delta * (wb / safe), 0.0)
-        with np.errstate(over="ignore", invalid="ignore"):
-            m2 = np.where(w > 0, self.m2 + other.m2 + delta * delta * (wa * (wb / safe)), 0.0)
-        if not (np.isfinite(mean).all() and np.isfinite(m2).all()):
-            j = int(np.argwhere(~(np.isfinite(mean) & np.isfinite(m2)))[0][1])
-            raise StatisticsError(f"X: column {j}: its values are so large that their spread overflows float64 "
-                                  "(rescale the column)")
-        return MomentStats(self.class_count + other.class_count, w, mean, m2)
+        return _combine(self, other, +1, None)
 
     def subtract(self, other: "MomentStats", classes: np.ndarray) -> "MomentStats":
-        """Inverse of ``+``: the moments of the rows that remain once ``other``'s are removed."""
-        check_removable(self.class_count, other.class_count, classes, "weight")
-        check_removable(self.weight, other.weight, classes, "observed weight")
-        w_all, wb = self.weight, other.weight
-        wa = w_all - wb
-        gone = wa <= REL_TOL * w_all  # the cell returns to "no data": reset it exactly
-        safe_a = np.where(gone, 1.0, wa)
-        mean_a = (w_all * self.mean - wb * other.mean) / safe_a
-        delta = other.mean - mean_a
-        m2 = self.m2 - other.m2 - delta * delta * (wa * (wb / np.where(w_all > 0, w_all, 1.0)))
-        # cancellation can leave a tiny negative sum of squares: clamp it at 0
-        m2 = np.maximum(m2, 0.0)
-        cc = self.class_count - other.class_count
-        cc = np.where(cc <= REL_TOL * self.class_count, 0.0, cc)
-        return MomentStats(
-            cc, np.where(gone, 0.0, wa), np.where(gone, 0.0, mean_a), np.where(gone, 0.0, m2)
-        )
+        """Inverse of ``+``, exactly: the moments of the rows that remain once ``other``'s are
+        removed (:class:`~nbayes.errors.UnlearnError` naming the class when ``other`` removes
+        more weight than ``self`` holds)."""
+        return _combine(self, other, -1, classes)
+
+    def with_sums(self) -> "MomentStats":
+        """The same statistics holding the full expansions of S1 and S2 (``exact["s1"]``, ``["s2"]``)
+        for every cell (to lay rows of different statistics side by side)."""
+        if "s1" in self.exact:
+            return self
+        return MomentStats(self.class_count, self.weight, self.mean, self.m2, dict(self.exact) | sums_expansions(self))
 
     def pooled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Weight, mean and centred sum of squares per feature over all classes (Chan merge)."""
@@ -125,12 +119,50 @@ class MomentStats:
             "stats/weight": self.weight,
             "stats/mean": self.mean,
             "stats/m2": self.m2,
-        }
+        } | tail_arrays(self.exact)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "MomentStats":
         """The moments read back from ``to_arrays``'s arrays."""
-        return cls(*(arrays[f"stats/{k}"] for k in ("class_count", "weight", "mean", "m2")))
+        out = cls(arrays["stats/class_count"], arrays["stats/weight"], arrays["stats/mean"], arrays["stats/m2"])
+        for name, ref in (("class_count", out.class_count), ("weight", out.weight), ("s1", out.weight),
+                          ("s2", out.weight)):
+            tail = read_tail(arrays, name, np.shape(ref))
+            if tail:
+                out.exact[name] = tail
+        if ("s1" in out.exact) != ("s2" in out.exact):
+            raise StatisticsError("statistics 'exact/s1', 'exact/s2': a file holds both exact sums or neither")
+        return out
+
+
+def _combine(a: MomentStats, b: MomentStats, sign: int, classes: np.ndarray | None) -> MomentStats:
+    """The exact ``a + sign * b`` (the class docstring): weights by exact sums, then per cell
+    the exact sums S1, S2 and the correctly rounded mean and m2 derived from them
+    (stats.moment_sums: vectorised and certified, the rest by exact integers)."""
+    cc, cc_t = add_exact(a.class_count, a.exact.get("class_count"), b.class_count, b.exact.get("class_count"), sign)
+    W, W_t = add_exact(a.weight, a.exact.get("weight"), b.weight, b.exact.get("weight"), sign)
+    if classes is not None:
+        check_removed(cc, a.class_count, b.class_count, classes, "weight", cc_t)
+        check_removed(W, a.weight, b.weight, classes, "observed weight", W_t)
+    K, d = W.shape
+    W_all = [W, *W_t]
+    got = combine_cells(a, b, sign, W_all)
+    slow = {i: exact_cell(a, b, sign, W_all, np.unravel_index(i, (K, d))) for i in np.flatnonzero(~got["ok"]).tolist()}
+    mean, m2, need = got["mean"], got["m2"], got["need"]
+    for i, cell in slow.items():
+        mean[i], m2[i], need[i] = cell["mean"], cell["m2"], cell["need"]
+    mean, m2 = mean.reshape(K, d), m2.reshape(K, d)
+    if not (np.isfinite(mean).all() and np.isfinite(m2).all()):
+        j = int(np.argwhere(~(np.isfinite(mean) & np.isfinite(m2)))[0][1])
+        raise StatisticsError(f"X: column {j}: its values are so large that their spread overflows float64 "
+                              "(rescale the column)")
+    tails = {"class_count": cc_t, "weight": W_t}
+    if need.any():
+        for name in ("s1", "s2"):
+            parts = assemble(got[name], {i: c[name] for i, c in slow.items()})
+            tails[name] = [t.reshape(K, d) for t in parts]
+    tails = {k: kept for k, v in tails.items() if (kept := [t for t in v if np.any(t)])}
+    return MomentStats(cc, W, mean, m2, tails)
 
 
 def overflow_error(X: np.ndarray, codes: np.ndarray, mu: np.ndarray, m2: np.ndarray,

@@ -15,8 +15,11 @@ import numpy as np
 from .._scipy import sparse as sp
 
 from ..errors import StatisticsError, UnlearnError
-from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable
+from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable, check_removed
+from .counts import forget_empty_classes
+from .exact import combine, read_tail, tail_arrays, tail_embed
 from .terms import CodeTerms, _positions, as_strings
+from .text_arrays import compact, csr, csr_from, decode_terms, drop_zeros, encode_terms, union_pattern, values_at
 from .terms import union_terms as union_terms  # (re-exported: imported from here)
 
 #: per-class counts: classes x terms, dense or CSR
@@ -56,6 +59,11 @@ class TextStats:
     table: Any = field(default=None, repr=False, compare=False)
     #: tf-idf models: (keep, idf, sums), see above
     weighted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    #: per field (class_count, term_count, doc_count), the tail of its exact value where float64
+    #: rounded it (weighted documents added and removed; stats.exact): empty for whole counts
+    exact: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    FIELDS = ("class_count", "term_count", "doc_count")
 
     @property
     def vocab(self) -> Any:
@@ -88,7 +96,7 @@ class TextStats:
         def grow(a: Counts) -> Counts:
             if sp.issparse(a):
                 m = a.tocoo()
-                return _csr_from(m.data, pos[m.row], m.col, (n_classes, a.shape[1]))
+                return csr_from(m.data, pos[m.row], m.col, (n_classes, a.shape[1]))
             out = np.zeros((n_classes,) + a.shape[1:])
             out[pos] = a
             return out
@@ -99,7 +107,7 @@ class TextStats:
             weighted = (keep, idf, grow(sums))
         return TextStats(
             self.terms, grow(self.class_count), grow(self.term_count), grow(self.doc_count),
-            self.df, self.tf, self.n_docs, self.table, weighted,
+            self.df, self.tf, self.n_docs, self.table, weighted, tail_embed(self.exact, pos, n_classes),
         )
 
     def _on(self, terms: np.ndarray) -> "TextStats":
@@ -116,9 +124,10 @@ class TextStats:
             out[..., pos] = a
             return out
 
+        tails = {k: (v if k == "class_count" else [spread(t) for t in v]) for k, v in self.exact.items()}
         return TextStats(
             terms, self.class_count, spread(self.term_count), spread(self.doc_count),
-            spread(self.df), spread(self.tf), self.n_docs,
+            spread(self.df), spread(self.tf), self.n_docs, exact=tails,
         )
 
     def __add__(self, other: "TextStats") -> "TextStats":
@@ -126,10 +135,19 @@ class TextStats:
         a, b = self._on(terms), other._on(terms)
         frozen = _frozen_pair(self, other, terms)
         weighted = None if frozen is None else (frozen[0], frozen[1], frozen[2] + frozen[3])
+        if not (a.exact or b.exact) and _whole(a) and _whole(b):  # whole counts add exactly in float64
+            values: dict[str, Any] = {"class_count": a.class_count + b.class_count,
+                                      "term_count": _plus(a.term_count, b.term_count),
+                                      "doc_count": _plus(a.doc_count, b.doc_count)}
+            tails: dict[str, Any] = {}
+        else:
+            values, tails = combine(a, b, self.FIELDS, +1)  # exact sums (stats.exact)
+            values = {k: _form(v, a.term_count, b.term_count) if k != "class_count" else v for k, v in values.items()}
+            tails = {k: [_form(t, a.term_count, b.term_count) for t in v] if k != "class_count" else v
+                     for k, v in tails.items()}
         return TextStats(
-            terms, a.class_count + b.class_count, _plus(a.term_count, b.term_count),
-            _plus(a.doc_count, b.doc_count), a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs,
-            _table_of(terms, self, other), weighted,
+            terms, values["class_count"], values["term_count"], values["doc_count"],
+            a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs, _table_of(terms, self, other), weighted, tails,
         )
 
     def subtract(self, other: "TextStats", classes: np.ndarray) -> "TextStats":
@@ -137,20 +155,25 @@ class TextStats:
         (:class:`~nbayes.errors.UnlearnError` when ``other`` removes more than ``self`` holds)."""
         terms = union_terms(self.terms, other.terms)
         a, b = self._on(terms), other._on(terms)
-        check_removable(a.class_count, b.class_count, classes, "documents")
-        _check_removable(a.term_count, b.term_count, classes, "term counts")
         if np.any(b.df > a.df) or b.n_docs > a.n_docs:
             raise UnlearnError("unlearn would remove documents this model never learned; the model is unchanged")
-
         frozen = _frozen_pair(self, other, terms)
         weighted = None if frozen is None else (frozen[0], frozen[1], _minus(frozen[2], frozen[3]))
+        values, tails = combine(a, b, self.FIELDS, -1)  # exact differences (stats.exact)
+        check_removed(values["class_count"], a.class_count, b.class_count, classes, "documents", tails.get("class_count"))
+        check_removed(values["term_count"], a.term_count, b.term_count, classes, "term counts", tails.get("term_count"))
+        check_removed(values["doc_count"], a.doc_count, b.doc_count, classes, "documents holding a term", tails.get("doc_count"))
+        values = {k: _form(v, a.term_count, b.term_count) if k != "class_count" else v for k, v in values.items()}
+        tails = {k: [_form(t, a.term_count, b.term_count) for t in v] if k != "class_count" else v
+                 for k, v in tails.items()}
         # terms no document holds any more stay (df = 0), laid out as before: cross-validation
         # folds subtract over one shared vocabulary; a model drops them (without_absent_terms)
-        return TextStats(
-            terms, _minus(a.class_count, b.class_count), _minus(a.term_count, b.term_count),
-            _minus(a.doc_count, b.doc_count), a.df - b.df, a.tf - b.tf, a.n_docs - b.n_docs,
-            _table_of(terms, self, other), weighted,
+        out = TextStats(
+            terms, values["class_count"], values["term_count"], values["doc_count"], a.df - b.df, a.tf - b.tf,
+            a.n_docs - b.n_docs, _table_of(terms, self, other), weighted, tails,
         )
+        forget_empty_classes(out, self.FIELDS)
+        return out
 
     def merge(self, other: "TextStats") -> "TextStats":
         """The statistics of both corpora (same class layout; vocabularies united)."""
@@ -168,9 +191,9 @@ class TextStats:
             if m.ndim != 2 or m.shape != (len(cc), V):
                 raise StatisticsError(f"statistics {name!r}: expected shape {(len(cc), V)}, got {m.shape}")
         if self.sparse or sp.issparse(self.doc_count):
-            dc = _csr(self.doc_count)
+            dc = csr(self.doc_count)
             for name in ("term_count", "doc_count"):
-                m = _csr(getattr(self, name))
+                m = csr(getattr(self, name))
                 _check_pairs(name, m)
             rows = np.repeat(np.arange(len(cc)), np.diff(dc.indptr))
             excess = dc.data > cc[rows] * (1 + REL_TOL) + REL_TOL
@@ -206,9 +229,10 @@ class TextStats:
         alive = self.df > 0
         if not self.has_vocabulary or self.weighted is not None or alive.all():
             return self
+        tails = {k: (v if k == "class_count" else [t[:, alive] for t in v]) for k, v in self.exact.items()}
         return TextStats(
             self.terms[alive], self.class_count, self.term_count[:, alive], self.doc_count[:, alive],
-            self.df[alive], self.tf[alive], self.n_docs,
+            self.df[alive], self.tf[alive], self.n_docs, exact=tails,
         )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
@@ -220,9 +244,9 @@ class TextStats:
         if self.weighted is not None:  # a tf-idf model's (kept terms, idf, sums)
             keep, idf, sums = self.weighted
             extra = {"stats/tfidf_keep": keep, "stats/idf": idf, "stats/tfidf_sums": sums}
-        tc, dc = _csr(self.term_count), _csr(self.doc_count)
-        pattern = _union_pattern(tc, dc)
-        tcv, dcv = _values_at(tc, pattern), _values_at(dc, pattern)
+        tc, dc = csr(self.term_count), csr(self.doc_count)
+        pattern = union_pattern(tc, dc)
+        tcv, dcv = values_at(tc, pattern), values_at(dc, pattern)
         V = self.n_terms
         out: dict[str, np.ndarray] = {}
         if isinstance(self.vocab, CodeTerms):  # written from the code points: no string per term
@@ -235,6 +259,11 @@ class TextStats:
                 out["stats/terms"] = self.terms
         else:
             out.update(encode_terms(self.terms))
+        for name in ("term_count", "doc_count"):  # tails on the pairs, as the counts
+            if self.exact.get(name):
+                out[f"stats/exact/pairs/{name}"] = np.stack([values_at(csr(t), pattern) for t in self.exact[name]])
+        if self.exact.get("class_count"):
+            out.update(tail_arrays({"class_count": self.exact["class_count"]}))
         return extra | out | {
             "stats/class_count": self.class_count,
             "stats/pairs/indptr": pattern.indptr.astype(np.int64),
@@ -280,7 +309,7 @@ class TextStats:
             tc = np.asarray(arrays["stats/term_count"], dtype=float)
             dc = np.asarray(arrays["stats/doc_count"], dtype=float)
             if not hashing and tc.ndim == 2 and dc.shape == tc.shape:
-                tc, dc = _drop_zeros(sp.csr_matrix(tc)), _drop_zeros(sp.csr_matrix(dc))
+                tc, dc = drop_zeros(sp.csr_matrix(tc)), drop_zeros(sp.csr_matrix(dc))
         else:
             indptr = np.asarray(arrays["stats/pairs/indptr"], dtype=np.int64)
             idx = np.asarray(arrays["stats/pairs/terms"], dtype=np.int64)
@@ -291,8 +320,8 @@ class TextStats:
                     or indptr[-1] != len(idx) or len(tcv) != len(idx) or len(dcv) != len(idx)
                     or (len(idx) and (idx.min() < 0 or idx.max() >= len(terms)))):
                 raise StatisticsError("statistics 'pairs': the (class, term) pairs do not fit the classes and terms")
-            tc = _drop_zeros(sp.csr_matrix((tcv, idx, indptr), shape=shape))
-            dc = _drop_zeros(sp.csr_matrix((dcv, idx.copy(), indptr.copy()), shape=shape))
+            tc = drop_zeros(sp.csr_matrix((tcv, idx, indptr), shape=shape))
+            dc = drop_zeros(sp.csr_matrix((dcv, idx.copy(), indptr.copy()), shape=shape))
             if not (tc.has_canonical_format and dc.has_canonical_format):
                 tc.sum_duplicates()
                 dc.sum_duplicates()
@@ -302,6 +331,19 @@ class TextStats:
             terms, cc, tc, dc, np.asarray(arrays["stats/df"], dtype=float),
             np.asarray(arrays["stats/tf"], dtype=float), float(arrays["stats/n_docs"]),
         )
+        tail = read_tail(arrays, "class_count", cc.shape)
+        if tail:
+            stats.exact["class_count"] = tail
+        for name, m in (("term_count", tc), ("doc_count", dc)):
+            key = f"stats/exact/pairs/{name}"
+            if key not in arrays:
+                continue
+            if "stats/pairs/indptr" not in arrays:
+                raise StatisticsError(f"statistics {key!r}: tails need the (class, term) pairs")
+            t = read_tail(arrays, f"pairs/{name}", (len(idx),))
+            shape = (len(cc), len(terms))
+            mats = [drop_zeros(sp.csr_matrix((v, idx.copy(), indptr.copy()), shape=shape)) for v in t]
+            stats.exact[name] = [x.toarray() for x in mats] if hashing else mats
         if "stats/tfidf_keep" in arrays:
             stats.weighted = (arrays["stats/tfidf_keep"], arrays["stats/idf"], arrays["stats/tfidf_sums"])
         return stats
@@ -328,32 +370,26 @@ def _nbytes(a: Any) -> int:
     return int(np.asarray(a).nbytes)
 
 
-def _csr(a: Counts) -> sp.csr_matrix:
-    """CSR classes x terms in canonical form (sorted, no duplicates), float64."""
-    m = a.tocsr() if sp.issparse(a) else sp.csr_matrix(np.asarray(a, dtype=float))
-    if m.dtype != np.float64:
-        m = m.astype(np.float64)
-    if not m.has_canonical_format:
-        m = m.copy()
-        m.sum_duplicates()
-    return m
-
-
-def _csr_from(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
-    m = sp.csr_matrix((np.asarray(data, dtype=float), (rows, cols)), shape=shape)
-    m.sum_duplicates()
-    return m
-
-
-def _drop_zeros(m: sp.csr_matrix) -> sp.csr_matrix:
-    m.eliminate_zeros()
-    return m
-
-
 def _plus(a: Counts, b: Counts) -> Counts:
     if not sp.issparse(a) and not sp.issparse(b):
         return a + b
-    return _csr(_csr(a) + _csr(b))
+    return csr(csr(a) + csr(b))
+
+
+def _whole(s: "TextStats") -> bool:
+    """Whether every per-class count is a whole number below 2**53 (sums of such are exact)."""
+    for a in (s.class_count, s.term_count, s.doc_count):
+        v = np.asarray(a.data if sp.issparse(a) else a)
+        if v.size and not (np.all(v == np.floor(v)) and np.max(np.abs(v)) < 2.0**52):
+            return False
+    return True
+
+
+def _form(m: Counts, a: Counts, b: Counts) -> Counts:
+    """A result dense when both operands were (hashing buckets, folds), CSR otherwise."""
+    if sp.issparse(a) or sp.issparse(b):
+        return m if sp.issparse(m) else csr(m)
+    return m.toarray() if sp.issparse(m) else m
 
 
 def _minus(x: Counts, y: Counts) -> Counts:
@@ -362,41 +398,11 @@ def _minus(x: Counts, y: Counts) -> Counts:
         d = x - y
         out: np.ndarray = np.maximum(np.where(np.abs(d) <= REL_TOL * np.abs(x), 0.0, d), 0.0)
         return out
-    xs = _csr(x)
-    d = _csr(xs - _csr(y))
-    before = _values_at(xs, d)
+    xs = csr(x)
+    d = csr(xs - csr(y))
+    before = values_at(xs, d)
     d.data = np.maximum(np.where(np.abs(d.data) <= REL_TOL * np.abs(before), 0.0, d.data), 0.0)
-    return _drop_zeros(d)
-
-
-def _keys(m: sp.csr_matrix) -> np.ndarray:
-    """Each stored entry's row * n_columns + column: sorted for a canonical CSR matrix."""
-    rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
-    keys: np.ndarray = rows * np.int64(m.shape[1]) + m.indices.astype(np.int64)
-    return keys
-
-
-def _values_at(m: sp.csr_matrix, pattern: sp.csr_matrix) -> np.ndarray:
-    """m's values at the stored entries of ``pattern`` (0 where m stores none)."""
-    if m is pattern or (m.nnz == pattern.nnz and np.array_equal(m.indptr, pattern.indptr)
-                        and np.array_equal(m.indices, pattern.indices)):
-        return np.asarray(m.data, dtype=np.float64)  # the same entries (the counts of one counting)
-    have, want = _keys(m), _keys(pattern)
-    out = np.zeros(len(want))
-    if len(have) == 0:
-        return out
-    at = np.minimum(np.searchsorted(have, want), len(have) - 1)
-    hit = have[at] == want
-    out[hit] = m.data[at[hit]]
-    return out
-
-
-def _union_pattern(a: sp.csr_matrix, b: sp.csr_matrix) -> sp.csr_matrix:
-    """The entries stored in a or b (canonical CSR with values 1)."""
-    if a.nnz == b.nnz and np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices):
-        return a
-    u = _csr(abs(a) + abs(b))
-    return u
+    return drop_zeros(d)
 
 
 def _check_removable(have: Counts, remove: Counts, classes: np.ndarray, what: str) -> None:
@@ -404,8 +410,8 @@ def _check_removable(have: Counts, remove: Counts, classes: np.ndarray, what: st
     if not sp.issparse(have) and not sp.issparse(remove):
         check_removable(have, remove, classes, what)
         return
-    h, r = _csr(have), _csr(remove)
-    hv = _values_at(h, r)
+    h, r = csr(have), csr(remove)
+    hv = values_at(h, r)
     excess = r.data > hv * (1 + REL_TOL) + REL_TOL
     if excess.any():
         k = int(np.searchsorted(r.indptr, int(np.flatnonzero(excess)[0]), side="right") - 1)
@@ -422,39 +428,6 @@ def _check_pairs(name: str, m: sp.csr_matrix) -> None:
             f"statistics {name!r}: entry {[row, int(m.indices[i])]} is {m.data[i]!r}; "
             "expected finite and >= 0 (a count or weight)"
         )
-
-
-# ----------------------------------------------------------------------------- file encoding
-def compact(a: np.ndarray) -> np.ndarray:
-    """Whole non-negative numbers in the smallest unsigned type that holds them exactly (most
-    counts are unweighted); anything else as it is."""
-    a = np.asarray(a)
-    if a.size == 0 or a.dtype.kind != "f" or not np.all(np.isfinite(a)) or a.min() < 0 or np.any(a != np.round(a)):
-        return a
-    top = a.max()
-    for dt in (np.uint8, np.uint16, np.uint32):
-        if top <= np.iinfo(dt).max:
-            return a.astype(dt)
-    return a
-
-
-def encode_terms(terms: np.ndarray) -> dict[str, np.ndarray]:
-    """A vocabulary as one UTF-8 buffer and each term's length in code points."""
-    listed = terms.tolist()
-    lengths = np.fromiter(map(len, listed), dtype=np.int64, count=len(listed))
-    blob = "".join(listed).encode("utf-8", errors="surrogatepass")
-    return {"stats/terms_utf8": np.frombuffer(blob, dtype=np.uint8), "stats/terms_len": compact(lengths.astype(float))}
-
-
-def decode_terms(arrays: dict[str, np.ndarray]) -> CodeTerms:
-    """A file's vocabulary (``stats/terms_utf8``, ``stats/terms_len``) as code points: its
-    Python strings are made only if read."""
-    try:
-        return CodeTerms.from_utf8(arrays["stats/terms_utf8"], arrays["stats/terms_len"])
-    except UnicodeDecodeError as exc:
-        raise StatisticsError(f"statistics 'terms': not UTF-8 ({exc})") from None
-    except ValueError:
-        raise StatisticsError("statistics 'terms': the term lengths do not add up to the vocabulary's text") from None
 
 
 def _frozen_pair(
