@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from .._scipy import sparse as sp
+
 from .._validation import show
 from ..errors import StatisticsError, UnlearnError
 
@@ -35,8 +37,6 @@ def check_removed(result: Any, have: Any, remove: Any, classes: np.ndarray, what
     A negative result within rounding of what was held (``REL_TOL``) is set to 0 in place, with
     its ``tail``: the same rows counted in other batches (a fold subtracted from a total, rows
     unlearned one by one that were learned together) sum to within rounding of each other."""
-    import scipy.sparse as sp  # (scipy is imported by every statistics module already)
-
     def held(at: tuple[int, ...]) -> float:
         return float(have.tocsr()[at] if sp.issparse(have) else np.broadcast_to(have, np.shape(result))[at])
 
