@@ -123,3 +123,13 @@ def test_binned_model_file_round_trips_and_old_kinds_load(tmp_path, rng):
     assert_allclose(back.predict_joint_log_proba(X), m.predict_joint_log_proba(X), rtol=1e-12)
     back.partial_fit(X[:100], y[:100])  # keeps learning with the stored edges
     assert_array_equal(back.stats_.parts["binned"].edges[0], m.stats_.parts["binned"].edges[0])
+
+
+def test_only_files_with_binned_columns_take_format_3(tmp_path, rng):
+    from nbayes.io.model_file import read_header
+
+    X, y = _frame(rng)
+    nbayes.NaiveBayes(column_types={"gain": "binned"}).fit(X, y).save(tmp_path / "b.nbm")
+    nbayes.NaiveBayes().fit(X, y).save(tmp_path / "g.nbm")
+    assert read_header(tmp_path / "b.nbm")["format_version"] == 3  # a format-2 reader would drop the column
+    assert read_header(tmp_path / "g.nbm")["format_version"] == 2

@@ -107,7 +107,7 @@ def _decision(j: int, names: list[str] | None, kind: str, reason: str, acc: tupl
     elif kind == "binned":
         why = f"{reason}; {n_bins} bins beat the Gaussian in 5-fold accuracy ({acc[1]:.2%} vs {acc[0]:.2%})"
     else:
-        why = f"{reason}; but bins did not beat the Gaussian in 5-fold accuracy ({acc[1]:.2%} vs {acc[0]:.2%})"
+        why = f"{reason}; kept Gaussian: bins were not clearly better in 5-fold accuracy ({acc[1]:.2%} vs {acc[0]:.2%})"
     out: dict[str, Any] = {"column": name, "kind": kind, "reason": why}
     if kind == "binned":
         out["bins"] = n_bins
@@ -156,12 +156,15 @@ def _choose(model: Any, T: Table, names: list[str] | None, kinds: list[str], fla
         rows = np.sort(np.random.default_rng(0).choice(n, MAX_ROWS, replace=False))
         T, codes, w = _rows(T, rows), codes[rows], None if w is None else w[rows]
     fold = _folds(codes, FOLDS)
-    as_gauss = [("gaussian" if j in flagged else k) for j, k in enumerate(kinds)]
-    as_bins = [("binned" if j in flagged else k) for j, k in enumerate(kinds)]
-    gauss, icpt = _held_out(model, T, names, as_gauss, edges, codes, classes, w, fold)
-    binned, _ = _held_out(model, T, names, as_bins, edges, codes, classes, w, fold)
-    delta = {j: _finite(binned[:, :, j] - gauss[:, :, j]) for j in flagged}
-    cur = _finite(icpt + gauss.sum(axis=2))
+    cols = sorted(flagged)
+    rest = [j for j in range(T.shape[1]) if j not in flagged]
+    gauss, icpt = _held_out(model, T, names, cols, ["gaussian"] * len(cols), edges, codes, classes, w, fold)
+    binned, _ = _held_out(model, T, names, cols, ["binned"] * len(cols), edges, codes, classes, w, fold)
+    others = 0.0
+    if rest:  # the other columns' terms, alike in both
+        others = _held_out(model, T, names, rest, [kinds[j] for j in rest], edges, codes, classes, w, fold)[0].sum(axis=2)
+    delta = {j: _finite(binned[:, :, i] - gauss[:, :, i]) for i, j in enumerate(cols)}
+    cur = _finite(icpt + others + gauss.sum(axis=2))
     right = cur.argmax(axis=1) == codes
     chosen: set[int] = set()
     while True:
@@ -186,23 +189,28 @@ def _choose(model: Any, T: Table, names: list[str] | None, kinds: list[str], fla
     return chosen, acc
 
 
-def _held_out(model: Any, T: Table, names: list[str] | None, kinds: list[str], edges: dict[int, np.ndarray],
-              codes: np.ndarray, classes: np.ndarray, w: np.ndarray | None, fold: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's per-column terms (n, K, d) and log prior (n, K) under the model fitted on the
-    other folds (each fold model counts every row, the held-out ones with weight 0)."""
-    Xv = model.parts_of(T, names, kinds, edges)
-    n, d = T.shape
-    K = len(classes)
-    terms = np.empty((n, K, d))
+def _held_out(model: Any, T: Table, names: list[str] | None, cols: list[int], kinds: list[str],
+              edges: dict[int, np.ndarray], codes: np.ndarray, classes: np.ndarray, w: np.ndarray | None,
+              fold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's terms of the columns ``cols`` (typed ``kinds``), shape (n, K, len(cols)),
+    and its log prior (n, K), under the model fitted on the other folds (each fold model counts
+    every row, the held-out ones with weight 0, and scores the held-out ones)."""
+    sub = Table(None, [T.column(j) for j in cols], (T.shape[0], len(cols)))
+    sub_names = None if names is None else [names[j] for j in cols]
+    sub_edges = {i: edges[j] for i, j in enumerate(cols) if kinds[i] == "binned"}
+    Xv = model.parts_of(sub, sub_names, kinds, sub_edges)
+    n, K = T.shape[0], len(classes)
+    terms = np.empty((n, K, len(cols)))
     icpt = np.empty((n, K))
     base = np.ones(n) if w is None else w
     for k in range(int(fold.max()) + 1):
-        held = fold == k
-        m = type(model)(**{**model.get_params(), "numeric": "gaussian", "bin_edges": None})
+        held = np.flatnonzero(fold == k)
+        m = type(model)(**{**model.get_params(), "numeric": "gaussian", "bin_edges": None, "column_types": None})
         m._pending_kinds = list(kinds)
-        m.set_statistics(m.count_statistics(Xv, codes, K, np.where(held, 0.0, base)), classes, d, names)
-        terms[held] = m.feature_terms(Xv)[held]
+        weights = base.copy()
+        weights[held] = 0.0
+        m.set_statistics(m.count_statistics(Xv, codes, K, weights), classes, len(cols), sub_names)
+        terms[held] = m.feature_terms(model.parts_of(_rows(sub, held), sub_names, kinds, sub_edges))
         icpt[held] = m._intercept
     return terms, icpt
 
