@@ -175,3 +175,32 @@ def test_a_grid_over_text_models_routes_each_candidate_to_its_engine():
             p = ref.predict_proba([docs[j] for j in te])[np.arange(len(te)), y[te]]
             want = np.mean(np.log(np.clip(p, np.finfo(float).eps, 1 - np.finfo(float).eps)))
             assert search.cv_results_[f"split{i}_test_score"][c] == pytest.approx(want, rel=1e-9), params
+
+
+def test_text_folds_hold_class_term_pairs_and_let_each_split_go():
+    """Issue #29: fold statistics as the (class, term) pairs seen, never dense classes x terms
+    tables, and a search lets go of a split's statistics once every candidate has scored it."""
+    import scipy.sparse as sp
+
+    from nbayes.model_selection import StratifiedKFold
+    from nbayes.model_selection._folds import folds_for
+
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(200)]
+    y = rng.integers(0, 4, 120)
+    docs = [" ".join(rng.choice(words[: 50 + 40 * c], 15)) for c in y]
+    splits = list(StratifiedKFold(5).split(docs, y))
+    engine = folds_for(nbayes.TextClassifier(ngram_range=(1, 2)), docs, y, splits, None, {})
+    engine.reuse = True
+    stats, _ = engine.train_stats(0)
+    assert sp.issparse(stats.term_count) and sp.issparse(stats.doc_count)
+    assert stats.term_count.nnz < 0.5 * np.prod(stats.term_count.shape)  # pairs seen, not every pair
+    dense = nbayes.TextClassifier(ngram_range=(1, 2)).fit([docs[i] for i in splits[0][0]], y[splits[0][0]])
+    lp, _, _ = engine.log_proba({}, 0)
+    assert_allclose(lp, dense.predict_log_proba([docs[i] for i in splits[0][1]]), rtol=1e-10)
+    engine.forget(0)
+    assert 0 not in engine.__dict__.get("_train", {})
+    search = SearchCV(nbayes.TextClassifier(), {"alpha": [0.1, 1.0], "ngram_range": [(1, 1), (1, 2)]}, cv=splits)
+    search.fit(docs, y)
+    refit = nbayes.TextClassifier(**search.best_params_).fit(docs, y)
+    assert_allclose(search.best_estimator_.predict_log_proba(docs), refit.predict_log_proba(docs), rtol=1e-10)

@@ -53,6 +53,11 @@ CONFIGS: list[tuple[str, Any, dict[str, Any], dict[str, str]]] = [
     ("gaussian-priors", nbayes.GaussianNB(priors=[0.5, 0.25, 0.25]), {}, FIXED_PRIOR),
     ("mixed", nbayes.NaiveBayes(), {}, {}),
     ("mixed-missing", nbayes.NaiveBayes(alpha=0.5, variance="feature"), {"missing": 0.1}, {}),
+    # bins fixed in advance (as a frozen idf): shards and chunks are binned alike, so they merge
+    ("mixed-binned", nbayes.NaiveBayes(column_types={"x": "binned"}, bin_edges={"x": [-0.5, 0.5, 1.5, 2.5]}), {},
+     {"scale_invariance": "bins are cut at edges in the data's units (by design)"}),
+    ("mixed-binned-missing", nbayes.NaiveBayes(column_types={"x": "binned"}, m=2.0, bin_edges={"x": [0.0, 1.0]}),
+     {"missing": 0.1}, {"scale_invariance": "bins are cut at edges in the data's units (by design)"}),
     ("text", nbayes.TextClassifier(), {}, {}),
     ("text-complement", nbayes.TextClassifier(model="complement"), {}, {}),
     ("text-bernoulli", nbayes.TextClassifier(model="bernoulli"), {}, {}),

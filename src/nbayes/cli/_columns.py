@@ -72,9 +72,12 @@ class Columns(dict[str, str]):
     typing left it out by default (an identifier-like column; named by ``--categorical`` /
     ``--text`` it is kept)."""
 
-    def __init__(self, kinds: dict[str, str], left_out: dict[str, str] | None = None) -> None:
+    def __init__(self, kinds: dict[str, str], left_out: dict[str, str] | None = None,
+                 named: set[str] | None = None) -> None:
         super().__init__(kinds)
         self.left_out: dict[str, str] = dict(left_out or {})
+        #: the columns whose kind the command line named (the others' kinds are the data's)
+        self.named: set[str] = set(named or ())
 
 
 #: a string column with at least this many values, every one different, is an identifier (a

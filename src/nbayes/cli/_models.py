@@ -45,7 +45,7 @@ def choose_columns(frame: pl.DataFrame, ignore: list[str], overrides: dict[str, 
         raise DataError(
             f"{source}: no feature columns left: {', '.join(f'{c!r} is {r}' for c, r in left_out.items())}"
         )
-    return Columns(chosen, left_out)
+    return Columns(chosen, left_out, set(overrides))
 
 
 def make_model(name: str, kinds: dict[str, str], alpha: float | None, C: float | None, source: Any,
@@ -69,7 +69,13 @@ def _model(name: str, kinds: dict[str, str], alpha: float | None, C: float | Non
     a: dict[str, Any] = {} if alpha is None else {"alpha": alpha}
     c: dict[str, Any] = {} if C is None else {"C": C}
     if name == "auto":
-        return TextClassifier(**a) if single_text else NaiveBayes(column_types=kinds, **a)
+        if single_text:
+            return TextClassifier(**a)
+        # numeric columns the command line did not name are the model's to decide (Gaussian or
+        # bins, numeric="auto"); a --numeric column stays Gaussian
+        named = getattr(kinds, "named", set(kinds))
+        given = {c: k for c, k in kinds.items() if k != "gaussian" or c in named}
+        return NaiveBayes(column_types=given, numeric="auto", **a)
     if name in TEXT_KINDS and single_text:
         return TextClassifier(model=name, **a, **(c if name == "nblr" else {}))
     if name == "nblr":

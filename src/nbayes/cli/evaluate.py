@@ -55,7 +55,7 @@ from ._read import DataFile
 @click.option("--json", "as_json", is_flag=True, help="Print the measures as JSON on stdout.")
 def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: str, alpha: float | None,
              C: float | None, ignore: tuple[str, ...], numeric_cols: tuple[str, ...], categorical_cols: tuple[str, ...],
-             text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], na_values: tuple[str, ...],
+             text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], binned_cols: tuple[str, ...], na_values: tuple[str, ...],
              calibrate: str | None, report_path: str | None, multilabel: bool, labels_sep: str | None,
              as_json: bool, settings: tuple[str, ...]) -> None:
     """Accuracy, macro-F1, log-loss, per-class precision/recall and the confusion matrix.
@@ -119,7 +119,7 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
         y = lab.y
         if len(y) < cv:
             raise source.fail(f"{len(y)} labelled rows cannot make {cv} folds")
-        kinds = choose_columns(lab.X, split(ignore), overrides(numeric_cols, categorical_cols, text_cols, boolean_cols),
+        kinds = choose_columns(lab.X, split(ignore), overrides(numeric_cols, categorical_cols, text_cols, boolean_cols, binned_cols),
                                source.name)
         if multilabel:  # label sets: each fold's model fitted (thresholds tuned) on the other folds only
             ml = MultiLabel(make_model(model_name, kinds, alpha, C, source, params))

@@ -15,6 +15,7 @@ from ..errors import DataError
 from ..evaluate import training_calibration
 from ..linear import LogisticRegression
 from ..multilabel import MultiLabel
+from ..naive_bayes.binned import quantile_edges
 from ..semi_supervised import EM
 from ._columns import Labelled, file_rows, model_input, model_name, split_target, streams, unlabelled_rows
 from ._models import choose_columns, make_model
@@ -59,7 +60,7 @@ from ._read import DataFile, parse_size
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
 def train(data: str, target: str, model_name_: str, alpha: float | None, C: float | None, output: str,
           ignore: tuple[str, ...], numeric_cols: tuple[str, ...], categorical_cols: tuple[str, ...],
-          text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], na_values: tuple[str, ...],
+          text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], binned_cols: tuple[str, ...], na_values: tuple[str, ...],
           dask_address: str | None, calibrate: str | None, calibrate_ensemble: bool, unlabeled: str | None,
           semi_supervised: bool, chunk_bytes: str, multilabel: bool, labels_sep: str | None,
           as_json: bool, settings: tuple[str, ...]) -> None:
@@ -85,7 +86,7 @@ def train(data: str, target: str, model_name_: str, alpha: float | None, C: floa
         raise click.UsageError("--labels-sep splits label sets: give it with --multilabel")
     if multilabel and (calibrate or dask_address or unlabeled or semi_supervised):
         raise click.UsageError("--multilabel does not combine with --calibrate, --dask, --unlabeled or --semi-supervised")
-    kinds_given = overrides(numeric_cols, categorical_cols, text_cols, boolean_cols)
+    kinds_given = overrides(numeric_cols, categorical_cols, text_cols, boolean_cols, binned_cols)
     if calibrate_ensemble and not calibrate:
         raise click.UsageError("--calibrate-ensemble calibrates: give it with --calibrate [METHOD]")
     if (unlabeled or semi_supervised) and (calibrate or dask_address):
@@ -202,7 +203,23 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
         "classes": [plain(c) for c in model.classes_],
         "seconds": round(time.perf_counter() - t0, 3),
     }
+    out.update(column_decisions(model, kinds))
     return model, {**out, **summary}
+
+
+def column_decisions(model: Any, kinds: dict[str, str]) -> dict[str, Any]:
+    """The columns as the model finally typed them (numeric ones Gaussian or binned) and its
+    decisions, one per numeric column a Gaussian fits badly (``NaiveBayes(numeric="auto")``)."""
+    base = getattr(model, "base_estimator_", model)  # a calibrated model: its base's columns
+    final = getattr(base, "column_kinds_", None)
+    if final is None or len(final) != len(kinds):
+        return {}
+    return {"columns": dict(zip(kinds, final)),
+            "column_decisions": [plain_decision(d) for d in getattr(base, "column_decisions_", [])]}
+
+
+def plain_decision(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: plain(v) for k, v in d.items()}
 
 
 def _calibrate(model: Any, Xm: Any, y: np.ndarray, method: str, ensemble: bool) -> tuple[Any, dict[str, Any]]:
@@ -247,6 +264,10 @@ def _train_dask(address: str, data: str, target: str, name: str, alpha: float | 
         else:
             if "columns" in model.capabilities:
                 model.set_params(column_types=kinds)
+                binned = [c for c, k in kinds.items() if k == "binned"]
+                if binned:  # the partitions merge only when binned alike: edges from the first rows
+                    model.set_params(bin_edges={c: quantile_edges(head.get_column(c).cast(pl.Float64).to_numpy(),
+                                                                  model.bins).tolist() for c in binned})
             text = next(iter(kinds)) if "text" in model.capabilities else None
             model = nbd.fit(model, ddf, target=target, text=text)
         rows = int(ddf.shape[0].compute())
@@ -273,6 +294,9 @@ def _print_summary(summary: dict[str, Any], data: str, output: str) -> None:
     for c, why in summary.get("left_out", {}).items():
         table.add_row(str(c), f"left out: {why}")
     con.print(table)
+    for d in summary.get("column_decisions", []):
+        con.print(f"{d['column']}: " + (f"binned ({d['bins']} bins)" if d["kind"] == "binned" else d["kind"])
+                  + f": {d['reason']}", highlight=False)
     con.print(
         f"trained [bold]{summary['model']}[/] on {summary['rows']:,} rows "
         + (f"({summary['rows_without_label']:,} without a label skipped), " if summary["rows_without_label"] is not None else f"on Dask at {summary.get('dask')}, ")

@@ -36,7 +36,7 @@ from ._read import DataFile
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON on stdout.")
 def tune(data: str, target: str, grid_specs: tuple[str, ...], model_name_: str, cv: int, seed: int, scoring: str,
          ignore: tuple[str, ...], numeric_cols: tuple[str, ...], categorical_cols: tuple[str, ...],
-         text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], na_values: tuple[str, ...],
+         text_cols: tuple[str, ...], boolean_cols: tuple[str, ...], binned_cols: tuple[str, ...], na_values: tuple[str, ...],
          settings: tuple[str, ...], output: str | None, as_json: bool) -> None:
     """Search hyperparameters by cross-validation and print the table, best first.
 
@@ -63,7 +63,7 @@ def tune(data: str, target: str, grid_specs: tuple[str, ...], model_name_: str, 
     source = DataFile(data, na)
     lab = labelled(chunks(source, "reading", not as_json), target, source)
     y = lab.y
-    kinds = choose_columns(lab.X, split(ignore), overrides(numeric_cols, categorical_cols, text_cols, boolean_cols),
+    kinds = choose_columns(lab.X, split(ignore), overrides(numeric_cols, categorical_cols, text_cols, boolean_cols, binned_cols),
                            source.name)
     model = make_model(model_name_, kinds, None, None, source, params)
     Xm = model_input(model, lab.X, kinds, source)

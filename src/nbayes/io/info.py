@@ -86,6 +86,12 @@ def model_info(model: Any, state: dict[str, Any], path: str | os.PathLike[str]) 
     }
     if hasattr(model, "base_estimator_"):
         out["calibration"] = describe(model)
+    decisions = getattr(getattr(model, "base_estimator_", model), "column_decisions_", None)
+    if decisions:  # how numeric="auto" modelled the numeric columns a Gaussian fits badly
+        out["column_decisions"] = [
+            f"{d['column']}: {d['kind']}" + (f" ({d['bins']} bins)" if "bins" in d else "") + f": {d['reason']}"
+            for d in decisions
+        ]
     if getattr(model, "n_iter_", None) is not None:  # fitted by EM (the model or nbayes.EM)
         trace = np.asarray(getattr(model, "em_log_likelihood_", []), dtype=float).ravel()
         out["semi_supervised"] = {

@@ -31,7 +31,13 @@ __all__ = [
     "state_to_bytes", "state_from_bytes",
 ]
 
-FORMAT_VERSION = 2  # 2: text statistics as (class, term) pairs (docs/model-format.md)
+FORMAT_VERSION = 3  # 2: text statistics as (class, term) pairs; 3: binned columns (docs/model-format.md)
+
+
+def file_version(arrays: Any) -> int:
+    """The lowest format that holds these arrays: 3 for a model with binned columns (a reader of
+    format 2 would drop them from its predictions without a word), else 2."""
+    return 3 if any("part/binned/" in name for name in arrays) else 2
 MAGIC = b"NBAYES\x00\x01"
 _PREFIX = struct.Struct("<8sIQ")  # magic, version, header length
 _DIGEST = 32
@@ -156,7 +162,7 @@ def _serialise(state: dict[str, Any]) -> list[Any]:
     except Exception:  # noqa: BLE001 - metadata absent in a source tree
         nbayes_version = None
     header = {
-        "format_version": FORMAT_VERSION,
+        "format_version": file_version(state["arrays"]),
         "nbayes_version": nbayes_version,
         "kind": state["kind"],
         "params": _json_value(state["params"], "params"),
@@ -164,7 +170,7 @@ def _serialise(state: dict[str, Any]) -> list[Any]:
         "arrays": table,
     }
     head = json.dumps(header, allow_nan=False, separators=(",", ":")).encode("utf-8")
-    return [_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head)) + head, *blobs]
+    return [_PREFIX.pack(MAGIC, header["format_version"], len(head)) + head, *blobs]
 
 
 # ----------------------------------------------------------------------------- files

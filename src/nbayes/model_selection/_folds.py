@@ -30,6 +30,7 @@ from .._kernels.normalize import log_normalize
 from ..naive_bayes._base import BaseNB
 from ..naive_bayes.bernoulli import Binary
 from ..stats.counts import class_indicator, per_class_sum
+from ..naive_bayes.binned import Binned
 from ..naive_bayes.mixed import Parts
 from ..stats import CountStats
 from ..stats.text import TextStats
@@ -138,6 +139,15 @@ class _Folds:
         """The fitted fold model of split i (None: the model of all rows)."""
         raise NotImplementedError
 
+    def forget(self, i: int) -> None:
+        """Let go of what was kept for split i (its training statistics, held-out input,
+        tf-idf sums): a search is done with the split."""
+        self.__dict__.get("_train", {}).pop(i, None)
+        self.__dict__.get("_test_inputs", {}).pop(i, None)
+        weighted = self.__dict__.get("_weighted", {})
+        for key in [k for k in weighted if k[0] == i]:
+            del weighted[key]
+
 
 def _spread(lp: np.ndarray, present: np.ndarray) -> np.ndarray:
     if present.all():
@@ -214,7 +224,11 @@ class StatsFolds(_CountedFolds):
         super().__init__(model, X, y, splits, sample_weight, params)
         self.template = self.new_model({})
         self.template.check_params()
+        if not (self.codes < 0).any():  # NaiveBayes(numeric="auto") chooses its numeric columns' models
+            self.template.__dict__["_typing_labels"] = (self.y, self.w)  # once, on all the rows given
         self.Xv, self.names = self.template.prepare_input(X, fitting=True)
+        self.template.__dict__.pop("_typing_labels", None)
+        self.template.__dict__.pop("_pending_decisions", None)
         self.kinds = self.template.__dict__.pop("_pending_kinds", None)
         if self.kinds is not None:
             self.template.column_kinds_ = self.kinds
@@ -285,17 +299,22 @@ class TextFolds(_CountedFolds):
         self.counter = counter
         if counter.n_features is None:
             stats = counter.count_statistics(docs, self.codes, self.K, self.w)
-            table = stats.table if stats.table is not None else TermTable(stats.terms, counter._how())
-            self.terms = stats.terms
+            table = stats.table if stats.table is not None else TermTable(stats.vocab, counter._how())
+            self.terms = stats.vocab  # as counted (code points): the strings are made only if read
+            del stats
         else:
             table = HashedTerms(counter.n_features, counter._how())
             self.terms = np.arange(counter.n_features)
         self.table = table
-        self.counts = counter._counts(table, docs, False).tocsr()
+        # a few hundred documents at a time: their tokens are a transient (rows x 2) array
+        step = 500
+        self.counts = sp.vstack([counter._counts(table, take(docs, np.arange(a, min(a + step, self.n))), False)
+                                 for a in range(0, self.n, step)], format="csr") if self.n else \
+            counter._counts(table, docs, False).tocsr()
         self.counts.sort_indices()
-        ones = self.counts.copy()
-        ones.data[:] = 1.0
-        self.ones = ones
+        # the presence matrix shares the counts' index arrays
+        self.ones = sp.csr_matrix((np.ones(self.counts.nnz), self.counts.indices, self.counts.indptr),
+                                  shape=self.counts.shape)
         self._TextStats = TextStats
         self._fold: dict[bytes, Any] = {}
         self._total = None
@@ -311,9 +330,11 @@ class TextFolds(_CountedFolds):
         w = None if self.w is None else self.w[rows]
         Xc, X1 = self.counts[rows], self.ones[rows]
         Y = class_indicator(np.asarray(c), K, w)
+        # the (class, term) pairs seen, as CSR: a dense classes x terms table per fold (and per
+        # split's training part) is what made a bigram search hold gigabytes (issue #29)
         stats = self._TextStats(
             self.terms, np.bincount(c, weights=w, minlength=K).astype(np.float64),
-            per_class_sum(Y, Xc), per_class_sum(Y, X1), np.asarray(X1.sum(axis=0)).ravel(),
+            _pairs(Y, Xc), _pairs(Y, X1), np.asarray(X1.sum(axis=0)).ravel(),
             np.asarray(Xc.sum(axis=0)).ravel(), float(len(rows)),
         )
         if key is not None:
@@ -348,6 +369,7 @@ class TextFolds(_CountedFolds):
         else:
             fc = stats.doc_count if m._presence else stats.term_count
             fc = fc[:, keep]
+            fc = np.ascontiguousarray(fc.toarray()) if sp.issparse(fc) else fc  # the kept terms only
         inner = m._inner()
         counts = CountStats(stats.class_count, fc)
         derived = inner.estimate_parameters(counts, int(keep.sum()))
@@ -385,6 +407,13 @@ class TextFolds(_CountedFolds):
         jll = inner.joint_log_likelihood(Binary(X, None) if m.model == "bernoulli" else X)
         lp = normalize(jll, inner.prior_fallback)
         return _spread(lp, present), t1 - t0, time.perf_counter() - t1
+
+
+def _pairs(Y: sp.csr_matrix, X: sp.csr_matrix) -> sp.csr_matrix:
+    """Y.T @ X as a CSR matrix of the (class, term) pairs seen, sorted, in float64."""
+    out = (Y.T.tocsr() @ X).tocsr().astype(np.float64, copy=False)
+    out.sort_indices()
+    return out
 
 
 # ---------------------------------------------------------------------------- refit
@@ -433,6 +462,8 @@ def take(Xv: Any, rows: np.ndarray) -> Any:
             None if Xv.columns is None else [c[rows] for c in Xv.columns],
             (len(rows), Xv.shape[1]),
         )
+    if isinstance(Xv, Binned):
+        return Binned(Xv.M[rows], Xv.edges)
     if isinstance(Xv, Parts):
         return Parts({k: take(v, rows) for k, v in Xv.parts.items()}, (len(rows), Xv.shape[1]))
     if isinstance(Xv, list):

@@ -121,22 +121,34 @@ class SearchCV(BaseEstimator):
         test = {k: np.full((C, S), np.nan) for k in scorers}
         train = {k: np.full((C, S), np.nan) for k in scorers}
         fit_time, score_time = np.zeros((C, S)), np.zeros((C, S))
-        engines = []
+        best_of: dict[int, tuple[Any, float]] = {}  # a refit model per engine, of its best candidate
+        refit_key = (self.refit if multi else "score") if self.refit is not False else None
         for same, members in by_count.values():
             engine = folds_for(self.model, X, y, splits, sample_weight, same)
             engine.reuse = len(members) > 1  # keep each split's statistics for the next candidate
-            for c in members:
-                for i in range(S):
+            # split by split, every candidate on a split before the next: one split's training
+            # statistics and held-out input are held at a time, then let go
+            for i in range(S):
+                for c in members:
                     lp, t_fit, t_pred = engine.log_proba(candidates[c], i)
                     t0 = time.perf_counter()
                     test_i, train_i, _ = score_split(engine, X, scorers, candidates[c], i, lp,
                                                      self.return_train_score)
+                    del lp
                     for name in scorers:
                         test[name][c, i] = test_i[name]
                         if self.return_train_score:
                             train[name][c, i] = train_i[name]
                     fit_time[c, i], score_time[c, i] = t_fit, t_pred + time.perf_counter() - t0
-            engines.append((engine, members))
+                engine.forget(i)
+            if refit_key is not None:
+                # the engine's best candidate is the search's best if any of its candidates is,
+                # so its model is built now and the engine (its counts) let go before the next
+                means = test[refit_key][members].mean(axis=1)
+                local = members[int(np.argmax(np.where(np.isnan(means), -np.inf, means)))]
+                t0 = time.perf_counter()
+                best_of[local] = (engine.model(candidates[local], None), time.perf_counter() - t0)
+            del engine
         self.cv_results_ = _results(candidates, test, train if self.return_train_score else None,
                                     fit_time, score_time, multi)
         self.n_splits_ = S
@@ -148,11 +160,7 @@ class SearchCV(BaseEstimator):
             self.best_params_ = candidates[self.best_index_]
             mean = self.cv_results_[f"mean_test_{self.refit}" if multi else "mean_test_score"]
             self.best_score_ = float(mean[self.best_index_])
-            t0 = time.perf_counter()
-            for engine, members in engines:
-                if self.best_index_ in members:
-                    self.best_estimator_ = engine.model(self.best_params_, None)
-            self.refit_time_ = time.perf_counter() - t0
+            self.best_estimator_, self.refit_time_ = best_of[self.best_index_]
             self.classes_ = self.best_estimator_.classes_
         return self
 

@@ -5,9 +5,10 @@ subtracts (``unlearn``) and embeds into a larger class set. Estimation reads sta
 never data; counting reads data and never hyperparameters of estimation.
 """
 
+from .bins import BinnedStats
 from .counts import CategoricalStats, CountStats
 from .moments import MomentStats
 from .protocol import Statistics
 from .text import TextStats
 
-__all__ = ["Statistics", "CountStats", "CategoricalStats", "MomentStats", "TextStats"]
+__all__ = ["Statistics", "CountStats", "CategoricalStats", "MomentStats", "TextStats", "BinnedStats"]
