@@ -129,17 +129,15 @@ def em_prior(log_post: np.ndarray, log_source: np.ndarray, weights: np.ndarray |
     ok = np.isfinite(logsumexp(base, axis=1))
     if not ok.all():
         base, W = base[ok], W[:, ok]
+    # each row scaled by its largest term (the scale cancels in the E-step): E in (0, 1]
+    E = np.exp(base - base.max(axis=1, keepdims=True))
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
-        with np.errstate(divide="ignore"):
-            lw = np.log(pi)
-        # E-step (eq. 2.9): log q_ic = log p_ic + log pi_c - log s_c, normalised per row
-        z = base[None, :, :] + lw[:, None, :]
-        norm = logsumexp(z, axis=2)[:, :, None]
-        q = np.exp(z - np.where(np.isfinite(norm), norm, 0.0))
-        q[~np.isfinite(norm[:, :, 0])] = 0.0  # a row possible only under classes now at prior 0
-        # M-step (eq. 2.10): pi_c = weighted mean of q_ic
-        new = np.einsum("bn,bnk->bk", W, q)
+        # E-step (eq. 2.9): q_ic = E_ic pi_c / sum_k E_ik pi_k, with E_ic = p_ic / s_c up to a row scale
+        D = E @ pi.T  # rows x estimates
+        D = np.where(D > 0, D, np.inf)  # a row possible only under classes now at prior 0: no weight
+        # M-step (eq. 2.10): pi_c = sum_i w_i q_ic, for every estimate at once (two products)
+        new = pi * ((W / D.T) @ E)
         new /= new.sum(axis=1, keepdims=True)
         step = float(np.max(np.abs(new - pi)))
         pi = new
@@ -213,7 +211,7 @@ def estimate(log_post: np.ndarray, source_prior: np.ndarray, classes: np.ndarray
     if method == "em":
         prior = mle
         if n_bootstrap:
-            step = max(1, 2_000_000 // (n * len(mle)))  # bounded memory: resamples in chunks
+            step = max(1, 4_000_000 // n)  # bounded memory: resamples in chunks
             boot = np.concatenate([em_prior(log_post, log_source, W[i:i + step], start=mle, tol=1e-8)[0]
                                    for i in range(0, len(W), step)])
     else:
