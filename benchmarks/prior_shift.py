@@ -78,7 +78,7 @@ def main() -> None:
     for rows, true in draws:
         docs = [Xte[i] for i in rows]
         t1 = time.perf_counter()
-        est = model.estimate_prior(docs, calibration=cal, random_state=0)
+        est = model.estimate_prior(docs, calibration=cal, n_bootstrap=0)
         t_est += time.perf_counter() - t1
         err["nbayes EM + BCTS (default)"].append(float(np.mean(np.abs(est.prior - true))))
         bb = model.estimate_prior(docs, calibration=cal, method="bbse", n_bootstrap=0)
@@ -88,7 +88,11 @@ def main() -> None:
         shifted += est.shifted
         acc_before.append(float(np.mean(model.predict(docs) == yte[rows])))
         acc_after.append(float(np.mean(model.with_prior(est).predict(docs) == yte[rows])))
-    print(f"  estimate_prior (with 200 bootstrap resamples): {t_est / n_samples:.2f} s per sample")
+    t1 = time.perf_counter()
+    boot = model.estimate_prior(docs, calibration=cal, random_state=0)
+    print(f"  estimate_prior: {t_est / n_samples:.2f} s per sample; with the default 100 bootstrap resamples "
+          f"{time.perf_counter() - t1:.2f} s (last sample's 95% intervals: mean width {np.mean(boot.upper - boot.lower):.4f}, "
+          f"cover the truth for {np.sum((boot.lower <= true) & (true <= boot.upper))} of {len(true)} classes)")
 
     # ---------------------------------------------------------------- QuaPy
     from quapy.method.aggregative import EMQ, PACC

@@ -187,7 +187,7 @@ class Classifier(BaseEstimator):
         return None
 
     def estimate_prior(self, X_unlabeled: Any, *, calibration: ShiftCalibrationLike | None = None,
-                       method: str = "em", confidence: float = 0.95, n_bootstrap: int = 200,
+                       method: str = "em", confidence: float = 0.95, n_bootstrap: int = 100,
                        random_state: Any = None) -> PriorEstimate:
         """The class prior of the unlabelled rows ``X_unlabeled`` under label shift (see
         docs/label-shift.md): a :class:`~nbayes.shift.PriorEstimate` (``.prior`` in ``classes_``

@@ -113,13 +113,16 @@ class PriorEstimate(Mapping):
 
 
 def em_prior(log_post: np.ndarray, log_source: np.ndarray, weights: np.ndarray | None = None, *,
-             start: np.ndarray | None = None, tol: float = 1e-10, max_iter: int = 10_000) -> tuple[np.ndarray, int]:
+             start: np.ndarray | None = None, tol: float = 1e-10, ll_tol: float = 1e-13,
+             max_iter: int = 10_000) -> tuple[np.ndarray, int]:
     """Saerens et al.'s EM for the prior of the rows (eqs. 2.9-2.10): ``(pi, iterations)``.
 
     ``log_post``: n x K log-posteriors under the prior ``exp(log_source)``; ``weights``: B x n
     row weights (B estimates at once, the bootstrap) or None (one, every row once); ``start``:
     the first ``pi`` (default: the source prior). A class with source prior 0 keeps prior 0.
-    Stops when no entry of ``pi`` moves by more than ``tol``."""
+    Stops when no entry of ``pi`` moves by more than ``tol``, or when no estimate's mean
+    log-likelihood per row (which EM never decreases) gains more than ``ll_tol``: an estimate
+    tending to a boundary (a class at 0) creeps there slowly while the likelihood is flat."""
     live = np.isfinite(log_source)
     W = np.ones((1, len(log_post))) if weights is None else np.atleast_2d(weights)
     W = W / W.sum(axis=1, keepdims=True)
@@ -132,16 +135,21 @@ def em_prior(log_post: np.ndarray, log_source: np.ndarray, weights: np.ndarray |
     # each row scaled by its largest term (the scale cancels in the E-step): E in (0, 1]
     E = np.exp(base - base.max(axis=1, keepdims=True))
     n_iter = 0
+    last = np.full(len(W), -np.inf)
     for n_iter in range(1, max_iter + 1):
         # E-step (eq. 2.9): q_ic = E_ic pi_c / sum_k E_ik pi_k, with E_ic = p_ic / s_c up to a row scale
         D = E @ pi.T  # rows x estimates
         D = np.where(D > 0, D, np.inf)  # a row possible only under classes now at prior 0: no weight
+        with np.errstate(divide="ignore"):
+            ll = np.einsum("bn,nb->b", W, np.log(np.where(np.isfinite(D), D, 1.0)))
+        gain = float(np.max(ll - last))
+        last = ll
         # M-step (eq. 2.10): pi_c = sum_i w_i q_ic, for every estimate at once (two products)
         new = pi * ((W / D.T) @ E)
         new /= new.sum(axis=1, keepdims=True)
         step = float(np.max(np.abs(new - pi)))
         pi = new
-        if step <= tol:
+        if step <= tol or gain <= ll_tol:
             break
     return (pi[0] if weights is None else pi), n_iter
 
@@ -183,7 +191,7 @@ def bbse_prior(predicted: np.ndarray, confusion: np.ndarray, weights: np.ndarray
 
 
 def estimate(log_post: np.ndarray, source_prior: np.ndarray, classes: np.ndarray, *, method: str = "em",
-             confusion: np.ndarray | None = None, confidence: float = 0.95, n_bootstrap: int = 200,
+             confusion: np.ndarray | None = None, confidence: float = 0.95, n_bootstrap: int = 100,
              random_state: Any = None, calibrated: bool = False) -> PriorEstimate:
     """The :class:`PriorEstimate` of rows whose log-posteriors (under ``source_prior``) are
     ``log_post``; see the module's docstring."""
@@ -212,7 +220,9 @@ def estimate(log_post: np.ndarray, source_prior: np.ndarray, classes: np.ndarray
         prior = mle
         if n_bootstrap:
             step = max(1, 4_000_000 // n)  # bounded memory: resamples in chunks
-            boot = np.concatenate([em_prior(log_post, log_source, W[i:i + step], start=mle, tol=1e-8)[0]
+            # a resample whose estimate tends to a boundary (a class at 0) converges slowly: 1e-6 is
+            # far below the interval's width
+            boot = np.concatenate([em_prior(log_post, log_source, W[i:i + step], start=mle, tol=1e-6, ll_tol=1e-9)[0]
                                    for i in range(0, len(W), step)])
     else:
         assert confusion is not None

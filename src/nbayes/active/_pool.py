@@ -146,4 +146,6 @@ def _take(X: Any, rows: np.ndarray) -> Any:
         return X[rows]
     if hasattr(X, "iloc"):
         return X.iloc[rows]
+    if hasattr(X, "height") and hasattr(X, "columns"):  # a polars frame: rows by position
+        return X[rows]
     return [X[int(i)] for i in rows]

@@ -30,6 +30,8 @@ def density_batch(pool: Pool, rows: np.ndarray, L: np.ndarray, k: int, beta: flo
     pool)^beta, so that outliers, which uncertainty alone loves, wait; then a diverse batch:
     greedily, each pick's score is scaled by (1 - its largest similarity to the rows already
     picked), over the ``shortlist * k`` best rows."""
+    if pool.counts is None:  # a table of mixed columns: no similarity to weigh by; entropy alone
+        return np.asarray(rows[np.argsort(-uncertainty(L, "entropy"), kind="stable")[:k]], dtype=np.int64)
     V = pool.vectors
     centroid = np.asarray(V[rows].mean(axis=0)).ravel()
     dens = np.maximum(np.asarray(V[rows] @ centroid).ravel(), 0.0)
