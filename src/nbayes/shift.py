@@ -54,6 +54,9 @@ class ShiftCalibration:
         self.cv = cv
 
     def fit(self, model: Any, X: Any, y: Any, sample_weight: Any = None) -> "ShiftCalibration":
+        """Fit on the rows ``X, y`` that ``model`` was trained on (``sample_weight`` as they
+        were weighted): out-of-fold posteriors, then BCTS on them, then their confusion matrix.
+        Returns self."""
         model.check_fitted()
         classes = np.asarray(model.classes_)
         L = np.asarray(cross_val_predict(model, X, y, cv=self.cv, method="predict_log_proba",

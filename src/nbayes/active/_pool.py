@@ -104,6 +104,8 @@ class Pool:
         return out
 
     def joint(self, rows: np.ndarray, lin: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+        """The joint log-probabilities of pool ``rows`` from ``linear_parameters()``: the pool's
+        counts times the model's log theta of each known term, plus the log prior."""
         cols, flp, log_prior = lin
         known = cols >= 0
         W = np.zeros((len(cols), flp.shape[0]))

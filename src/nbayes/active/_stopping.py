@@ -35,6 +35,8 @@ class StabilizingPredictions:
         self._last: np.ndarray | None = None
 
     def update(self, model: Any, X_stop: Any = None, *, predictions: Any = None) -> bool:
+        """Record this round's predictions on the stop set (``model.predict(X_stop)``, or
+        ``predictions`` computed elsewhere); True when it is time to stop."""
         pred = np.asarray(model.predict(X_stop) if predictions is None else predictions)
         if self._last is not None:
             self.kappas.append(kappa(self._last, pred))
@@ -43,5 +45,6 @@ class StabilizingPredictions:
 
     @property
     def should_stop(self) -> bool:
+        """True when the last ``window`` kappas average at least ``threshold``."""
         recent = self.kappas[-self.window:]
         return len(recent) == self.window and float(np.mean(recent)) >= self.threshold
