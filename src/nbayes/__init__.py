@@ -42,12 +42,14 @@ _WHERE = {
     "evaluate": "nbayes.evaluate",
     "calibration": "nbayes.calibration",
     "model_selection": "nbayes.model_selection",
+    "shift": "nbayes.shift",
+    "active": "nbayes.active",
 }
 
 __all__ = sorted(_WHERE) + ["__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import calibration, errors, evaluate, metrics, model_selection
+    from . import active, calibration, errors, evaluate, metrics, model_selection, shift
     from .calibration import CalibratedClassifier
     from .evaluate import Comparison, compare
     from .io.load import load
@@ -71,7 +73,7 @@ def __getattr__(name: str) -> Any:
     if where is None:
         raise AttributeError(f"module 'nbayes' has no attribute {name!r}")
     module = import_module(where)
-    value = module if name in ("errors", "metrics", "calibration", "model_selection", "evaluate") else getattr(module, name)
+    value = module if name in ("errors", "metrics", "calibration", "model_selection", "evaluate", "shift", "active") else getattr(module, name)
     globals()[name] = value
     return value
 

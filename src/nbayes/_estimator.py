@@ -13,6 +13,7 @@ import numpy as np
 
 from ._kernels.normalize import log_normalize
 from ._math import logsumexp
+from ._prior_shift import PriorEstimate, ShiftCalibrationLike, estimate
 from ._validation import check_sample_weight, check_y
 from .errors import InvalidParameterError, NotFittedError
 
@@ -179,6 +180,42 @@ class Classifier(BaseEstimator):
         w = check_sample_weight(sample_weight, len(pred))
         return float(np.average((pred == y).astype(float), weights=w))
 
+    @property
+    def prediction_prior(self) -> np.ndarray | None:
+        """The class prior (``classes_`` order) that ``predict_proba`` assumes, or None when the
+        model has none of its own (a discriminative model)."""
+        return None
+
+    def estimate_prior(self, X_unlabeled: Any, *, calibration: ShiftCalibrationLike | None = None,
+                       method: str = "em", confidence: float = 0.95, n_bootstrap: int = 100,
+                       random_state: Any = None) -> PriorEstimate:
+        """The class prior of the unlabelled rows ``X_unlabeled`` under label shift (see
+        docs/label-shift.md): a :class:`~nbayes.shift.PriorEstimate` (``.prior`` in ``classes_``
+        order, a bootstrap interval, the method, and Saerens et al.'s likelihood-ratio test of
+        "no change", ``.p_value``); ``model.with_prior(estimate)`` adapts the model to it.
+
+        ``calibration``: a :class:`~nbayes.shift.ShiftCalibration` fitted on the training rows
+        (bias-corrected temperature scaling of out-of-fold posteriors, and their confusion
+        matrix): the accurate way, and needed by ``method="bbse"`` and by models without a prior
+        of their own. Without it, EM runs on the model's own posteriors (over-confident for Naive
+        Bayes). ``method``: ``"em"`` (Saerens et al. 2002) or ``"bbse"`` (Lipton et al. 2018)."""
+        self.check_fitted()
+        L = np.asarray(self.predict_log_proba(X_unlabeled), dtype=np.float64)
+        if calibration is not None:
+            L, source = calibration.apply(self, L), calibration.source_prior
+            confusion = calibration.confusion
+        else:
+            prior = self.prediction_prior
+            if prior is None:
+                raise InvalidParameterError(
+                    f"estimate_prior: this {type(self).__name__} has no class prior of its own to "
+                    "start from; pass calibration=nbayes.shift.ShiftCalibration().fit(model, X_train, y_train)"
+                )
+            source, confusion = prior, None
+        return estimate(L, source, self.classes_, method=method, confusion=confusion,
+                        confidence=confidence, n_bootstrap=n_bootstrap, random_state=random_state,
+                        calibrated=calibration is not None)
+
     def input_feature_names(self) -> list[str] | None:
         """The column names seen at fit (``feature_names_in_``) as strings, or None when the model was
         fitted on input without column names."""
@@ -213,6 +250,13 @@ class Generative(Classifier):
             best[dead] = int(np.argmax(self.prior_fallback))
         labels: np.ndarray = self.classes_[best]
         return labels
+
+    @property
+    def prediction_prior(self) -> np.ndarray | None:
+        """The class prior (``classes_`` order, normalised) that ``predict_proba`` assumes."""
+        self.check_fitted()
+        prior: np.ndarray = np.exp(self.prior_fallback)
+        return prior
 
     @property
     def prior_fallback(self) -> np.ndarray:

@@ -14,11 +14,12 @@ from .imports import SRC, imports, module_name
 #: lowest first; a module belongs to the layer of its longest matching prefix
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("boundary", ("nbayes.errors", "nbayes._validation", "nbayes._tables", "nbayes._kernels", "nbayes._math", "nbayes._scipy")),
-    ("estimator", ("nbayes._estimator",)),
+    ("estimator", ("nbayes._estimator", "nbayes._prior_shift")),
     ("statistics", ("nbayes.stats", "nbayes.io.model_file")),
     ("models", ("nbayes.linear", "nbayes.naive_bayes", "nbayes.gaussian_bayes", "nbayes.text")),
     ("bridges", ("nbayes.semi_supervised", "nbayes.calibration", "nbayes.model_selection",
-                 "nbayes.evaluate", "nbayes.compare", "nbayes.metrics", "nbayes.multilabel")),
+                 "nbayes.evaluate", "nbayes.compare", "nbayes.metrics", "nbayes.multilabel",
+                 "nbayes.shift", "nbayes.active")),
     ("applications", ("nbayes", "nbayes.io", "nbayes.cli", "nbayes._cli", "nbayes.serve",
                       "nbayes.dask", "nbayes.demo", "nbayes.testing")),
 ]

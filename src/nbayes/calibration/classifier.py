@@ -228,6 +228,14 @@ class CalibratedClassifier(Classifier):
         C = np.stack([c.transform(_log_proba_of(m, X)) for m, c in zip(self.estimators_, self.calibrators_)])
         return logsumexp(C, axis=0) - np.log(len(self.calibrators_))
 
+    @property
+    def prediction_prior(self) -> np.ndarray | None:
+        """The base model's class prior (the map was fitted to posteriors under it): the start of
+        ``estimate_prior``."""
+        self.check_fitted()
+        prior: np.ndarray | None = self.base_estimator_.prediction_prior
+        return prior
+
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest calibrated probability (temperature: the base model's class)."""
         self.check_fitted()

@@ -38,6 +38,8 @@ COMMANDS: dict[str, str] = {
     "info": "Format version, model type, classes, features, training size, checksum state.",
     "compare": "Ng & Jordan's experiment: Naive Bayes against logistic regression as the training set grows.",
     "serve": "Serve MODEL over HTTP: a JSON API and a web page that shows why (needs nbayes[serve]).",
+    "prior": "Estimate the class prior of the unlabelled rows of DATA (label shift) and test for a change.",
+    "suggest": "Which rows of POOL to label next: the k most worth a label, best first.",
     "learn": "Send the rows of DATA to a learning service at URL (nbayes serve MODEL --learn).",
     "unlearn": "Make a learning service at URL forget the rows of DATA exactly (nbayes serve MODEL --learn).",
     "snapshot": "Write the updates of MODEL.log (left by nbayes serve MODEL --learn) into MODEL now.",
