@@ -27,9 +27,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 import numpy as np
-from scipy.special import gammaincc
 
 from ._math import logsumexp
+from ._scipy import gammaincc
 from ._validation import check_choice, check_number
 from .errors import DataError, InvalidParameterError
 

@@ -10,7 +10,7 @@ text model, which needs no SciPy at all. Every module of nbayes writes
 - any other name (``sp.csr_matrix``, ``sp.spmatrix``, ...) imports ``scipy.sparse`` on first use,
   then is looked up in it (the module is cached by Python, so later uses cost a dictionary look-up).
 
-``expit`` is SciPy's logistic function, imported on its first call.
+``expit`` and ``gammaincc`` are SciPy's special functions, imported on their first call.
 
 >>> import numpy as np
 >>> issparse(np.eye(2))
@@ -29,7 +29,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-__all__ = ["expit", "issparse", "sparse"]
+__all__ = ["expit", "gammaincc", "issparse", "sparse"]
 
 
 def issparse(x: object) -> bool:
@@ -54,3 +54,9 @@ sparse: Any = _Sparse("scipy.sparse")
 def expit(x: Any) -> Any:
     """``scipy.special.expit``: the logistic function 1 / (1 + exp(-x)), without overflow."""
     return import_module("scipy.special").expit(x)
+
+
+def gammaincc(a: Any, x: Any) -> Any:
+    """``scipy.special.gammaincc``: the regularised upper incomplete gamma function (chi-square's
+    survival function is ``gammaincc(df / 2, x / 2)``)."""
+    return import_module("scipy.special").gammaincc(a, x)
