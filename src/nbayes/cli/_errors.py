@@ -106,8 +106,20 @@ def _stop_interrupted() -> NoReturn:
     sys.exit(130)
 
 
+def line_buffered() -> None:
+    """Each line of stdout written when it is complete, also through a pipe (Python buffers
+    a pipe's output in blocks: a long command would print nothing, then everything at once)."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(line_buffering=True)
+        except (ValueError, OSError):  # a closed or unusual stream: leave it as it is
+            pass
+
+
 def run_command(invoke: Any) -> Any:
     """``invoke()`` inside the boundary."""
+    line_buffered()
     interrupts = _Interrupts()
     try:
         with interrupts, warnings_as_lines():
