@@ -10,8 +10,10 @@ from typing import Any
 import numpy as np
 
 from .._estimator import BaseEstimator
+from .._progress import progress
 from ..errors import DataError, InvalidParameterError, NotFittedError
 from ._folds import RefitFolds, engine_kind, folds_for, shaping_params
+from ._nested import Nested, is_composite, nested_params
 from ._scoring import check_scoring
 from ._split import check_cv
 from ._validate import score_rows, score_split
@@ -56,7 +58,11 @@ class SearchCV(BaseEstimator):
     ``max_df``, ``max_features``, ``tfidf``, ``sublinear_tf``) is applied by estimating again
     from the fold statistics: no recount. ``refit=True`` makes ``best_estimator_`` from the
     total statistics (no pass over the data either). Other models are fitted per fold and
-    candidate, as scikit-learn does.
+    candidate, as scikit-learn does; a scikit-learn ``Pipeline`` too, its grid naming the steps'
+    parameters as ``GridSearchCV``'s does (``{"vec__ngram_range": [(1, 1), (1, 2)]}``), set on a
+    clone of it (the object given is not modified; ``best_estimator_`` is the fitted Pipeline).
+    ``verbose=True`` draws a progress bar (candidates x folds, with the time left) on stderr
+    when it is a terminal, nothing when it is not.
 
     >>> import nbayes
     >>> from nbayes.model_selection import SearchCV
@@ -79,6 +85,7 @@ class SearchCV(BaseEstimator):
         cv: Any = 5,
         refit: Any = True,
         return_train_score: bool = False,
+        verbose: Any = False,
     ) -> None:
         self.model = model
         self.param_grid = param_grid
@@ -86,11 +93,14 @@ class SearchCV(BaseEstimator):
         self.cv = cv
         self.refit = refit
         self.return_train_score = return_train_score
+        self.verbose = verbose
 
     def fit(self, X: Any, y: Any = None, *, groups: Any = None, sample_weight: Any = None) -> "SearchCV":
         """Score every candidate on every split; with ``refit``, fit ``best_estimator_``."""
         candidates = parameter_grid(self.param_grid)
-        valid = self.model.get_params()
+        composite = is_composite(self.model)  # a Pipeline: vec__ngram_range set by set_params
+        model: Any = Nested(self.model) if composite else self.model
+        valid = nested_params(self.model) if composite else self.model.get_params()
         for cand in candidates:
             for name in cand:
                 if name not in valid:
@@ -99,7 +109,8 @@ class SearchCV(BaseEstimator):
                         f"its hyperparameters are {', '.join(sorted(valid))}"
                     )
         for cand in candidates:  # a bad value fails here, before any counting
-            type(self.model)(**{**valid, **cand}).check_params() if hasattr(self.model, "check_params") else None
+            if not composite and hasattr(model, "check_params"):
+                type(model)(**{**valid, **cand}).check_params()
         scorers = check_scoring(self.scoring)
         multi = list(scorers) != ["score"]
         if multi and self.refit is not False and self.refit not in scorers:
@@ -108,12 +119,12 @@ class SearchCV(BaseEstimator):
                 "or be False, when scoring has several scorers"
             )
         splits = check_cv(self.cv, X, y, groups)
-        shaping = shaping_params(self.model)
+        shaping = shaping_params(model)
         by_count: dict[str, tuple[dict, list[int]]] = {}
         for c, cand in enumerate(candidates):
             # candidates share an engine (one count) when it counts and they differ only at
             # estimation; a refitting engine serves one candidate
-            kind = engine_kind(self.model, cand)
+            kind = engine_kind(model, cand)
             same = cand if kind is RefitFolds else {k: v for k, v in cand.items() if k in shaping}
             key = kind.__name__ + repr(sorted((k, repr(v)) for k, v in same.items()))
             by_count.setdefault(key, (same, []))[1].append(c)
@@ -122,21 +133,13 @@ class SearchCV(BaseEstimator):
         train = {k: np.full((C, S), np.nan) for k in scorers}
         fit_time, score_time = np.zeros((C, S)), np.zeros((C, S))
         engines = []
-        for same, members in by_count.values():
-            engine = folds_for(self.model, X, y, splits, sample_weight, same)
-            engine.reuse = len(members) > 1  # keep each split's statistics for the next candidate
-            for c in members:
-                for i in range(S):
-                    lp, t_fit, t_pred = engine.log_proba(candidates[c], i)
-                    t0 = time.perf_counter()
-                    test_i, train_i, _ = score_split(engine, X, scorers, candidates[c], i, lp,
-                                                     self.return_train_score)
-                    for name in scorers:
-                        test[name][c, i] = test_i[name]
-                        if self.return_train_score:
-                            train[name][c, i] = train_i[name]
-                    fit_time[c, i], score_time[c, i] = t_fit, t_pred + time.perf_counter() - t0
-            engines.append((engine, members))
+        with progress(C * S, f"SearchCV: {C} candidates x {S} folds", self.verbose, unit="fits") as advance:
+            for same, members in by_count.values():
+                engine = folds_for(model, X, y, splits, sample_weight, same)
+                engine.reuse = len(members) > 1  # keep each split's statistics for the next candidate
+                self._score_members(engine, members, candidates, X, scorers, test, train, fit_time, score_time,
+                                    advance)
+                engines.append((engine, members))
         self.cv_results_ = _results(candidates, test, train if self.return_train_score else None,
                                     fit_time, score_time, multi)
         self.n_splits_ = S
@@ -152,9 +155,28 @@ class SearchCV(BaseEstimator):
             for engine, members in engines:
                 if self.best_index_ in members:
                     self.best_estimator_ = engine.model(self.best_params_, None)
+            if composite:  # the fitted Pipeline itself
+                self.best_estimator_ = self.best_estimator_.estimator_
             self.refit_time_ = time.perf_counter() - t0
             self.classes_ = self.best_estimator_.classes_
         return self
+
+    def _score_members(self, engine: Any, members: list[int], candidates: list[dict[str, Any]], X: Any,
+                       scorers: dict[str, Any], test: dict[str, np.ndarray], train: dict[str, np.ndarray],
+                       fit_time: np.ndarray, score_time: np.ndarray, advance: Any) -> None:
+        """Score the candidates ``members`` of one engine on every split."""
+        for c in members:
+            for i in range(fit_time.shape[1]):
+                lp, t_fit, t_pred = engine.log_proba(candidates[c], i)
+                t0 = time.perf_counter()
+                test_i, train_i, _ = score_split(engine, X, scorers, candidates[c], i, lp,
+                                                 self.return_train_score)
+                for name in scorers:
+                    test[name][c, i] = test_i[name]
+                    if self.return_train_score:
+                        train[name][c, i] = train_i[name]
+                fit_time[c, i], score_time[c, i] = t_fit, t_pred + time.perf_counter() - t0
+                advance()
 
     # ------------------------------------------------------------------ the refitted model
     def _best(self) -> Any:
