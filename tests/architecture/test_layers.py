@@ -14,7 +14,7 @@ from .imports import SRC, imports, module_name
 #: lowest first; a module belongs to the layer of its longest matching prefix
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("boundary", ("nbayes.errors", "nbayes._validation", "nbayes._tables", "nbayes._kernels", "nbayes._math",
-                  "nbayes._progress")),
+                  "nbayes._progress", "nbayes._frames")),
     ("estimator", ("nbayes._estimator",)),
     ("statistics", ("nbayes.stats", "nbayes.io.model_file")),
     ("models", ("nbayes.linear", "nbayes.naive_bayes", "nbayes.gaussian_bayes", "nbayes.text")),

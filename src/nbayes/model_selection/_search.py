@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._estimator import BaseEstimator
+from .._frames import frame
 from .._progress import progress
 from ..errors import DataError, InvalidParameterError, NotFittedError
 from ._folds import RefitFolds, engine_kind, folds_for, shaping_params
@@ -219,6 +220,13 @@ class SearchCV(BaseEstimator):
             return float(np.mean(~unknown & (np.argmax(lp, axis=1) == codes)))
         return score_rows(scorer, codes, lp)
 
+    def to_frame(self, library: str | None = None) -> Any:
+        """``cv_results_`` as a frame, one row per candidate, best first: a column per
+        hyperparameter (by its name; None where a candidate lacks it), then scikit-learn's
+        columns (``mean_test_score``, ``std_test_score``, ``rank_test_score``,
+        ``split0_test_score``, ..., the times). pandas if installed, else polars (``library``)."""
+        return _to_frame(self, library)
+
     def table(self, k: int | None = None) -> list[dict[str, Any]]:
         """The candidates best first, as rows {params..., mean, std, rank} (``nbayes tune``)."""
         if not hasattr(self, "cv_results_"):
@@ -231,6 +239,20 @@ class SearchCV(BaseEstimator):
             rows.append({**res["params"][c], "mean": float(res[f"mean_test_{suffix}"][c]),
                          "std": float(res[f"std_test_{suffix}"][c]), "rank": int(res[f"rank_test_{suffix}"][c])})
         return rows
+
+
+def _to_frame(search: SearchCV, library: str | None) -> Any:
+    if not hasattr(search, "cv_results_"):
+        raise NotFittedError("call fit first")
+    res = search.cv_results_
+    suffix = search.refit if search.multimetric_ and search.refit else "score"
+    order = np.argsort(res[f"rank_test_{suffix}"], kind="stable")
+    names = sorted({k for c in res["params"] for k in c})
+    columns: dict[str, Any] = {name: [res["params"][c].get(name) for c in order] for name in names}
+    for key, value in res.items():
+        if key != "params" and not key.startswith("param_"):
+            columns[key] = np.asarray(value)[order]
+    return frame(columns, library)
 
 
 def _results(candidates, test, train, fit_time, score_time, multi) -> dict[str, Any]:
