@@ -69,3 +69,16 @@ def test_a_calibrated_explanation_has_the_same_frame():
     cal = CalibratedClassifier(nbayes.TextClassifier(), cv=2).fit(TEXTS, Y)
     e = cal.explain("claim your free prize").to_frame("pandas")
     assert list(e.columns) == list(EXPLANATION_COLUMNS) and len(e) == 4
+
+
+def test_polars_when_pandas_is_not_installed(monkeypatch):
+    import nbayes._frames as frames
+
+    real = frames.find_spec
+    monkeypatch.setattr(frames, "find_spec", lambda name: None if name == "pandas" else real(name))
+    model = nbayes.TextClassifier().fit(TEXTS, Y)
+    assert isinstance(model.explain("free prize").to_frame(), pl.DataFrame)
+    search = SearchCV(nbayes.MultinomialNB(), {"alpha": [0.1, 1.0]}, cv=2).fit([[1, 0], [0, 1]] * 4, list("abab") * 2)
+    assert isinstance(search.to_frame(), pl.DataFrame)
+    with pytest.raises(nbayes.errors.MissingDependencyError, match="pip install pandas"):
+        search.to_frame("pandas")
