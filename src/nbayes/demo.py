@@ -101,7 +101,8 @@ def house_votes(workdir: Path, curves: Curves | None = None) -> dict[str, Any]:
         "cv_accuracy": float(np.mean(hits)),
         "cv_accuracy_sd": float(np.std(hits)),
         "cv_seconds": cv_seconds,
-        "calibration": _scores(calibration),
+        "calibration": _scores(calibration, fitted_on="each outer fold's training part (inner 5-fold "
+                               "out-of-fold scores)", measured_on=f"the held-out folds (10-fold cross-validation, {n} rows)"),
         "explained_row": {
             "prediction": str(pred),
             "against": str(runner),
@@ -119,9 +120,10 @@ def house_votes(workdir: Path, curves: Curves | None = None) -> dict[str, Any]:
     }
 
 
-def _scores(c: dict[str, Any]) -> dict[str, Any]:
-    """The raw (before) and calibrated (after) scores of a calibration measure, and its map."""
-    out = {k: c[k] for k in ("method", "measured_on", "rows")}
+def _scores(c: dict[str, Any], *, fitted_on: str, measured_on: str) -> dict[str, Any]:
+    """The raw (before) and calibrated (after) scores of a calibration measure, and its map:
+    what the map was fitted on and what it is measured on, never the same rows."""
+    out = {"method": c["method"], "fitted_on": fitted_on, "measured_on": measured_on, "rows": c["rows"]}
     out.update(raw=c["before"], calibrated=c["after"])
     if "temperature" in c:
         out["temperature"] = c["temperature"]
@@ -144,7 +146,7 @@ def sms_spam(curves: Curves | None = None) -> dict[str, Any]:
     fit_seconds = time.perf_counter() - t0
     test = texts[cut:]
     measures = classification_measures(y[cut:], model.predict(test), model.predict_proba(test), model.classes_)
-    calibrated = CalibratedClassifier(TextClassifier(), method="temperature").fit(texts[:cut], y[:cut])
+    calibrated = CalibratedClassifier(TextClassifier(), method="temperature", cv=5).fit(texts[:cut], y[:cut])
     calibration, sms_curves = calibration_of_model(calibrated, test, y[cut:])
     if curves is not None:
         curves["sms_spam"] = sms_curves
@@ -159,6 +161,7 @@ def sms_spam(curves: Curves | None = None) -> dict[str, Any]:
             "prediction": str(e.predicted),
             "against": str(e.runner_up),
             "baseline": float(e.baseline),
+            "probability": float(model.predict_proba([texts[i]])[0][list(model.classes_).index(e.predicted)]),
             "tokens": [[start, end, float(c)] for (start, end), c in zip(e.spans, e.contributions)],
         })
     return {
@@ -170,7 +173,8 @@ def sms_spam(curves: Curves | None = None) -> dict[str, Any]:
         "log_loss": measures["log_loss"],
         "labels": measures["labels"],
         "confusion_matrix": measures["confusion_matrix"],
-        "calibration": _scores(calibration),
+        "calibration": _scores(calibration, fitted_on=f"5-fold out-of-fold scores of the {cut} training messages",
+                               measured_on=f"the {calibration['rows']} test messages"),
         "explained": explained,
     }
 
@@ -184,65 +188,119 @@ def learning_curve() -> Any:
 
 
 def run(as_json: bool = False, report: str | None = "nbayes-demo-report.html") -> None:
+    """Each example computed, then printed at once (line by line, flushed: a pipe sees each
+    section as it is done); with ``as_json``, everything as one JSON object at the end."""
     curves: Curves = {}
+    say = (lambda *a: None) if as_json else _say
+    results: dict[str, Any] = {"playtennis": playtennis()}
+    say(*_playtennis_lines(results["playtennis"]))
     with tempfile.TemporaryDirectory() as tmp:
-        results: dict[str, Any] = {"playtennis": playtennis(), "house_votes_84": house_votes(Path(tmp), curves),
-                                   "sms_spam": sms_spam(curves)}
+        results["house_votes_84"] = house_votes(Path(tmp), curves)
+    say("", *_house_votes_lines(results["house_votes_84"]))
+    results["sms_spam"] = sms_spam(curves)
+    say("", *_sms_lines(results["sms_spam"]))
     curve = learning_curve()
-    results["learning_curve"] = {"crossover": curve.crossover, "table": json.loads(curve.to_json()).get("table")}
+    results["learning_curve"] = _curve_summary(curve)
+    say("", *_curve_lines(results["learning_curve"]))
     if report:
         write_report(Path(report), results, curve, curves)
         results["report"] = str(report)
+        say(f"report with the confusion matrix, the learning curves and the reliability diagrams: {report}")
     if as_json:
-        print(json.dumps(results, indent=2, default=str))
-        return
-    pt, hv = results["playtennis"], results["house_votes_84"]
-    print("PlayTennis (Mitchell, slides 000), maximum likelihood (alpha=0)")
-    print(f"  new day: {pt['day']}")
-    for c, p in pt["joint"].items():
-        print(f"  P({c}) * prod P(a|{c}) = {p:.4f}")
-    print(f"  -> prediction: {pt['prediction']}   posterior: "
-          + ", ".join(f"{c}={p:.3f}" for c, p in pt["posterior"].items()))
-    print()
-    print(f"House votes 1984 (UCI): {hv['rows']} rows, {hv['features']} votes, "
-          f"{hv['missing_votes']} missing votes left out of the product exactly")
-    print(f"  NaiveBayes() 10-fold CV accuracy: {hv['cv_accuracy']:.3f} "
-          f"(sd {hv['cv_accuracy_sd']:.3f}, {hv['cv_seconds']:.2f} s)")
+        print(json.dumps(results, indent=2, default=str), flush=True)
+
+
+def _say(*lines: str) -> None:
+    for line in lines:
+        print(line, flush=True)
+
+
+def _playtennis_lines(pt: dict[str, Any]) -> list[str]:
+    return [
+        "PlayTennis (Mitchell, slides 000), maximum likelihood (alpha=0)",
+        f"  new day: {pt['day']}",
+        *(f"  P({c}) * prod P(a|{c}) = {p:.4f}" for c, p in pt["joint"].items()),
+        f"  -> prediction: {pt['prediction']}   posterior: "
+        + ", ".join(f"{c}={p:.3f}" for c, p in pt["posterior"].items()),
+    ]
+
+
+def _house_votes_lines(hv: dict[str, Any]) -> list[str]:
     ex = hv["explained_row"]
-    print(f"  row 2 -> {ex['prediction']} (vs {ex['against']}); log-odds terms, largest first:")
-    for name, term in ex["top_terms"].items():
-        print(f"    {name:<40} vote={ex['votes'][name]!s:<5} {term:+.3f}")
-    print(f"    {'(log prior difference)':<40} {'':<10} {ex['baseline']:+.3f}")
-    _print_calibration(hv["calibration"])
-    print(f"  a row with every vote missing gets the prior: {hv['all_missing_row_gets_prior']}")
-    print(f"  merge of two half models vs one full model: max |dP| = {hv['merge_max_abs_diff']:.1e}")
-    print(f"  unlearn 50 rows vs never trained on them:    max |dP| = {hv['unlearn_max_abs_diff']:.1e}")
-    print(f"  saved ({hv['file_bytes']} bytes) and loaded back: identical = {hv['load_identical']}")
-    sms = results["sms_spam"]
-    print()
-    print(f"SMS spam (UCI): TextClassifier() on the first {sms['train_rows']} messages "
-          f"({sms['fit_seconds']:.2f} s), tested on the last {sms['test_rows']}")
-    print(f"  accuracy {sms['accuracy']:.4f}   macro-F1 {sms['macro_f1']:.4f}   log-loss {sms['log_loss']:.4f}")
-    _print_calibration(sms["calibration"])
-    print(f"  confusion matrix (rows true, columns predicted; {', '.join(map(str, sms['labels']))}): "
-          f"{sms['confusion_matrix']}")
+    prior = ", ".join(f"{c}={p:.3f}" for c, p in hv["all_missing_row_gets_prior"].items())
+    return [
+        f"House votes 1984 (UCI): {hv['rows']} rows, {hv['features']} votes, "
+        f"{hv['missing_votes']} missing votes left out of the product exactly",
+        f"  NaiveBayes() 10-fold CV accuracy: {hv['cv_accuracy']:.3f} "
+        f"(sd over the folds {hv['cv_accuracy_sd']:.3f}, {hv['cv_seconds']:.2f} s)",
+        f"  row 2 -> {ex['prediction']} (vs {ex['against']}); log-odds terms, largest first:",
+        *(f"    {name:<40} vote={ex['votes'][name]!s:<5} {term:+.3f}" for name, term in ex["top_terms"].items()),
+        f"    {'(log prior difference)':<40} {'':<10} {ex['baseline']:+.3f}",
+        *_calibration_lines(hv["calibration"]),
+        f"  a row with every vote missing gets the prior (the training class frequencies): {prior}",
+        f"  merge of two half models vs one full model: max |dP| = {hv['merge_max_abs_diff']:.1e}",
+        f"  unlearn 50 rows vs never trained on them:    max |dP| = {hv['unlearn_max_abs_diff']:.1e}",
+        f"  saved ({hv['file_bytes']} bytes) and loaded back: identical = {hv['load_identical']}",
+    ]
+
+
+def _sms_lines(sms: dict[str, Any]) -> list[str]:
+    lines = [
+        f"SMS spam (UCI): TextClassifier() on the first {sms['train_rows']} messages "
+        f"({sms['fit_seconds']:.2f} s), tested on the last {sms['test_rows']}",
+        f"  accuracy {sms['accuracy']:.4f}   macro-F1 {sms['macro_f1']:.4f}   log-loss {sms['log_loss']:.4f}",
+        *_calibration_lines(sms["calibration"]),
+        f"  confusion matrix (rows true, columns predicted; {', '.join(map(str, sms['labels']))}): "
+        f"{sms['confusion_matrix']}",
+        "  test messages explained (each word's share of the log-odds; + towards the prediction):",
+    ]
     for ex in sms["explained"]:
         top = sorted(ex["tokens"], key=lambda t: -abs(t[2]))[:4]
         words = ", ".join(f"{ex['text'][a:b]} {c:+.2f}" for a, b, c in top)
-        print(f"  [{ex['label']} -> {ex['prediction']}] {ex['text'][:60]!r}: {words}")
-    lc = results["learning_curve"]
-    print()
-    print(f"Learning curves (Ng & Jordan) on the house votes: NaiveBayes vs LogisticRegression, "
-          f"crossover at {lc['crossover']} training rows")
-    if "report" in results:
-        print(f"report with the confusion matrix, the learning curves and the reliability diagrams: {results['report']}")
+        text = ex["text"] if len(ex["text"]) <= 60 else ex["text"][:59] + "\u2026"
+        lines.append(f"  [{ex['label']} -> {ex['prediction']}, P = {ex['probability']:.3f}] {text!r}: {words}")
+    return lines
 
 
-def _print_calibration(c: dict[str, Any]) -> None:
+def _curve_lines(lc: dict[str, Any]) -> list[str]:
+    first, last = lc["table"][0], lc["table"][-1]
+    lines = [
+        f"Learning curves (Ng & Jordan) on the house votes: NaiveBayes vs LogisticRegression, "
+        f"{lc['repeats']} draws per size, {lc['n_test']} test rows",
+        *(f"  m = {r['size']:>3}: test error NB {100 * r['nb_error_mean']:.1f}%, LR {100 * r['lr_error_mean']:.1f}%"
+          for r in (first, last)),
+    ]
+    if lc["crossover"] is None:
+        lines.append("  logistic regression's mean error is not below Naive Bayes' at the largest size")
+        return lines
+    lines.append(f"  LR's mean error is below NB's from m = {lc['crossover']} on; the gap exceeds two standard "
+                 "errors of the test set (paired by row) "
+                 + (f"from m = {lc['gap_resolved_from']} on" if lc["gap_resolved_from"] else "at no size"))
+    return lines
+
+
+def _curve_summary(curve: Any) -> dict[str, Any]:
+    """The table and crossover of a comparison, and the smallest size from which LR's mean error
+    is below NB's by more than two standard errors of the paired test-set difference at every
+    larger size (a crossover the test set can resolve), or None."""
+    d = np.nanmean(curve.lr_error - curve.nb_error, axis=1)
+    se = np.nanmean(curve.error_diff_se, axis=1)
+    clear = d < -2 * se
+    resolved = None
+    if clear[-1]:
+        not_clear = np.flatnonzero(~clear)
+        resolved = int(curve.sizes[not_clear[-1] + 1 if len(not_clear) else 0])
+    return {"crossover": curve.crossover, "gap_resolved_from": resolved, "repeats": int(curve.nb_error.shape[1]),
+            "n_test": curve.info.get("n_test"), "table": json.loads(curve.to_json()).get("table")}
+
+
+def _calibration_lines(c: dict[str, Any]) -> list[str]:
     r, k = c["raw"], c["calibrated"]
-    print(f"  probabilities raw -> calibrated ({c['method']} scaling, {c['measured_on']}): "
-          f"log-loss {r['log_loss']:.4f} -> {k['log_loss']:.4f}, Brier {r['brier']:.4f} -> {k['brier']:.4f}, "
-          f"ECE {r['ece']:.4f} -> {k['ece']:.4f}")
+    return [
+        f"  probabilities raw -> calibrated ({c['method']} scaling fitted on {c['fitted_on']};",
+        f"    measured on {c['measured_on']}): log-loss {r['log_loss']:.4f} -> {k['log_loss']:.4f}, "
+        f"Brier {r['brier']:.4f} -> {k['brier']:.4f}, ECE {r['ece']:.4f} -> {k['ece']:.4f}",
+    ]
 
 
 def _calibration_table(c: dict[str, Any]) -> str:
@@ -317,12 +375,12 @@ correlated votes as separate evidence), the over-confidence that calibration cor
 {learning_curves_svg(curve.table, curve.crossover, n_test=curve.info.get('n_test'))}
 {table}
 <h2>Raw and calibrated probabilities</h2>
-<p>House votes, NaiveBayes(): {html.escape(hc['measured_on'])} ({hc['rows']:,} rows), temperature scaling fitted
-within each training part.</p>
+<p>House votes, NaiveBayes(): temperature scaling fitted on {html.escape(hc['fitted_on'])}, measured on
+{html.escape(hc['measured_on'])}.</p>
 {_calibration_table(hc)}
 {figures.get('house_votes_84', '')}
-<p>SMS spam, TextClassifier(): the test messages, temperature scaling fitted on 5-fold out-of-fold scores of the
-training messages.</p>
+<p>SMS spam, TextClassifier(): temperature scaling fitted on {html.escape(sc['fitted_on'])}, measured on
+{html.escape(sc['measured_on'])}.</p>
 {_calibration_table(sc)}
 {figures.get('sms_spam', '')}
 </body></html>

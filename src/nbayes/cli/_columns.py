@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import ConvergenceError, DataError
-from ._read import Chunk, DataFile
+from ._read import Chunk, DataFile, Source
 
 
 
@@ -212,7 +212,7 @@ _COLUMN_ONLY = re.compile(r"^(X|X_unlabeled): column (\d+)\b")
 
 
 @contextmanager
-def file_rows(source: DataFile, rows: np.ndarray, unlabeled: tuple[DataFile, np.ndarray] | None = None,
+def file_rows(source: Source, rows: np.ndarray, unlabeled: tuple[DataFile, np.ndarray] | None = None,
               columns: Iterable[str] | None = None) -> Iterator[None]:
     """A model's error about row ``i`` of its input, said of the file: ``FILE: line N: ...``
     (``rows[i]`` is that input row's data row in the file; ``unlabeled``: the same for
@@ -225,7 +225,7 @@ def file_rows(source: DataFile, rows: np.ndarray, unlabeled: tuple[DataFile, np.
         raise type(exc)(relabel(str(exc), source, rows, unlabeled, names)) from None
 
 
-def relabel(message: str, source: DataFile, rows: np.ndarray, unlabeled: tuple[DataFile, np.ndarray] | None = None,
+def relabel(message: str, source: Source, rows: np.ndarray, unlabeled: tuple[DataFile, np.ndarray] | None = None,
             columns: list[str] | None = None) -> str:
     """``message`` of a model about its input, said of the file (see :func:`file_rows`)."""
     c = _COLUMN_ONLY.match(message)

@@ -106,14 +106,42 @@ def _stop_interrupted() -> NoReturn:
     sys.exit(130)
 
 
+def line_buffered() -> None:
+    """Each line of stdout written when it is complete, also through a pipe (Python buffers
+    a pipe's output in blocks: a long command would print nothing, then everything at once)."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(line_buffering=True)
+        except (ValueError, OSError):  # a closed or unusual stream: leave it as it is
+            pass
+
+
+def _reader_gone() -> NoReturn:
+    """The reader of stdout closed it (``nbayes predict ... | head``): a quiet exit 0, as a
+    Unix tool ends on SIGPIPE; stdout is pointed at /dev/null so that the exit's flush of what
+    is left in its buffer does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(0)
+
+
 def run_command(invoke: Any) -> Any:
     """``invoke()`` inside the boundary."""
+    line_buffered()
     interrupts = _Interrupts()
     try:
         with interrupts, warnings_as_lines():
-            return invoke()
+            result = invoke()
+            sys.stdout.flush()  # (a closed pipe is found here, not at exit)
+            return result
     except (click.exceptions.Exit, click.exceptions.Abort):
         raise
+    except BrokenPipeError:
+        _reader_gone()
     except KeyboardInterrupt:
         _stop_interrupted()
     except click.ClickException as exc:

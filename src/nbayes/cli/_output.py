@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ._read import Chunk, DataFile
+from ._read import Chunk, Source
 
 
 def emit(data: Any) -> None:
@@ -39,8 +39,16 @@ def plain(v: Any) -> Any:
     return v
 
 
+class _Console(Console):
+    """rich's console, but a closed stdout (``| head``) is left to the command line's boundary
+    (a quiet exit 0) instead of rich's exit 1."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
 def console() -> Console:
-    return Console(stderr=False, highlight=False)
+    return _Console(stderr=False, highlight=False)
 
 
 def progress(what: str) -> Progress:
@@ -70,7 +78,7 @@ def return_freed_memory() -> None:
 _M_MMAP_THRESHOLD = -3
 
 
-def chunks(source: DataFile, what: str, show: bool = True, ahead: bool = False) -> Iterator[Chunk]:
+def chunks(source: Source, what: str, show: bool = True, ahead: bool = False) -> Iterator[Chunk]:
     """The chunks of ``source``, with a progress line on a terminal (stderr) while they come;
     with ``ahead``, each read and parsed on a thread while the one before is used
     (:func:`read_ahead`)."""

@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
-from typing import IO, Any, Iterator, Sequence
+from typing import IO, Any, Iterator, Protocol, Sequence
 
 import numpy as np
 import polars as pl
@@ -76,6 +76,19 @@ class Chunk:
 
     frame: pl.DataFrame
     start: int
+
+
+class Source(Protocol):
+    """What the commands read rows from: a :class:`DataFile`, or rows given on the command line
+    (``nbayes.cli._inline.InlineRows``)."""
+
+    name: str
+
+    def chunks(self, chunk_rows: int = ...) -> Iterator[Chunk]: ...
+
+    def where(self, row: int) -> str: ...
+
+    def fail(self, what: str) -> DataError: ...
 
 
 class DataFile:

@@ -136,7 +136,8 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
         m = make_model(model_name, kinds, alpha, C, source, params)
         splits = list(StratifiedKFold(cv, shuffle=True, random_state=0).split(np.empty((len(y), 0)), y))
         with file_rows(source, lab.rows, columns=kinds):
-            P_all = cross_val_predict(m, model_input(m, lab.X, kinds, source), y, cv=splits, method="predict_proba")
+            P_all = cross_val_predict(m, model_input(m, lab.X, kinds, source), y, cv=splits, method="predict_proba",
+                                      verbose=True)
             classes_all = classes_and_codes(check_y(y, len(y)))[0]
         result = classification_measures(y, classes_all[np.argmax(P_all, axis=1)], P_all, classes_all)
         result.update(data=str(source), cv=cv, model=model_name, rows_without_label=lab.dropped)

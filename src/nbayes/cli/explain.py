@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
@@ -12,45 +11,91 @@ from rich.text import Text
 
 from ..errors import DataError
 from ..linear import LogisticRegression
-from ._columns import columns_of, model_input
+from ._columns import columns_of, file_rows, model_input
+from ._inline import InlineRows, inputs_options, read_inputs
 from ._modelfile import load
-from ._output import console, emit
+from ._options import na_option, split
+from ._output import chunks, console, emit, plain
 
 
 @click.command()
 @click.argument("model_path", metavar="MODEL", type=click.Path())
-@click.argument("text", required=False)
-@click.option("--row", default=None, metavar="JSON", help='A row of a table model, e.g. \'{"age": 40}\'.')
+@inputs_options
+@na_option
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON on stdout.")
-def explain(model_path: str, text: str | None, row: str | None, as_json: bool) -> None:
+def explain(model_path: str, data: str | None, texts: tuple[str, ...], rows: tuple[str, ...],
+            na_values: tuple[str, ...], as_json: bool) -> None:
     """Why the model predicts what it does: each word's or feature's contribution.
 
     \b
     Contributions are to the log-odds of the predicted class against the runner-up; with the
-    baseline (prior difference) they add up to that log-odds exactly.
+    baseline (prior difference) they add up to that log-odds exactly. The probability is the
+    model's P(predicted class | row).
+
+    \b
+    The rows are those predict reads: a file DATA, or --text TEXT (a text model; a TEXT
+    argument in place of DATA too) or --row JSON (a table model), each repeatable. --json
+    prints one object for one row, a list for several.
 
     \b
     Examples:
       nbayes explain spam.nbm "WIN a FREE prize now"
+      nbayes explain spam.nbm --text "WIN a FREE prize now" --text "see you at lunch"
       nbayes explain adult.nbm --row '{"age": 40, "education": "Masters"}'
+      nbayes explain adult.nbm new.csv --json
     """
-    model, _, cli = load(model_path)
-    model = getattr(model, "base_estimator_", model)  # calibrated: the base model explains
-    if "text" in model.capabilities:
-        if text is None:
-            raise DataError(f"{model_path}: a text model explains a TEXT argument")
-        out = _explain_text(model, text)
-    else:
-        if row is None:
-            raise DataError(f"{model_path}: a table model explains --row JSON (one object: column -> value)")
-        out = _explain_row(model, cli, row)
+    loaded, _, cli = load(model_path)
+    source = read_inputs(loaded, cli, model_path, data, texts, rows, split(na_values) or cli.get("na_values") or ())
+    model = getattr(loaded, "base_estimator_", loaded)  # calibrated: the base model explains
+    if isinstance(source, InlineRows):
+        source.complete(columns_of(model, cli, source.frame, None), loaded)
+    out: list[dict[str, Any]] = []
+    cols = None
+    for chunk in chunks(source, "explaining"):
+        if cols is None:
+            cols = columns_of(model, cli, chunk.frame, None)
+        with file_rows(source, chunk.start + np.arange(chunk.frame.height), columns=cols):
+            out.extend(_explain_chunk(model, loaded, chunk.frame, cols, source))
     if as_json:
-        emit(out)
+        emit(out[0] if len(out) == 1 else out)
         return
     con = console()
-    con.print(f"predicted [bold]{out['predicted']}[/] over {out['runner_up']} (baseline {out['baseline']:+.3f})")
+    for i, one in enumerate(out):
+        if len(out) > 1:
+            con.print(("" if i == 0 else "\n") + f"[bold]{source.where(i) if isinstance(source, InlineRows) else f'row {i + 1}'}[/]")
+        _show(con, one)
+
+
+def _explain_chunk(model: Any, loaded: Any, frame: pl.DataFrame, cols: dict[str, str], source: Any) -> list[dict[str, Any]]:
+    """The explanations of a chunk's rows, each with its probability (the loaded model's: a
+    calibrated model's own, ``calibrated_probability``, besides its base model's)."""
+    X = model_input(model, frame, cols, source)
+    if "text" in model.capabilities:
+        out = [_explain_text(model, t) for t in X]
+    else:
+        values = frame.select(list(cols)).to_dicts()
+        out = _explain_rows(model, X, list(cols), values)
+    P = np.asarray(model.predict_proba(X), dtype=np.float64)
+    Pc = np.asarray(loaded.predict_proba(X), dtype=np.float64) if loaded is not model else None
+    for i, one in enumerate(out):
+        k = _column(model.classes_, one["predicted"])
+        one["probability"] = float(P[i, k])
+        if Pc is not None:
+            one["calibrated_probability"] = float(Pc[i, _column(loaded.classes_, one["predicted"])])
+    return out
+
+
+def _column(classes: Any, label: Any) -> int:
+    return int(next(j for j, c in enumerate(classes.tolist()) if c == label))
+
+
+def _show(con: Any, out: dict[str, Any]) -> None:
+    p = f"P = {out['probability']:.3f}"
+    if "calibrated_probability" in out:
+        p = f"P = {out['calibrated_probability']:.3f} calibrated, {out['probability']:.3f} before calibration"
+    con.print(f"predicted [bold]{out['predicted']}[/] ({p}) over {out['runner_up']} (baseline {out['baseline']:+.3f})")
     if "tokens" in out:
-        assert text is not None
+        text = out["text"]
         shown = Text()
         last = 0
         for tok in out["tokens"]:
@@ -72,49 +117,36 @@ def explain(model_path: str, text: str | None, row: str | None, as_json: bool) -
 def _explain_text(model: Any, text: str) -> dict[str, Any]:
     e = model.explain(text)
     return {
-        "predicted": e.predicted, "runner_up": e.runner_up, "baseline": e.baseline,
+        "predicted": plain(e.predicted), "runner_up": plain(e.runner_up), "baseline": float(e.baseline), "text": text,
         "tokens": [{"token": t, "start": s[0], "end": s[1], "contribution": float(c)}
                    for t, s, c in zip(e.tokens, e.spans, e.contributions)],
     }
 
 
-def _explain_row(model: Any, cli: dict[str, Any], row: str) -> dict[str, Any]:
-    try:
-        values = json.loads(row)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"--row: not JSON ({exc.msg})") from None
-    if not isinstance(values, dict):
-        raise DataError("--row: expected one JSON object, column -> value")
-    cols = columns_of(model, cli, pl.DataFrame([values]), None)
-    absent = [c for c in cols if values.get(c) is None]
-    if absent and "missing_values" not in model.capabilities:
-        raise DataError(
-            f"--row: no value for column {absent[0]!r}; a {type(model).__name__} needs every "
-            f"feature ({', '.join(cols)}); only Naive Bayes leaves missing ones out"
-        )
-    frame = pl.DataFrame([{c: values.get(c) for c in cols}])
-    X = model_input(model, frame, cols, "--row")
-    names = list(cols)
+def _explain_rows(model: Any, X: Any, names: list[str], values: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per row: the predicted class, the runner-up, the baseline and each feature's term."""
+    rows: list[tuple[Any, Any, np.ndarray, float]] = []
     if isinstance(model, LogisticRegression):
-        x = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)[0]
-        Z = np.atleast_1d(model.decision_function(X)[0])
-        if model.coef_.shape[0] == 1:  # binary: the log-odds of classes_[1]
-            a = 1 if Z[0] > 0 else 0
-            sign = 1.0 if a == 1 else -1.0
-            terms, base, b = sign * model.coef_[0] * x, sign * float(model.intercept_[0]), 1 - a
-        else:
-            a, b = (int(i) for i in np.argsort(-Z, kind="stable")[:2])
-            terms = (model.coef_[a] - model.coef_[b]) * x
-            base = float(model.intercept_[a] - model.intercept_[b])
-        pred, runner = model.classes_[a], model.classes_[b]
+        A = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+        Z = np.asarray(model.decision_function(X), dtype=float).reshape(len(A), -1)
+        for x, z in zip(A, Z):
+            if model.coef_.shape[0] == 1:  # binary: the log-odds of classes_[1]
+                a = 1 if z[0] > 0 else 0
+                sign = 1.0 if a == 1 else -1.0
+                terms, base, b = sign * model.coef_[0] * x, sign * float(model.intercept_[0]), 1 - a
+            else:
+                a, b = (int(i) for i in np.argsort(-z, kind="stable")[:2])
+                terms = (model.coef_[a] - model.coef_[b]) * x
+                base = float(model.intercept_[a] - model.intercept_[b])
+            rows.append((model.classes_[a], model.classes_[b], terms, base))
     elif "explain" in model.capabilities:
         ex = model.explain(X)
-        pred, runner, terms, base = ex.log_odds(0)
-        names = ex.feature_names if hasattr(ex, "feature_names") else names
+        rows = [ex.log_odds(i) for i in range(len(values))]
+        names = list(getattr(ex, "feature_names", None) or names)
     else:
         raise DataError(f"a {type(model).__name__} has no additive explanation")
-    return {
-        "predicted": pred, "runner_up": runner, "baseline": float(base),
-        "features": [{"feature": str(n), "value": values.get(str(n)), "contribution": float(t)}
+    return [{
+        "predicted": plain(pred), "runner_up": plain(runner), "baseline": float(base),
+        "features": [{"feature": str(n), "value": row.get(str(n)), "contribution": float(t)}
                      for n, t in zip(names, terms)],
-    }
+    } for (pred, runner, terms, base), row in zip(rows, values)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import click
 import polars as pl
@@ -14,11 +14,12 @@ from ..errors import DataError
 from ..serve.client import ServiceError, model_info, request
 from ._multilabel import label_sets
 from ._options import na_option, split
+from ._output import emit
 from ._read import DataFile
 
 
 def _options(f: Any) -> Any:
-    for option in reversed([
+    options: list[Callable[[Any], Any]] = [
         click.argument("url"),
         click.argument("data", type=click.Path()),
         click.option("--target", required=True, help="The column holding the labels."),
@@ -38,7 +39,10 @@ def _options(f: Any) -> Any:
         click.option("--labels-sep", "labels_sep", default=None, metavar="SEP",
                      help="With --multilabel: the separator of labels in a CSV / TSV field (such as ';')."),
         na_option,
-    ]):
+        click.option("--json", "as_json", is_flag=True,
+                     help="Print the outcome (rows, the model's version, the file) as JSON on stdout."),
+    ]
+    for option in reversed(options):
         f = option(f)
     return f
 
@@ -46,7 +50,8 @@ def _options(f: Any) -> Any:
 @click.command()
 @_options
 def learn(url: str, data: str, target: str, text_column: str | None, weight_column: str | None, batch_size: int | None,
-          token_file: str | None, timeout: float, multilabel: bool, labels_sep: str | None, na_values: tuple[str, ...]) -> None:
+          token_file: str | None, timeout: float, multilabel: bool, labels_sep: str | None, na_values: tuple[str, ...],
+          as_json: bool) -> None:
     """Send the rows of DATA to a learning service at URL (nbayes serve MODEL --learn).
 
     \b
@@ -58,15 +63,17 @@ def learn(url: str, data: str, target: str, text_column: str | None, weight_colu
       NBAYES_TOKEN=... nbayes learn http://127.0.0.1:8000 clicks.csv --target label
       NBAYES_TOKEN=... nbayes learn http://127.0.0.1:8000 news.csv --target tags --multilabel --labels-sep ";"
     """
-    send("learn", url, data, target, text_column, weight_column, batch_size, token_file, timeout, na_values,
-         multilabel, labels_sep)
+    done = send("learn", url, data, target, text_column, weight_column, batch_size, token_file, timeout, na_values,
+                multilabel, labels_sep, quiet=as_json)
+    if as_json:
+        emit(done)
 
 
 @click.command()
 @_options
 def unlearn(url: str, data: str, target: str, text_column: str | None, weight_column: str | None, batch_size: int | None,
             token_file: str | None, timeout: float, multilabel: bool, labels_sep: str | None,
-            na_values: tuple[str, ...]) -> None:
+            na_values: tuple[str, ...], as_json: bool) -> None:
     """Make a learning service at URL forget the rows of DATA exactly (nbayes serve MODEL --learn).
 
     \b
@@ -77,13 +84,17 @@ def unlearn(url: str, data: str, target: str, text_column: str | None, weight_co
     Example:
       NBAYES_TOKEN=... nbayes unlearn http://127.0.0.1:8000 deletion-request.csv --target label
     """
-    send("unlearn", url, data, target, text_column, weight_column, batch_size, token_file, timeout, na_values,
-         multilabel, labels_sep)
+    done = send("unlearn", url, data, target, text_column, weight_column, batch_size, token_file, timeout, na_values,
+                multilabel, labels_sep, quiet=as_json)
+    if as_json:
+        emit(done)
 
 
 def send(op: str, url: str, data: str, target: str, text_column: str | None, weight_column: str | None,
          batch_size: int | None, token_file: str | None, timeout: float, na_values: tuple[str, ...],
-         multilabel: bool = False, labels_sep: str | None = None) -> None:
+         multilabel: bool = False, labels_sep: str | None = None, quiet: bool = False) -> dict[str, Any]:
+    """Send the rows in batches; returns what was done (``learned`` / ``unlearned`` rows, the
+    model's ``version``, the ``data`` file and the ``url``). ``quiet``: no summary line."""
     if labels_sep is not None and not multilabel:
         raise click.UsageError("--labels-sep splits label sets: give it with --multilabel")
     token = _token(token_file)
@@ -131,7 +142,9 @@ def send(op: str, url: str, data: str, target: str, text_column: str | None, wei
                           timeout=timeout).get("version", version)
     if show:
         click.echo("", err=True)
-    click.echo(f"{key} {done:,} rows from {data}; the model is at version {version}", err=True)
+    if not quiet:
+        click.echo(f"{key} {done:,} rows from {data}; the model is at version {version}", err=True)
+    return {key: done, "version": version, "data": data, "url": url}
 
 
 def _batch_parts(info: dict[str, Any], frame: pl.DataFrame, source: DataFile, target: str, text_column: str | None,

@@ -12,6 +12,7 @@ import polars as pl
 
 from ..errors import DataError
 from ._columns import columns_of, file_rows, model_input
+from ._inline import InlineRows, inputs_options, read_inputs
 from ._modelfile import load
 from ._multilabel import joined
 from ._options import na_option, replay_option, split
@@ -25,18 +26,20 @@ WRITERS = {".parquet": "parquet", ".jsonl": "ndjson", ".ndjson": "ndjson", ".csv
 
 @click.command()
 @click.argument("model_path", metavar="MODEL", type=click.Path())
-@click.argument("data", type=click.Path())
+@inputs_options
 @click.option("-o", "--output", type=click.Path(), default=None,
               help="Write predictions here (.csv, .tsv, .jsonl, .parquet); default stdout as CSV.")
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
 @na_option
 @click.option("--json", "as_json", is_flag=True, help="Print predictions as JSON on stdout.")
 @replay_option
-def predict(model_path: str, data: str, output: str | None, proba: bool, na_values: tuple[str, ...], as_json: bool,
-            replay: bool) -> None:
+def predict(model_path: str, data: str | None, texts: tuple[str, ...], rows: tuple[str, ...], output: str | None,
+            proba: bool, na_values: tuple[str, ...], as_json: bool, replay: bool) -> None:
     """Predict the class of every row of DATA with the model in MODEL.
 
     \b
+    DATA is a file; or give the rows on the command line: --text TEXT (a text model; a TEXT
+    argument in place of DATA too) or --row JSON (a table model), each repeatable, as explain.
     Markers of missing values are those the model was trained with (train --na-values) unless
     --na-values is given.
 
@@ -44,18 +47,20 @@ def predict(model_path: str, data: str, output: str | None, proba: bool, na_valu
     Examples:
       nbayes predict spam.nbm new.csv                    CSV on stdout
       nbayes predict spam.nbm new.csv -o out.parquet --proba
+      nbayes predict spam.nbm "WIN a FREE prize now" --proba
+      nbayes predict adult.nbm --row '{"age": 40, "education": "Masters"}'
 
     \b
     A multi-label model (train --multilabel) predicts a list of labels per row: a list in JSON,
     JSON Lines and Parquet, joined by its --labels-sep (default ';') in CSV and TSV.
     """
     if output is not None:
-        check_output(output, "the predictions", inputs=[model_path, data])
+        check_output(output, "the predictions", inputs=[model_path, *([data] if data else [])])
         kind = WRITERS.get(Path(output).suffix.lower())
         if kind is None:
             raise DataError(f"{output}: unknown output kind; use .csv, .tsv, .jsonl or .parquet")
     model, _, cli = load(model_path, replay)
-    source = DataFile(data, split(na_values) or cli.get("na_values") or ())
+    source = read_inputs(model, cli, model_path, data, texts, rows, split(na_values) or cli.get("na_values") or ())
     parts = []
     multi = "label_sets" in model.capabilities
     flat = not as_json and (output is None or WRITERS[Path(output).suffix.lower()] in ("csv", "tsv"))
@@ -79,10 +84,12 @@ def predict(model_path: str, data: str, output: str | None, proba: bool, na_valu
         click.echo(f"wrote {out.height:,} predictions to {output}", err=True)
 
 
-def predictions(model: Any, cli: dict[str, Any], source: DataFile, target: str | None,
+def predictions(model: Any, cli: dict[str, Any], source: DataFile | InlineRows, target: str | None,
                 proba: bool) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
     """(predictions, probabilities or None) per chunk of ``source``."""
     cols = None
+    if isinstance(source, InlineRows):
+        source.complete(columns_of(model, cli, source.frame, target), model)
     for chunk in chunks(source, "predicting"):
         if cols is None:
             cols = columns_of(model, cli, chunk.frame, target)

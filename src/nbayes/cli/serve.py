@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import os
+import socket
 import sys
 from typing import Any, NoReturn
 
@@ -49,10 +51,12 @@ LEARN_SWITCH_INTERVAL = 0.0005
                    "most once per SECONDS, at once after a quiet spell; ?visible=true waits for it. 0: every group.")
 @click.option("--replay", is_flag=True, help="Without --learn: add the updates of MODEL.log (left by a learning service) "
               "that MODEL lacks, at each load (otherwise: a warning in the service's log).")
+@click.option("--json", "as_json", is_flag=True, help="Print the service's start (model, URL, workers) as one JSON "
+              "line on stdout.")
 def serve(model_path: str, host: str, port: int, workers: int, max_body: int, max_batch: int, max_text: int,
           access_log: bool, learn: bool, token_file: str | None, token_required_for_predict: bool,
           allow_new_classes: bool, snapshot_every: int, snapshot_mb: int, learn_pace: float,
-          publish_every: float, replay: bool) -> None:
+          publish_every: float, replay: bool, as_json: bool) -> None:
     """Serve MODEL over HTTP: a JSON API and a web page that shows why (needs nbayes[serve]).
 
     \b
@@ -109,6 +113,7 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
     if learn:
         options.update(learn=True, allow_new_classes=allow_new_classes, snapshot_every=snapshot_every,
                        snapshot_bytes=snapshot_mb << 20, learn_pace=learn_pace, publish_every=publish_every)
+    check_listen(host, port)  # before the model is loaded or a log replayed
     log_config = copy.deepcopy(LOGGING_CONFIG)
     log_config["loggers"]["nbayes.serve"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     common: dict[str, Any] = dict(host=host, port=port, log_config=log_config, access_log=access_log,
@@ -123,6 +128,12 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
         os.environ["NBAYES_SERVE_LIMITS"] = json.dumps(options)
         target = "nbayes.serve.app:app_from_env"
         common.update(factory=True, workers=workers)
+    start = {"model_file": model_path, "model": type(loaded.model).__name__, "classes": len(loaded.classes),
+             "url": f"http://{host}:{port}/", "workers": workers}
+    if learn:
+        start.update(version=loaded.version, replayed=app.state.learner.replayed)
+    if as_json:  # one line on stdout, for a script that starts the service
+        click.echo(json.dumps(start))
     click.echo(
         f"nbayes serve: {model_path} ({type(loaded.model).__name__}, {len(loaded.classes)} classes) "
         f"on http://{host}:{port}/ with {workers} worker{'s' if workers > 1 else ''}"
@@ -135,6 +146,25 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
         # documents/s acknowledged against 762 at 0.5 ms; docs/serve.md, "Speed while learning")
         sys.setswitchinterval(LEARN_SWITCH_INTERVAL)
     uvicorn.run(target, **common)
+
+
+def check_listen(host: str, port: int) -> None:
+    """Whether the service can listen on (host, port), tried as uvicorn binds (SO_REUSEADDR):
+    a port in use, an address not of this machine or a port below 1024 without the right
+    ends here in one line, not in the web server's log of its start and shutdown."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        fail(f"cannot listen on {host}:{port}: the address does not resolve ({exc.strerror})")
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            hint = "; another service listens there: stop it or choose another --port" if exc.errno == errno.EADDRINUSE else ""
+            fail(f"cannot listen on http://{host}:{port}/: {reason.lower()}{hint}")
 
 
 def fail(message: str) -> NoReturn:

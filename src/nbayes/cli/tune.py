@@ -69,7 +69,7 @@ def tune(data: str, target: str, grid_specs: tuple[str, ...], model_name_: str, 
     Xm = model_input(model, lab.X, kinds, source)
     folds = StratifiedKFold(cv, shuffle=True, random_state=seed)
     with file_rows(source, lab.rows, columns=kinds):
-        search = SearchCV(model, grid, cv=folds, scoring=scoring).fit(Xm, y)
+        search = SearchCV(model, grid, cv=folds, scoring=scoring, verbose=True).fit(Xm, y)  # a bar on a terminal
     rows = [{k: plain(v) for k, v in r.items()} for r in search.table()]
     result = {
         "data": str(data), "target": target, "model": type(model).__name__, "rows": int(len(y)),

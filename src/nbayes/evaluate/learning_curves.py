@@ -36,11 +36,13 @@ table as it is). ``"always"`` encodes every dense input that way (numbers standa
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable
+import time
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
 from .._math import log_loss_of_true_class
+from .._progress import progress
 from .._validation import check_choice, check_number, check_y, classes_and_codes, encode_labels, show, take_rows
 from ..errors import DataError, InvalidParameterError
 from ..linear import LogisticRegression
@@ -111,6 +113,8 @@ def compare(
     random_state: Any = 0,
     stratify: bool = True,
     lr_preprocess: str = "auto",
+    budget: float | None = None,
+    verbose: Any = False,
 ) -> "Comparison":
     """Learning curves of a Naive Bayes model and a logistic regression on (X, y).
 
@@ -123,8 +127,18 @@ def compare(
     or a ``numpy.random.Generator``; ``stratify`` stratifies the test set and the draws by class.
     ``lr_preprocess`` ("auto", "always", "never") says how X is made numeric for logistic
     regression; see the module's documentation.
+
+    ``budget`` (seconds, or None): the run is planned to end within about that time. A first
+    draw at each size, smallest first, measures what a draw costs; a size whose draw would not
+    fit in half the budget is left out (with every larger one), and the repeats are as many as
+    the rest of the budget allows, at most ``repeats`` (at least 1). The draws are then made one
+    repeat at a time over every size, so they differ from a run without a budget. ``info``
+    says what was chosen (``budget``, ``repeats``, ``sizes_left_out``). ``verbose=True``: a
+    progress bar with the time left on stderr, when it is a terminal.
     """
     check_number("repeats", repeats, low=1, integer=True)
+    if budget is not None:
+        check_number("budget", budget, low=0.0, low_open=True)
     check_number("test_size", test_size, low=0.0, low_open=True, high=1.0)
     if test_size >= 1:
         raise InvalidParameterError(
@@ -166,31 +180,48 @@ def compare(
     nb_error, lr_error = np.full(shape, np.nan), np.full(shape, np.nan)
     nb_loss, lr_loss = np.full(shape, np.nan), np.full(shape, np.nan)
     diff_se = np.full(shape, np.nan)
-    for i, m in enumerate(grid.tolist()):
-        for r in range(int(repeats)):
-            rows = _draw(m, pool, pool_by_class, bool(stratify), rng)
-            if len(np.unique(codes[rows])) < K:
-                continue  # a class is missing: logistic regression cannot learn it; skipped
-            y_rows = y[rows]
-            where = f"on a training draw of {m} rows (repeat {r})"
-            try:
-                model = _fresh(nb).fit(take_rows(X, rows), y_rows)
-                nb_wrong = _wrong(model.predict(X_test), y_test)
-                nb_error[i, r] = nb_wrong.mean()
-                nb_loss[i, r] = _log_loss(model, X_test, codes_test, classes)
-            except Exception as exc:
-                exc.add_note(f"while fitting or evaluating nb={nb!r} {where}")
-                raise
-            try:
-                A, B = lr_input.train_test(rows, test, lr_test)
-                model = _fresh(lr).fit(A, y_rows)
-                lr_wrong = _wrong(model.predict(B), y_test)
-                lr_error[i, r] = lr_wrong.mean()
-                lr_loss[i, r] = _log_loss(model, B, codes_test, classes)
-            except Exception as exc:
-                exc.add_note(f"while fitting or evaluating lr={lr!r} {where}")
-                raise
-            diff_se[i, r] = _paired_se(nb_wrong, lr_wrong)
+
+    def draw(i: int, r: int) -> None:
+        m = int(grid[i])
+        rows = _draw(m, pool, pool_by_class, bool(stratify), rng)
+        if len(np.unique(codes[rows])) < K:
+            return  # a class is missing: logistic regression cannot learn it; skipped
+        y_rows = y[rows]
+        where = f"on a training draw of {m} rows (repeat {r})"
+        try:
+            model = _fresh(nb).fit(take_rows(X, rows), y_rows)
+            nb_wrong = _wrong(model.predict(X_test), y_test)
+            nb_error[i, r] = nb_wrong.mean()
+            nb_loss[i, r] = _log_loss(model, X_test, codes_test, classes)
+        except Exception as exc:
+            exc.add_note(f"while fitting or evaluating nb={nb!r} {where}")
+            raise
+        try:
+            A, B = lr_input.train_test(rows, test, lr_test)
+            model = _fresh(lr).fit(A, y_rows)
+            lr_wrong = _wrong(model.predict(B), y_test)
+            lr_error[i, r] = lr_wrong.mean()
+            lr_loss[i, r] = _log_loss(model, B, codes_test, classes)
+        except Exception as exc:
+            exc.add_note(f"while fitting or evaluating lr={lr!r} {where}")
+            raise
+        diff_se[i, r] = _paired_se(nb_wrong, lr_wrong)
+
+    plan: dict[str, Any] = {}
+    if budget is None:
+        with progress(len(grid) * int(repeats), "compare: draws", verbose, unit="draws") as advance:
+            for i in range(len(grid)):
+                for r in range(int(repeats)):
+                    draw(i, r)
+                    advance()
+    else:
+        kept, chosen = _within_budget(draw, grid, int(repeats), float(budget), verbose)
+        left_out = [int(m) for m in grid[kept:]]
+        grid = grid[:kept]
+        nb_error, lr_error, nb_loss, lr_loss, diff_se = (
+            a[:kept, :chosen] for a in (nb_error, lr_error, nb_loss, lr_loss, diff_se))
+        repeats = chosen
+        plan = {"budget": float(budget), "sizes_left_out": left_out}
     info = {
         "n_rows": n,
         "n_features": _n_features(X),
@@ -204,8 +235,49 @@ def compare(
         "nb": repr(nb),
         "lr": repr(lr),
         "lr_input": lr_input.describe(),
+        **plan,
     }
     return Comparison(grid, nb_error, lr_error, nb_loss, lr_loss, error_diff_se=diff_se, info=info)
+
+
+def _within_budget(draw: Callable[[int, int], None], grid: np.ndarray, repeats: int, budget: float,
+                   verbose: Any) -> tuple[int, int]:
+    """Make the draws of :func:`compare` within about ``budget`` seconds: returns (the number
+    of sizes kept, the repeats made). First one draw per size, smallest first, while the next
+    (its cost extrapolated from the last, in proportion to the size) fits in half the budget;
+    then more repeats over the kept sizes while a whole repeat (at its last measured cost) fits
+    in what is left. The bar advances by each draw's measured cost, so its estimate of the time
+    left is the plan's."""
+    cost = np.zeros(len(grid))
+    start = time.perf_counter()
+    with progress(budget, "compare: first draw per size", verbose, percent=True) as advance:
+        kept = 0
+        for i in range(len(grid)):
+            spent = time.perf_counter() - start
+            if i > 0:
+                guess = cost[i - 1] * max(1.0, grid[i] / grid[i - 1])
+                if spent + guess > budget / 2:
+                    break
+            t0 = time.perf_counter()
+            draw(i, 0)
+            cost[i] = time.perf_counter() - t0
+            kept = i + 1
+            advance(cost[i])
+        chosen = 1
+        while chosen < repeats:  # costs as last measured (the very first draw also paid for warming up)
+            one_repeat = float(cost[:kept].sum())
+            spent = time.perf_counter() - start
+            if spent + one_repeat > budget:
+                break
+            left = min(repeats - chosen, int((budget - spent) // max(one_repeat, 1e-9)))
+            advance(0, total=spent + left * one_repeat, what=f"compare: draw {chosen + 1} of up to {chosen + left} per size")
+            for i in range(kept):
+                t0 = time.perf_counter()
+                draw(i, chosen)
+                cost[i] = time.perf_counter() - t0
+                advance(cost[i])
+            chosen += 1
+    return kept, chosen
 
 
 def _n_features(X: Any) -> int | None:

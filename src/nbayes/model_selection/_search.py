@@ -10,8 +10,11 @@ from typing import Any
 import numpy as np
 
 from .._estimator import BaseEstimator
+from .._frames import frame
+from .._progress import progress
 from ..errors import DataError, InvalidParameterError, NotFittedError
 from ._folds import RefitFolds, engine_kind, folds_for, shaping_params
+from ._nested import Nested, is_composite, nested_params
 from ._scoring import check_scoring
 from ._split import check_cv
 from ._validate import score_rows, score_split
@@ -56,7 +59,11 @@ class SearchCV(BaseEstimator):
     ``max_df``, ``max_features``, ``tfidf``, ``sublinear_tf``) is applied by estimating again
     from the fold statistics: no recount. ``refit=True`` makes ``best_estimator_`` from the
     total statistics (no pass over the data either). Other models are fitted per fold and
-    candidate, as scikit-learn does.
+    candidate, as scikit-learn does; a scikit-learn ``Pipeline`` too, its grid naming the steps'
+    parameters as ``GridSearchCV``'s does (``{"vec__ngram_range": [(1, 1), (1, 2)]}``), set on a
+    clone of it (the object given is not modified; ``best_estimator_`` is the fitted Pipeline).
+    ``verbose=True`` draws a progress bar (candidates x folds, with the time left) on stderr
+    when it is a terminal, nothing when it is not.
 
     >>> import nbayes
     >>> from nbayes.model_selection import SearchCV
@@ -79,6 +86,7 @@ class SearchCV(BaseEstimator):
         cv: Any = 5,
         refit: Any = True,
         return_train_score: bool = False,
+        verbose: Any = False,
     ) -> None:
         self.model = model
         self.param_grid = param_grid
@@ -86,11 +94,14 @@ class SearchCV(BaseEstimator):
         self.cv = cv
         self.refit = refit
         self.return_train_score = return_train_score
+        self.verbose = verbose
 
     def fit(self, X: Any, y: Any = None, *, groups: Any = None, sample_weight: Any = None) -> "SearchCV":
         """Score every candidate on every split; with ``refit``, fit ``best_estimator_``."""
         candidates = parameter_grid(self.param_grid)
-        valid = self.model.get_params()
+        composite = is_composite(self.model)  # a Pipeline: vec__ngram_range set by set_params
+        model: Any = Nested(self.model) if composite else self.model
+        valid = nested_params(self.model) if composite else self.model.get_params()
         for cand in candidates:
             for name in cand:
                 if name not in valid:
@@ -99,7 +110,8 @@ class SearchCV(BaseEstimator):
                         f"its hyperparameters are {', '.join(sorted(valid))}"
                     )
         for cand in candidates:  # a bad value fails here, before any counting
-            type(self.model)(**{**valid, **cand}).check_params() if hasattr(self.model, "check_params") else None
+            if not composite and hasattr(model, "check_params"):
+                type(model)(**{**valid, **cand}).check_params()
         scorers = check_scoring(self.scoring)
         multi = list(scorers) != ["score"]
         if multi and self.refit is not False and self.refit not in scorers:
@@ -108,12 +120,12 @@ class SearchCV(BaseEstimator):
                 "or be False, when scoring has several scorers"
             )
         splits = check_cv(self.cv, X, y, groups)
-        shaping = shaping_params(self.model)
+        shaping = shaping_params(model)
         by_count: dict[str, tuple[dict, list[int]]] = {}
         for c, cand in enumerate(candidates):
             # candidates share an engine (one count) when it counts and they differ only at
             # estimation; a refitting engine serves one candidate
-            kind = engine_kind(self.model, cand)
+            kind = engine_kind(model, cand)
             same = cand if kind is RefitFolds else {k: v for k, v in cand.items() if k in shaping}
             key = kind.__name__ + repr(sorted((k, repr(v)) for k, v in same.items()))
             by_count.setdefault(key, (same, []))[1].append(c)
@@ -123,32 +135,20 @@ class SearchCV(BaseEstimator):
         fit_time, score_time = np.zeros((C, S)), np.zeros((C, S))
         best_of: dict[int, tuple[Any, float]] = {}  # a refit model per engine, of its best candidate
         refit_key = (self.refit if multi else "score") if self.refit is not False else None
-        for same, members in by_count.values():
-            engine = folds_for(self.model, X, y, splits, sample_weight, same)
-            engine.reuse = len(members) > 1  # keep each split's statistics for the next candidate
-            # split by split, every candidate on a split before the next: one split's training
-            # statistics and held-out input are held at a time, then let go
-            for i in range(S):
-                for c in members:
-                    lp, t_fit, t_pred = engine.log_proba(candidates[c], i)
+        with progress(C * S, f"SearchCV: {C} candidates x {S} folds", self.verbose, unit="fits") as advance:
+            for same, members in by_count.values():
+                engine = folds_for(model, X, y, splits, sample_weight, same)
+                engine.reuse = len(members) > 1  # keep each split's statistics for the next candidate
+                self._score_members(engine, members, candidates, X, scorers, test, train, fit_time, score_time,
+                                    advance)
+                if refit_key is not None:
+                    # the engine's best candidate is the search's best if any of its candidates is,
+                    # so its model is built now and the engine (its counts) let go before the next
+                    means = test[refit_key][members].mean(axis=1)
+                    local = members[int(np.argmax(np.where(np.isnan(means), -np.inf, means)))]
                     t0 = time.perf_counter()
-                    test_i, train_i, _ = score_split(engine, X, scorers, candidates[c], i, lp,
-                                                     self.return_train_score)
-                    del lp
-                    for name in scorers:
-                        test[name][c, i] = test_i[name]
-                        if self.return_train_score:
-                            train[name][c, i] = train_i[name]
-                    fit_time[c, i], score_time[c, i] = t_fit, t_pred + time.perf_counter() - t0
-                engine.forget(i)
-            if refit_key is not None:
-                # the engine's best candidate is the search's best if any of its candidates is,
-                # so its model is built now and the engine (its counts) let go before the next
-                means = test[refit_key][members].mean(axis=1)
-                local = members[int(np.argmax(np.where(np.isnan(means), -np.inf, means)))]
-                t0 = time.perf_counter()
-                best_of[local] = (engine.model(candidates[local], None), time.perf_counter() - t0)
-            del engine
+                    best_of[local] = (engine.model(candidates[local], None), time.perf_counter() - t0)
+                del engine
         self.cv_results_ = _results(candidates, test, train if self.return_train_score else None,
                                     fit_time, score_time, multi)
         self.n_splits_ = S
@@ -161,8 +161,31 @@ class SearchCV(BaseEstimator):
             mean = self.cv_results_[f"mean_test_{self.refit}" if multi else "mean_test_score"]
             self.best_score_ = float(mean[self.best_index_])
             self.best_estimator_, self.refit_time_ = best_of[self.best_index_]
+            if composite:  # the fitted Pipeline itself
+                self.best_estimator_ = self.best_estimator_.estimator_
             self.classes_ = self.best_estimator_.classes_
         return self
+
+    def _score_members(self, engine: Any, members: list[int], candidates: list[dict[str, Any]], X: Any,
+                       scorers: dict[str, Any], test: dict[str, np.ndarray], train: dict[str, np.ndarray],
+                       fit_time: np.ndarray, score_time: np.ndarray, advance: Any) -> None:
+        """Score the candidates ``members`` of one engine on every split: split by split, every
+        candidate on a split before the next, so one split's training statistics and held-out
+        input are held at a time, then let go."""
+        for i in range(fit_time.shape[1]):
+            for c in members:
+                lp, t_fit, t_pred = engine.log_proba(candidates[c], i)
+                t0 = time.perf_counter()
+                test_i, train_i, _ = score_split(engine, X, scorers, candidates[c], i, lp,
+                                                 self.return_train_score)
+                del lp
+                for name in scorers:
+                    test[name][c, i] = test_i[name]
+                    if self.return_train_score:
+                        train[name][c, i] = train_i[name]
+                fit_time[c, i], score_time[c, i] = t_fit, t_pred + time.perf_counter() - t0
+                advance()
+            engine.forget(i)
 
     # ------------------------------------------------------------------ the refitted model
     def _best(self) -> Any:
@@ -205,6 +228,13 @@ class SearchCV(BaseEstimator):
             return float(np.mean(~unknown & (np.argmax(lp, axis=1) == codes)))
         return score_rows(scorer, codes, lp)
 
+    def to_frame(self, library: str | None = None) -> Any:
+        """``cv_results_`` as a frame, one row per candidate, best first: a column per
+        hyperparameter (by its name; None where a candidate lacks it), then scikit-learn's
+        columns (``mean_test_score``, ``std_test_score``, ``rank_test_score``,
+        ``split0_test_score``, ..., the times). pandas if installed, else polars (``library``)."""
+        return _to_frame(self, library)
+
     def table(self, k: int | None = None) -> list[dict[str, Any]]:
         """The candidates best first, as rows {params..., mean, std, rank} (``nbayes tune``)."""
         if not hasattr(self, "cv_results_"):
@@ -217,6 +247,20 @@ class SearchCV(BaseEstimator):
             rows.append({**res["params"][c], "mean": float(res[f"mean_test_{suffix}"][c]),
                          "std": float(res[f"std_test_{suffix}"][c]), "rank": int(res[f"rank_test_{suffix}"][c])})
         return rows
+
+
+def _to_frame(search: SearchCV, library: str | None) -> Any:
+    if not hasattr(search, "cv_results_"):
+        raise NotFittedError("call fit first")
+    res = search.cv_results_
+    suffix = search.refit if search.multimetric_ and search.refit else "score"
+    order = np.argsort(res[f"rank_test_{suffix}"], kind="stable")
+    names = sorted({k for c in res["params"] for k in c})
+    columns: dict[str, Any] = {name: [res["params"][c].get(name) for c in order] for name in names}
+    for key, value in res.items():
+        if key != "params" and not key.startswith("param_"):
+            columns[key] = np.asarray(value)[order]
+    return frame(columns, library)
 
 
 def _results(candidates, test, train, fit_time, score_time, multi) -> dict[str, Any]:

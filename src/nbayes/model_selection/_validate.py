@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .._progress import progress
 from .._validation import encode_labels, n_rows
 from ..errors import DataError, InvalidParameterError
 from ._folds import fold_log_proba, folds_for, take_rows
@@ -28,6 +29,7 @@ def cross_validate(
     return_train_score: bool = False,
     return_estimator: bool = False,
     return_indices: bool = False,
+    verbose: Any = False,
 ) -> dict[str, Any]:
     """Scores of ``model`` on each held-out fold, as ``sklearn.model_selection.cross_validate``
     returns them (same keys, same folds for the same ``cv``, equal scores).
@@ -41,7 +43,8 @@ def cross_validate(
     ``fit``); scores are unweighted, as scikit-learn's. ``scoring``: None (accuracy), a name
     (accuracy, balanced_accuracy, neg_log_loss, neg_brier_score, roc_auc, roc_auc_ovr,
     f1/precision/recall_macro/micro/weighted), a callable ``f(estimator, X, y)``, or a list /
-    dict of them (keys ``test_<name>``).
+    dict of them (keys ``test_<name>``). ``verbose=True``: a progress bar over the folds on
+    stderr when it is a terminal.
 
     >>> import nbayes
     >>> from nbayes.model_selection import cross_validate
@@ -57,17 +60,19 @@ def cross_validate(
     estimators: list[Any] = []
     train_scores: dict[str, list[float]] = {k: [] for k in scorers}
     test_scores: dict[str, list[float]] = {k: [] for k in scorers}
-    for i in range(len(splits)):
-        lp, t_fit, t_pred = engine.log_proba({}, i)
-        test_i, train_i, fold_model = score_split(engine, X, scorers, {}, i, lp, return_train_score)
-        for name in scorers:
-            test_scores[name].append(test_i[name])
-            if return_train_score:
-                train_scores[name].append(train_i[name])
-        if return_estimator:
-            estimators.append(fold_model or engine.model({}, i))
-        out["fit_time"].append(t_fit)
-        out["score_time"].append(t_pred)
+    with progress(len(splits), "cross-validation", verbose, unit="folds") as advance:
+        for i in range(len(splits)):
+            lp, t_fit, t_pred = engine.log_proba({}, i)
+            test_i, train_i, fold_model = score_split(engine, X, scorers, {}, i, lp, return_train_score)
+            for name in scorers:
+                test_scores[name].append(test_i[name])
+                if return_train_score:
+                    train_scores[name].append(train_i[name])
+            if return_estimator:
+                estimators.append(fold_model or engine.model({}, i))
+            out["fit_time"].append(t_fit)
+            out["score_time"].append(t_pred)
+            advance()
     result: dict[str, Any] = {k: np.asarray(v) for k, v in out.items()}
     single = list(scorers) == ["score"]
     for name in scorers:
@@ -115,6 +120,7 @@ def cross_val_predict(
     cv: Any = 5,
     method: str = "predict",
     sample_weight: Any = None,
+    verbose: Any = False,
 ) -> np.ndarray:
     """Each row's prediction by the model trained without its fold (out-of-fold predictions),
     equal to ``sklearn.model_selection.cross_val_predict`` with the same ``cv``.
@@ -122,7 +128,8 @@ def cross_val_predict(
     ``method``: "predict" (labels), "predict_proba" or "predict_log_proba" (columns: the sorted
     classes of y). The held-out folds must cover every row exactly once. A class absent from a
     fold's training rows gets probability 0 (log-probability -inf) for that fold's rows, where
-    scikit-learn writes the smallest float for the log.
+    scikit-learn writes the smallest float for the log. ``verbose=True``: a progress bar over
+    the folds on stderr when it is a terminal.
 
     >>> import nbayes
     >>> from nbayes.model_selection import cross_val_predict
@@ -132,7 +139,7 @@ def cross_val_predict(
     """
     if method not in METHODS:
         raise InvalidParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
-    out, engine = out_of_fold(model, X, y, check_cv(cv, X, y, groups), sample_weight)
+    out, engine = out_of_fold(model, X, y, check_cv(cv, X, y, groups), sample_weight, verbose=verbose)
     if method == "predict_log_proba":
         return out
     if method == "predict_proba":
@@ -178,7 +185,7 @@ def score_rows(name: str, codes: np.ndarray, lp: np.ndarray) -> float:
 
 
 def out_of_fold(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any = None,
-                keep_models: bool = False) -> tuple[np.ndarray, Any]:
+                keep_models: bool = False, verbose: Any = False) -> tuple[np.ndarray, Any]:
     """(each row's log-probabilities from the model of the split that holds it out, the fold
     engine): ``engine.model({}, None)`` is then the model of all rows, from the same counts, and
     ``engine.fold_model(i)`` split i's model (the one already built, with ``keep_models``)."""
@@ -197,8 +204,10 @@ def out_of_fold(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any = No
         return engine.lp, engine  # every row's prediction at once
     engine.keep_models = keep_models
     out = np.empty((n, engine.K))
-    for i in range(len(splits)):
-        out[_split(splits, i, False)[1]] = engine.log_proba({}, i)[0]
+    with progress(len(splits), "cross-validation", verbose, unit="folds") as advance:
+        for i in range(len(splits)):
+            out[_split(splits, i, False)[1]] = engine.log_proba({}, i)[0]
+            advance()
     return out, engine
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from .._frames import explanation_frame
+
 __all__ = ["Explanation"]
 
 
@@ -37,6 +39,14 @@ class Explanation:
         a, b = order[0], order[1] if len(order) > 1 else order[0]
         terms = _diff(self.contributions[row, a], self.contributions[row, b])
         return self.classes[a], self.classes[b], terms, float(self.intercept[a] - self.intercept[b])
+
+    def to_frame(self, library: str | None = None) -> Any:
+        """A frame with a row per explained row and feature: its term of the log-odds of the
+        row's predicted class against the runner-up (:meth:`log_odds`), in the schema every
+        explanation shares (``nbayes._frames.EXPLANATION_COLUMNS``; ``start``/``end`` null);
+        pandas if installed, else polars (``library``)."""
+        rows = (self.log_odds(i) for i in range(self.contributions.shape[0]))
+        return explanation_frame([(p, r, b, self.feature_names, None, t) for p, r, t, b in rows], library)
 
 
 def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -35,8 +35,34 @@ def as_text(doc: Any, i: int) -> str:
         return doc
     if isinstance(doc, bytes | bytearray | memoryview):
         return bytes(doc).decode("utf-8", errors="replace")
+    hint = "; X looks 2-D: pass a 1-D sequence of texts, one per document" if isinstance(doc, list | tuple | np.ndarray) else ""
     raise DataError(
-        f"documents: item {i} is a {type(doc).__name__}; expected a str (or UTF-8 bytes)"
+        f"documents: item {i} is a {type(doc).__name__}; expected a str (or UTF-8 bytes){hint}"
+    )
+
+
+def check_documents(docs: Any) -> None:
+    """The text input boundary: documents come as a 1-D sequence (a list, a Series, a 1-D
+    array). A table or a 2-D array (``df[["text"]]``, ``X.reshape(-1, 1)``) is refused with
+    what to pass instead; iterated, a pandas frame would give its column names as documents."""
+    columns = getattr(docs, "columns", None)
+    shape = getattr(docs, "shape", None)
+    two_d = columns is not None or (isinstance(shape, tuple) and len(shape) >= 2)
+    if not two_d:
+        return
+    kind = type(docs).__name__
+    names = [str(c) for c in list(columns)] if columns is not None else []
+    if names:
+        first = "text" if "text" in names else names[0]
+        head = ", ".join(repr(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
+        raise DataError(
+            f"X: a text model takes a 1-D sequence of documents (one str each), got a {kind} with "
+            f"{len(names)} column(s) ({head}); pass the column of documents, such as df[{first!r}]"
+        )
+    assert isinstance(shape, tuple)
+    raise DataError(
+        f"X: a text model takes a 1-D sequence of documents (one str each), got a {len(shape)}-D "
+        f"{kind} of shape {tuple(shape)}; pass one column of it, such as X[:, 0]"
     )
 
 
@@ -45,6 +71,7 @@ def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, 
 
     Latin-1 text becomes a uint8 buffer (one byte per character), anything else uint32.
     """
+    check_documents(docs)
     arrow = _ascii_column(docs, lowercase)
     if arrow is not None:  # no separators: the word kernels stop every token at bounds[d + 1]
         return arrow[0], arrow[1], word_table(False)
@@ -168,6 +195,7 @@ def to_char_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndar
     """(code points, document bounds, whitespace table) for the character kernels: as
     :func:`to_buffer`, but the documents are joined without a separator, so every code point
     of ``bounds[d]:bounds[d + 1]`` is document d's own (a character n-gram sees them all)."""
+    check_documents(docs)
     arrow = _ascii_column(docs, lowercase)
     if arrow is not None:
         return arrow[0], arrow[1], space_table(False)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._frames import explanation_frame
 from ._headers import blank_headers, header_fields
 
 if TYPE_CHECKING:  # the classifier imports this module
@@ -53,6 +54,13 @@ class TokenExplanation:
     spans: list[tuple[int, int]]
     contributions: np.ndarray
     baseline: float
+
+    def to_frame(self, library: str | None = None) -> Any:
+        """A frame with a row per term occurrence, in the schema every explanation shares
+        (``nbayes._frames.EXPLANATION_COLUMNS``: row, term, start, end, contribution,
+        predicted, runner_up, baseline); pandas if installed, else polars (``library``)."""
+        return explanation_frame([(self.predicted, self.runner_up, self.baseline, self.tokens, self.spans,
+                                   self.contributions)], library)
 
 
 def explain_tokens(model: TextClassifier, text: Any) -> TokenExplanation:

@@ -13,7 +13,7 @@ from .._scipy import sparse as sp
 from .._validation import check_choice, check_number
 from ..errors import InvalidParameterError
 from ..stats.text import TextStats
-from ._buffer import to_buffer, to_char_buffer
+from ._buffer import check_documents, to_buffer, to_char_buffer
 from ._headers import header_fields, without_headers
 from .vocab import Tokens, _objects
 from .stop_words import ENGLISH_STOP_WORDS
@@ -134,6 +134,7 @@ class TextSettings:
         for a character analyzer joined without separators, with the whitespace table. With
         ``headers`` (a list of field names), each document's e-mail / news header section is
         blanked but for those fields' values first (:mod:`nbayes.text._headers`)."""
+        check_documents(X)
         keep = header_fields(self.headers)
         if keep is not None:
             X = without_headers(X, keep)
