@@ -8,7 +8,7 @@ runner-up.
 from __future__ import annotations
 
 from importlib.util import find_spec
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -22,7 +22,7 @@ __all__ = ["EXPLANATION_COLUMNS", "explanation_frame", "frame"]
 EXPLANATION_COLUMNS = ("row", "term", "start", "end", "contribution", "predicted", "runner_up", "baseline")
 
 
-def frame(columns: dict[str, Sequence[Any]], library: str | None = None) -> Any:
+def frame(columns: Mapping[str, Sequence[Any]], library: str | None = None) -> Any:
     """A data frame of ``columns`` (name -> values, all as long): pandas if it is installed
     (or ``library="pandas"``), else polars (or ``library="polars"``)."""
     if library not in (None, "pandas", "polars"):
