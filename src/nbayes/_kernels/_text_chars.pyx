@@ -283,7 +283,9 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, int64_t doc0, c
                             length[t] = m
                             last[t] = -1
                             n_terms += 1
-                            if n_parts > 0:
+                            if n_parts > 0:  # a character n-gram has no parts; no first pair yet
+                                pp[4 * t] = -1
+                                pp[4 * t + 1] = -1
                                 pp[4 * t + 2] = -1
                         n_pairs = add(t, c, K, wd, d, &P, n_pairs, dfp, tfp, last, pp, n_parts)
                     if wb and n >= L:

@@ -219,6 +219,8 @@ class TermTable:
 #: bytes a (term, class) pair takes in a learner's pair table per unit of capacity (two
 #: slots of key and index, the key, two counts); a term's row of K dense counts takes 16 K
 _PAIR_BYTES = 56
+#: the pair slots of a learner spent into another (see _Learner.spend)
+_SPENT_SLOTS = np.full(4, -1, dtype=np.int64)
 
 
 class _Learner:
@@ -234,13 +236,15 @@ class _Learner:
         pcap = _pow2(max(1 << 12, min(2 * est if grams == 1 else est, 1 << 21)))
         self.n_classes = max(n_classes, 1)
         self.slots = np.full(4 * cap, -1, dtype=np.int64)
+        # the per-term arrays take memory as terms are added (np.zeros and np.empty map fresh
+        # pages, given memory when first written): a kernel writes a new term's row in full
         self.keys, self.start, self.length = (np.zeros(cap, dtype=np.int64) for _ in range(3))
-        self.last = np.full(cap, -1, dtype=np.int64)
+        self.last = np.empty(cap, dtype=np.int64)
         # per word n-gram the ids of its prefix and last word (-1: a single word, or unknown),
         # by which the counting kernel and the merge confirm a match without its code points;
         # per term the class and index of its first pair (-1: none yet), not in the pair slots;
         # int32, 16 bytes a term (the kernels keep no id or pair index there beyond 2**31 - 1)
-        self.parts = np.full((cap, 4), -1, dtype=np.int32)
+        self.parts = np.empty((cap, 4), dtype=np.int32)
         self.df, self.tf = np.zeros(cap), np.zeros(cap)
         self.cps = np.zeros(max(1024, min(chars * grams**3 // 12, 1 << 28)), dtype=np.uint32)
         # the (term, class) pairs seen, in their own table: memory grows with the pairs, never
@@ -262,8 +266,8 @@ class _Learner:
             cap = max(2 * len(self.keys), _pow2(need + 1))
             for name in ("keys", "start", "length", "df", "tf"):  # one at a time: the old one goes first
                 setattr(self, name, _grow(getattr(self, name), cap))
-            self.last = _grow(self.last, cap, -1)
-            self.parts = _grow(self.parts, cap, -1)
+            self.last = _grow(self.last, cap)
+            self.parts = _grow(self.parts, cap)
             self.slots = np.full(4 * cap, -1, dtype=np.int64)
             rehash(self.slots, self.keys, self.n_terms)
         K, rows = self.n_classes, self.n_terms + terms
@@ -336,6 +340,13 @@ class _Learner:
                 return self
             self.reserve(*how.room(int(bounds[doc + 1] - bounds[doc])))
 
+    def spend(self) -> None:
+        """Give up what :meth:`absorb` never reads of this learner (its term and pair slots,
+        the last document per term), before another learner absorbs it."""
+        self.slots = self.last = _NONE_I
+        if not self.dense:
+            self.pslots = _SPENT_SLOTS  # (not empty: an empty pair table means dense rows)
+
     def absorb(self, other: "_Learner") -> "_Learner":
         """Add what ``other`` counted over other documents, as if this learner had counted them."""
         new = other.n_terms
@@ -386,8 +397,11 @@ def learn_into(learner: _Learner | None, buf: np.ndarray, bounds: np.ndarray, ta
     with ThreadPoolExecutor(len(cuts) - 1) as pool:
         learners = list(pool.map(part, range(len(cuts) - 1)))
     main = learners[0]
-    for other in learners[1:]:
+    while len(learners) > 1:
+        other = learners.pop(1)
+        other.spend()
         main.absorb(other)
+        del other  # each learner's memory given back once merged, not at the end
     return main
 
 
