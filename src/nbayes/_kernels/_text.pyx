@@ -64,11 +64,12 @@ def merge_learned(tuple terms, int64_t n_terms, int64_t n_cps, int64_t K, tuple 
     empty: not kept), new ones are appended. The caller has reserved room for all of the
     other's terms and code points.
 
-    ``q0`` -1: the terms first (``where[u]`` becomes this table's id of the other's term u),
-    then the other's pairs from the first; else its pairs from ``q0`` on (``where`` as the
-    first call left it). Stops before a pair that could overflow a hashed pair table, so the
-    caller grows it by what the pairs need, not by all of the other's. Returns (n_terms,
-    n_cps, n_pairs, the pair to resume from or -1 when done)."""
+    ``q0`` -1: the terms only (``where[u]`` becomes this table's id of the other's term u),
+    then returns 0, so the caller can let the other's term arrays go; else the other's pairs
+    from ``q0`` on (``where`` as the first call left it), stopping before a pair that could
+    overflow a hashed pair table, so the caller grows it by what the pairs need, not by all
+    of the other's. Returns (n_terms, n_cps, n_pairs, the pair to resume from or -1 when
+    done)."""
     cdef int64_t[::1] slots = terms[0], keys = terms[1], start = terms[2], length = terms[3], last = terms[5]
     cdef uint32_t[::1] cps = terms[4]
     cdef const int64_t[::1] o_keys = other[1], o_start = other[2], o_length = other[3]
@@ -125,6 +126,9 @@ def merge_learned(tuple terms, int64_t n_terms, int64_t n_cps, int64_t K, tuple 
             tf[t] += o_tf[u]
             where[u] = t
         n_q = o_n_terms * K if o_dense else o_n_pairs
+        if q0 < 0:
+            n_q = 0
+            stop = 0
         for q in range(q0 if q0 > 0 else 0, n_q):
             key = q if o_dense else o_pkeys[q]
             if o_dense and o_pcount[q] == 0 and o_pcdf[q] == 0:

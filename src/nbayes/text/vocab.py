@@ -270,6 +270,7 @@ class _Learner:
         self.pkeys = np.zeros(pcap, dtype=np.int64)
         self.pcount, self.pcdf = np.zeros(pcap), np.zeros(pcap)
         self.n_terms = self.n_cps = self.n_pairs = 0
+        self.spent = False  # (see spend)
         if cap * self.n_classes * 16 <= pcap * _PAIR_BYTES:
             self._to_dense(cap)
 
@@ -368,6 +369,7 @@ class _Learner:
         self.slots = self.last = _NONE_I
         if not self.dense:
             self.pslots = _SPENT_SLOTS  # (not empty: an empty pair table means dense rows)
+        self.spent = True
 
     def absorb(self, other: "_Learner") -> "_Learner":
         """Add what ``other`` counted over other documents, as if this learner had counted them."""
@@ -379,7 +381,7 @@ class _Learner:
                             other.cps, other.n_terms)
         # room for the terms and code points; the pairs' room is made as the merge needs it
         self.reserve(new, other.n_cps, 0)
-        where, q = np.empty(other.n_terms, dtype=np.int64), -1
+        where, q, terms_only = np.empty(other.n_terms, dtype=np.int64), -1, True
         while True:
             self.n_terms, self.n_cps, self.n_pairs, q = merge_learned(
                 (self.slots, self.keys, self.start, self.length, self.cps, self.last), self.n_terms, self.n_cps,
@@ -390,7 +392,13 @@ class _Learner:
             )
             if q < 0:
                 break
-            self.reserve(0, 0, 1)  # (a pair table grows by doubling)
+            if terms_only:  # the terms merged (q is 0): a spent learner's term arrays are read no more
+                terms_only = False
+                if getattr(other, "spent", False):
+                    other.keys, other.start, other.length, other.cps = _NONE_I, _NONE_I, _NONE_I, _NONE_U
+                    other.parts, other.df, other.tf = _NO_PARTS, np.zeros(0), np.zeros(0)
+            else:
+                self.reserve(0, 0, 1)  # (a pair table grows by doubling)
         return self
 
 
