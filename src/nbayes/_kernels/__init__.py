@@ -12,9 +12,14 @@ predict at once. Their number is OpenMP's: ``OMP_NUM_THREADS`` or threadpoolctl'
 
 from __future__ import annotations
 
+import ctypes
+import sys
+from functools import lru_cache
+from typing import Any
+
 from ._omp import OPENMP, max_threads, set_max_threads
 
-__all__ = ["OPENMP", "set_max_threads", "threads"]
+__all__ = ["OPENMP", "give_back_freed_memory", "set_max_threads", "threads"]
 
 
 def threads() -> int:
@@ -23,3 +28,26 @@ def threads() -> int:
     return int(max_threads())
 
 
+
+
+def give_back_freed_memory() -> None:
+    """Have glibc return the free pages of its heaps to the system (``malloc_trim``), after a
+    step that freed large tables.
+
+    glibc keeps arrays below its mmap threshold, which rises to 32 MB once such a block was
+    freed, in its heaps, and freed ones there stay resident: counting 20 Newsgroups' bigrams
+    left 100 to 200 MB so held, which the next steps' new arrays added to. Only the free pages
+    go; the allocator's settings do not change. Elsewhere, or without glibc, nothing happens."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@lru_cache(maxsize=1)
+def _malloc_trim() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None

@@ -6,7 +6,9 @@
 # open-addressing ``slots`` (slots[2 i] a key, slots[2 i + 1] a pair index, -1 empty; probed
 # from _table.home) and holds count[p] (weighted occurrences) and cdf[p] (weighted documents).
 # A dense table has no slots: pair (t, c) is at t * K + c. A learner's ``parts`` (terms x 4,
-# int32) keeps in columns 2, 3 each term's first pair, its class and index (see pair_of).
+# int32) keeps in columns 2, 3 each term's first pair, its class and index (see pair_of), and
+# only the other pairs go in the slots: ``used`` (one int64, kept by the caller) counts them,
+# the slots holding at most SLOT_LOAD of them (len(slots) * 3 // 8).
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
@@ -21,6 +23,7 @@ cdef struct PairTable:
     double* count
     Py_ssize_t n_count
     double* cdf
+    int64_t* used       # the pairs in the slots (updated in place)
 
 
 #: parts are int32: pair indices from here on are not kept there
@@ -28,9 +31,18 @@ cdef enum:
     PARTS_MAX = 2147483647
 
 
-cdef inline PairTable pair_table(int64_t[::1] slots, int64_t[::1] keys, double[::1] count, double[::1] cdf):
-    """The pointers of the pair table ``(slots, keys, count, cdf)`` (the caller keeps the arrays)."""
+cdef inline Py_ssize_t slot_room(Py_ssize_t n_slots) noexcept nogil:
+    """How many keys a hash table of ``n_slots`` int64 (key, value) entries holds: its slots
+    filled to 3/4 at most (text.py's learners size theirs so, vocab._table_size)."""
+    return n_slots * 3 // 8
+
+
+cdef inline PairTable pair_table(int64_t[::1] slots, int64_t[::1] keys, double[::1] count, double[::1] cdf,
+                                 int64_t[::1] used):
+    """The pointers of the pair table ``(slots, keys, count, cdf, used)`` (the caller keeps the
+    arrays; ``used`` one int64, the pairs in the slots)."""
     cdef PairTable P
+    P.used = &used[0]
     P.slots = &slots[0] if slots.shape[0] > 0 else NULL
     P.n_slots = slots.shape[0]
     P.keys = &keys[0] if keys.shape[0] > 0 else NULL
@@ -46,7 +58,7 @@ cdef inline bint full(const PairTable* P, int64_t n_pairs, int64_t n_terms, int6
     slots and keys, a dense one (pair (t, c) at t * K + c) by its rows."""
     if P.n_slots == 0:
         return (n_terms + more) * K > P.n_count
-    return n_pairs + more > P.n_slots // 4 or n_pairs + more > P.n_keys
+    return P.used[0] + more > slot_room(P.n_slots) or n_pairs + more > P.n_keys
 
 
 cdef inline (int64_t, int64_t) pair(int64_t key, PairTable* P, int64_t n_pairs) noexcept nogil:
@@ -63,6 +75,7 @@ cdef inline (int64_t, int64_t) pair(int64_t key, PairTable* P, int64_t n_pairs) 
             P.slots[2 * i] = key
             P.slots[2 * i + 1] = n_pairs
             P.keys[n_pairs] = key
+            P.used[0] += 1
             return n_pairs, n_pairs + 1
         if P.slots[2 * i] == key:
             return p, n_pairs

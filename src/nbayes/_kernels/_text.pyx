@@ -9,7 +9,7 @@ from libc.stdlib cimport free, malloc
 
 from nbayes._kernels._murmur cimport Murmur, bucket
 from nbayes._kernels._murmur cimport murmur3 as c_murmur3
-from nbayes._kernels._pairs cimport PARTS_MAX, PairTable, add, full, pair_of, pair_table
+from nbayes._kernels._pairs cimport PARTS_MAX, PairTable, add, full, pair_of, pair_table, slot_room
 from nbayes._kernels._table cimport cp_t, find, home, term_key
 from nbayes._kernels._words cimport (AHEAD, GAP, Table, Walk, find_ids, gram_find, gram_find_ids, gram_key, grams,
                                      next_token, pair_key, prefetch, table_of, walk_free, walk_of, walk_scratch, word)
@@ -56,20 +56,27 @@ def count_new(const int64_t[::1] slots, const int64_t[::1] start, const int64_t[
 def merge_learned(tuple terms, int64_t n_terms, int64_t n_cps, int64_t K, tuple pairs, int64_t n_pairs,
                   double[::1] df, double[::1] tf, tuple other, Py_ssize_t o_n_terms, tuple o_pairs,
                   Py_ssize_t o_n_pairs, const double[::1] o_df, const double[::1] o_tf, int32_t[:, ::1] parts,
-                  const int32_t[:, ::1] o_parts):
+                  const int32_t[:, ::1] o_parts, int64_t[::1] where, Py_ssize_t q0):
     """Add what another learner counted (its term table ``other``, pair table ``o_pairs`` and
     per-term df / tf, over other documents) to this one's, as if this one had counted those
     documents too: a term is found by its code points, or by the ids of its prefix and last
     word when both learners know them (``parts``, ``o_parts``: see _words.gram_find_ids;
     empty: not kept), new ones are appended. The caller has reserved room for all of the
-    other's terms, code points and pairs. Returns (n_terms, n_cps, n_pairs)."""
+    other's terms and code points.
+
+    ``q0`` -1: the terms only (``where[u]`` becomes this table's id of the other's term u),
+    then returns 0, so the caller can let the other's term arrays go; else the other's pairs
+    from ``q0`` on (``where`` as the first call left it), stopping before a pair that could
+    overflow a hashed pair table, so the caller grows it by what the pairs need, not by all
+    of the other's. Returns (n_terms, n_cps, n_pairs, the pair to resume from or -1 when
+    done)."""
     cdef int64_t[::1] slots = terms[0], keys = terms[1], start = terms[2], length = terms[3], last = terms[5]
     cdef uint32_t[::1] cps = terms[4]
     cdef const int64_t[::1] o_keys = other[1], o_start = other[2], o_length = other[3]
     cdef const uint32_t[::1] o_cps = other[4]
     cdef const int64_t[::1] o_pkeys = o_pairs[1]
     cdef const double[::1] o_pcount = o_pairs[2], o_pcdf = o_pairs[3]
-    cdef PairTable P = pair_table(pairs[0], pairs[1], pairs[2], pairs[3])
+    cdef PairTable P = pair_table(pairs[0], pairs[1], pairs[2], pairs[3], pairs[4])
     cdef Py_ssize_t n_parts = parts.shape[0]
     cdef int32_t* pp = &parts[0, 0] if n_parts > 0 else NULL
     cdef bint has_parts = n_parts > 0
@@ -80,12 +87,13 @@ def merge_learned(tuple terms, int64_t n_terms, int64_t n_cps, int64_t K, tuple 
     cdef int64_t* ln = _i64(length)
     cdef uint32_t* cp = &cps[0] if cps.shape[0] > 0 else NULL
     cdef const uint32_t* oc = &o_cps[0] if o_cps.shape[0] > 0 else NULL
-    cdef Py_ssize_t u, q, n_q, k
+    cdef Py_ssize_t u, q, n_q, k, stop = -1
     cdef int64_t key, s, e, pre, word, slot, t, p
-    where_array = np.empty(o_n_terms, dtype=np.int64)
-    cdef int64_t[::1] where = where_array
+    cdef bint hashed = P.n_slots > 0
+    if where.shape[0] < o_n_terms:
+        raise ValueError(f"merge_learned: where holds {where.shape[0]} terms, the other learner {o_n_terms}")
     with nogil:
-        for u in range(o_n_terms):
+        for u in range(o_n_terms if q0 < 0 else 0):
             key = o_keys[u]
             s = o_start[u]
             e = s + o_length[u]
@@ -118,14 +126,20 @@ def merge_learned(tuple terms, int64_t n_terms, int64_t n_cps, int64_t K, tuple 
             tf[t] += o_tf[u]
             where[u] = t
         n_q = o_n_terms * K if o_dense else o_n_pairs
-        for q in range(n_q):
+        if q0 < 0:
+            n_q = 0
+            stop = 0
+        for q in range(q0 if q0 > 0 else 0, n_q):
             key = q if o_dense else o_pkeys[q]
             if o_dense and o_pcount[q] == 0 and o_pcdf[q] == 0:
                 continue  # a pair the other learner never saw
+            if hashed and full(&P, n_pairs, n_terms, 1, K):
+                stop = q
+                break
             p, n_pairs = pair_of(where[key // K], key % K, K, &P, n_pairs, pp, n_parts)
             P.count[p] += o_pcount[q]
             P.cdf[p] += o_pcdf[q]
-    return n_terms, n_cps, n_pairs
+    return n_terms, n_cps, n_pairs, stop
 
 
 cdef inline void _rehash(int64_t* slots, Py_ssize_t n_slots, const int64_t* keys, Py_ssize_t n_terms) noexcept nogil:
@@ -145,6 +159,29 @@ def rehash(int64_t[::1] slots, const int64_t[::1] keys, Py_ssize_t n_terms):
         return
     with nogil:
         _rehash(&slots[0], slots.shape[0], &keys[0], n_terms)
+
+
+def rehash_pairs(int64_t[::1] slots, const int64_t[::1] keys, Py_ssize_t n_pairs, int64_t K,
+                 const int32_t[:, ::1] parts):
+    """Re-insert pairs 0..n_pairs-1 (keys t * K + c) into a larger, empty pair table, but for
+    the first pair of each term, kept in its row of ``parts`` (_pairs.pair_of). Returns the
+    number of pairs put in the slots."""
+    cdef int64_t mask = slots.shape[0] // 2 - 1, i, key, t
+    cdef Py_ssize_t p, used = 0
+    cdef bint has_parts = parts.shape[0] > 0
+    with nogil:
+        for p in range(n_pairs):
+            key = keys[p]
+            t = key // K
+            if has_parts and parts[t, 2] == key % K and parts[t, 3] == p:
+                continue
+            i = home(<uint64_t>key, mask)
+            while slots[2 * i + 1] >= 0:
+                i = (i + 1) & mask
+            slots[2 * i] = key
+            slots[2 * i + 1] = p
+            used += 1
+    return used
 
 
 def build(const cp_t[::1] cps, const int64_t[::1] start, const int64_t[::1] length, int64_t[::1] slots,
@@ -209,8 +246,8 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, Py_ssize_t doc0
     cdef int32_t[:, ::1] parts_mv = np.full((0, 4), -1, dtype=np.int32) if parts is None else parts
     cdef Table stop_table = table_of(stop)
     cdef Py_ssize_t n_stop = len(stop[1])
-    cdef PairTable P = pair_table(pairs[0], pairs[1], pairs[2], pairs[3])
-    cdef Py_ssize_t n_docs = bounds.shape[0] - 1, n_slots = slots.shape[0], half = slots.shape[0] // 4
+    cdef PairTable P = pair_table(pairs[0], pairs[1], pairs[2], pairs[3], pairs[4])
+    cdef Py_ssize_t n_docs = bounds.shape[0] - 1, n_slots = slots.shape[0], half = slot_room(slots.shape[0])
     cdef Py_ssize_t n_keys = keys.shape[0], cps_cap = cps.shape[0], n_parts = parts_mv.shape[0]
     cdef bint simple = hi_n == 1 and n_stop == 0
     cdef bint has_parts = n_parts > 0

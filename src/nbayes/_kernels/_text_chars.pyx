@@ -10,7 +10,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from nbayes._kernels._murmur cimport bucket
 from nbayes._kernels._omp cimport omp_get_max_threads, omp_get_thread_num
-from nbayes._kernels._pairs cimport PairTable, add, add_term, full, pair_table
+from nbayes._kernels._pairs cimport PairTable, add, add_term, full, pair_table, slot_room
 from nbayes._kernels._table cimport cp_t, find, term_key
 
 
@@ -219,9 +219,9 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, int64_t doc0, c
     cdef int64_t[::1] length_v = terms[3]
     cdef uint32_t[::1] cps_v = terms[4]
     cdef int64_t[::1] last_v = terms[5]
-    cdef PairTable P = pair_table(pairs[0], pairs[1], pairs[2], pairs[3])
+    cdef PairTable P = pair_table(pairs[0], pairs[1], pairs[2], pairs[3], pairs[4])
     cdef Py_ssize_t n_docs = bounds.shape[0] - 1
-    cdef int64_t half = slots_v.shape[0] // 4
+    cdef int64_t half = slot_room(slots_v.shape[0])
     cdef Py_ssize_t n_keys = keys_v.shape[0], cap_cps = cps_v.shape[0], n_parts = parts.shape[0]
     cdef int64_t longest = _longest(bounds, doc0, n_docs) if doc0 < n_docs else 0
     norm_a = np.empty(2 * longest + 2, dtype=_dtype(buf))
@@ -283,7 +283,9 @@ def learn_counts(const cp_t[::1] buf, const int64_t[::1] bounds, int64_t doc0, c
                             length[t] = m
                             last[t] = -1
                             n_terms += 1
-                            if n_parts > 0:
+                            if n_parts > 0:  # a character n-gram has no parts; no first pair yet
+                                pp[4 * t] = -1
+                                pp[4 * t + 1] = -1
                                 pp[4 * t + 2] = -1
                         n_pairs = add(t, c, K, wd, d, &P, n_pairs, dfp, tfp, last, pp, n_parts)
                     if wb and n >= L:

@@ -30,12 +30,13 @@ from typing import Any
 
 import numpy as np
 
-from ._text import build, count_new, hash_counts, learn_counts, merge_learned, murmur3, rehash, term_ids
+from ._text import (build, count_new, hash_counts, learn_counts, merge_learned, murmur3, rehash, rehash_pairs,
+                    term_ids)
 from ._text import gram_find_ids_of as _gram_find_ids  # noqa: F401  (tests)
 from ._text import gram_key_of as _gram_key  # noqa: F401  (tests)
 
 __all__ = ["NO_PARTS", "build", "count_new", "hash_counts", "learn_counts", "merge_learned", "murmur3",
-           "rehash", "rows_on_threads", "term_ids"]
+           "rehash", "rehash_pairs", "rows_on_threads", "term_ids"]
 
 #: a table's n-gram parts when it keeps none (see :mod:`.text_parts`): code points confirm
 NO_PARTS = np.full((0, 2), -1, dtype=np.int32)

@@ -8,9 +8,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from .._scipy import sparse as sp
 
-from .._kernels import text_chars, threads
+from .._kernels import give_back_freed_memory, text_chars, threads
 from .._kernels import text as word_kernels
-from .._kernels.text import build, count_new, merge_learned, rehash
+from .._kernels.text import build, count_new, merge_learned, rehash, rehash_pairs
 from .._kernels.text_parts import NO_PARTS, build_parts, renumbered_parts
 from .._kernels.text_pairs import presence_rows, score, score_pairs
 from .._kernels.text_sort import dense_pair_counts, dense_pair_fill, pair_csr, renumber_slots, sort_order
@@ -31,6 +31,17 @@ StopTable = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 def _pow2(n: int) -> int:
     return 1 << max(10, int(n - 1).bit_length())
+
+
+def _table_size(n: int) -> int:
+    """The length (int64 key and value per slot) of a learner's hash table for ``n`` keys,
+    filled to 3/4 at most (_pairs.slot_room): a power of two of slots."""
+    return 2 * _pow2(n * 4 // 3 + 1)
+
+
+def _room(slots: np.ndarray) -> int:
+    """How many keys a learner's hash table ``slots`` holds (_pairs.slot_room)."""
+    return len(slots) * 3 // 8
 
 
 class Kernels(NamedTuple):
@@ -219,6 +230,8 @@ class TermTable:
 #: bytes a (term, class) pair takes in a learner's pair table per unit of capacity (two
 #: slots of key and index, the key, two counts); a term's row of K dense counts takes 16 K
 _PAIR_BYTES = 56
+#: the pair slots of a learner spent into another (see _Learner.spend)
+_SPENT_SLOTS = np.full(4, -1, dtype=np.int64)
 
 
 class _Learner:
@@ -230,25 +243,34 @@ class _Learner:
         # new unigram or bigram per 19, about 2 (unigrams) / 1.5 (n-grams) pairs per term;
         # growth beyond is by doubling
         est = chars * grams**3 // 128
-        cap = _pow2(max(1 << 12, min(est, 1 << 21)))
-        pcap = _pow2(max(1 << 12, min(2 * est if grams == 1 else est, 1 << 21)))
+        terms = max(1 << 12, min(est, 1 << 21))
+        pairs = max(1 << 12, min(2 * est if grams == 1 else est, 1 << 21))
+        cap, pcap = _pow2(terms), _pow2(pairs)
         self.n_classes = max(n_classes, 1)
-        self.slots = np.full(4 * cap, -1, dtype=np.int64)
+        # the hash slots are filled to 3/4 at most (_table_size); the per-term and per-pair
+        # arrays are given memory as they fill, so their capacity is a power of two
+        self.slots = np.full(_table_size(terms), -1, dtype=np.int64)
+        # the per-term arrays take memory as terms are added (np.zeros and np.empty map fresh
+        # pages, given memory when first written): a kernel writes a new term's row in full
         self.keys, self.start, self.length = (np.zeros(cap, dtype=np.int64) for _ in range(3))
-        self.last = np.full(cap, -1, dtype=np.int64)
+        self.last = np.empty(cap, dtype=np.int64)
         # per word n-gram the ids of its prefix and last word (-1: a single word, or unknown),
         # by which the counting kernel and the merge confirm a match without its code points;
         # per term the class and index of its first pair (-1: none yet), not in the pair slots;
         # int32, 16 bytes a term (the kernels keep no id or pair index there beyond 2**31 - 1)
-        self.parts = np.full((cap, 4), -1, dtype=np.int32)
+        self.parts = np.empty((cap, 4), dtype=np.int32)
         self.df, self.tf = np.zeros(cap), np.zeros(cap)
         self.cps = np.zeros(max(1024, min(chars * grams**3 // 12, 1 << 28)), dtype=np.uint32)
         # the (term, class) pairs seen, in their own table: memory grows with the pairs, never
         # with classes x terms (1,000 classes and a million terms fit)
-        self.pslots = np.full(4 * pcap, -1, dtype=np.int64)
+        # only the pairs beyond each term's first (kept in its parts, _pairs.pxd) go in the
+        # slots: about one a term with single words, one every other term with n-grams
+        self.pslots = np.full(_table_size(pairs // 2), -1, dtype=np.int64)
+        self.pused = np.zeros(1, dtype=np.int64)  # the pairs in the slots (the kernels count them)
         self.pkeys = np.zeros(pcap, dtype=np.int64)
         self.pcount, self.pcdf = np.zeros(pcap), np.zeros(pcap)
         self.n_terms = self.n_cps = self.n_pairs = 0
+        self.spent = False  # (see spend)
         if cap * self.n_classes * 16 <= pcap * _PAIR_BYTES:
             self._to_dense(cap)
 
@@ -258,13 +280,14 @@ class _Learner:
         if self.n_cps + chars > len(self.cps):
             self.cps = _grow(self.cps, max(2 * len(self.cps), self.n_cps + chars))
         need = self.n_terms + terms
-        if not self._holds_terms(need):
+        if need > len(self.keys):
             cap = max(2 * len(self.keys), _pow2(need + 1))
-            for name in ("keys", "start", "length", "df", "tf"):  # one at a time: the old one goes first
+            for name in ("keys", "start", "length", "df", "tf", "last", "parts"):  # one at a time: the old one goes first
                 setattr(self, name, _grow(getattr(self, name), cap))
-            self.last = _grow(self.last, cap, -1)
-            self.parts = _grow(self.parts, cap, -1)
-            self.slots = np.full(4 * cap, -1, dtype=np.int64)
+        room = _room(self.slots)
+        if need > room:
+            self.slots = _NONE_I  # (given up before the new table is made)
+            self.slots = np.full(_table_size(max(need, 2 * room)), -1, dtype=np.int64)
             rehash(self.slots, self.keys, self.n_terms)
         K, rows = self.n_classes, self.n_terms + terms
         if self.dense:
@@ -273,20 +296,24 @@ class _Learner:
                 self.pcount = _grow(self.pcount, size)
                 self.pcdf = _grow(self.pcdf, size)
             return
-        need = self.n_pairs + (terms if pairs is None else pairs)
-        if need > len(self.pkeys) or need > len(self.pslots) // 4:
-            cap = max(2 * len(self.pkeys), _pow2(need + 1))
+        more = terms if pairs is None else pairs
+        need, slotted, room = self.n_pairs + more, int(self.pused[0]) + more, _room(self.pslots)
+        if need > len(self.pkeys) or slotted > room:
+            cap = max(2 * len(self.pkeys), _pow2(need + 1)) if need > len(self.pkeys) else len(self.pkeys)
             if _pow2(rows) * K * 16 <= cap * _PAIR_BYTES:
                 self._to_dense(_pow2(rows))  # rows of K counts per term take less than the grown pair table
                 return
-            for name in ("pkeys", "pcount", "pcdf"):
-                setattr(self, name, _grow(getattr(self, name), cap))
-            self.pslots = np.full(4 * cap, -1, dtype=np.int64)
-            rehash(self.pslots, self.pkeys, self.n_pairs)
+            if need > len(self.pkeys):
+                for name in ("pkeys", "pcount", "pcdf"):
+                    setattr(self, name, _grow(getattr(self, name), cap))
+            if slotted > room:
+                self.pslots = _NONE_I
+                self.pslots = np.full(_table_size(max(slotted, 2 * room)), -1, dtype=np.int64)
+                self.pused[0] = rehash_pairs(self.pslots, self.pkeys, self.n_pairs, K, self.parts)
 
     def _holds_terms(self, n: int) -> bool:
         """Whether the term table (and dense rows) have room for ``n`` terms without growing."""
-        return n <= len(self.keys) and n <= len(self.slots) // 4 and not (
+        return n <= len(self.keys) and n <= _room(self.slots) and not (
             self.dense and n * self.n_classes > len(self.pcount))
 
     @property
@@ -327,7 +354,7 @@ class _Learner:
         self.last[: self.n_terms] = -1
         while True:
             terms = (self.slots, self.keys, self.start, self.length, self.cps, self.last)
-            pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf)
+            pairs = (self.pslots, self.pkeys, self.pcount, self.pcdf, self.pused)
             doc, self.n_terms, self.n_cps, self.n_pairs = how.kernels.learn_counts(
                 buf, bounds, doc, codes, wv, has_w, table, *how.args(), terms, self.n_terms, self.n_cps,
                 self.n_classes, pairs, self.n_pairs, self.df, self.tf, self.parts,
@@ -335,6 +362,14 @@ class _Learner:
             if doc >= n_docs:
                 return self
             self.reserve(*how.room(int(bounds[doc + 1] - bounds[doc])))
+
+    def spend(self) -> None:
+        """Give up what :meth:`absorb` never reads of this learner (its term and pair slots,
+        the last document per term), before another learner absorbs it."""
+        self.slots = self.last = _NONE_I
+        if not self.dense:
+            self.pslots = _SPENT_SLOTS  # (not empty: an empty pair table means dense rows)
+        self.spent = True
 
     def absorb(self, other: "_Learner") -> "_Learner":
         """Add what ``other`` counted over other documents, as if this learner had counted them."""
@@ -344,14 +379,26 @@ class _Learner:
             # rather than growing for all of them
             new = count_new(self.slots, self.start, self.length, self.cps, other.keys, other.start, other.length,
                             other.cps, other.n_terms)
-        self.reserve(new, other.n_cps, other.n_terms * other.n_classes if other.dense else other.n_pairs)
-        self.n_terms, self.n_cps, self.n_pairs = merge_learned(
-            (self.slots, self.keys, self.start, self.length, self.cps, self.last), self.n_terms, self.n_cps,
-            self.n_classes, (self.pslots, self.pkeys, self.pcount, self.pcdf), self.n_pairs, self.df, self.tf,
-            (other.slots, other.keys, other.start, other.length, other.cps, other.last), other.n_terms,
-            (other.pslots, other.pkeys, other.pcount, other.pcdf), other.n_pairs, other.df, other.tf,
-            self.parts, getattr(other, "parts", _NO_PARTS),
-        )
+        # room for the terms and code points; the pairs' room is made as the merge needs it
+        self.reserve(new, other.n_cps, 0)
+        where, q, terms_only = np.empty(other.n_terms, dtype=np.int64), -1, True
+        while True:
+            self.n_terms, self.n_cps, self.n_pairs, q = merge_learned(
+                (self.slots, self.keys, self.start, self.length, self.cps, self.last), self.n_terms, self.n_cps,
+                self.n_classes, (self.pslots, self.pkeys, self.pcount, self.pcdf, self.pused), self.n_pairs, self.df,
+                self.tf, (other.slots, other.keys, other.start, other.length, other.cps, other.last), other.n_terms,
+                (other.pslots, other.pkeys, other.pcount, other.pcdf), other.n_pairs, other.df, other.tf,
+                self.parts, getattr(other, "parts", _NO_PARTS), where, q,
+            )
+            if q < 0:
+                break
+            if terms_only:  # the terms merged (q is 0): a spent learner's term arrays are read no more
+                terms_only = False
+                if getattr(other, "spent", False):
+                    other.keys, other.start, other.length, other.cps = _NONE_I, _NONE_I, _NONE_I, _NONE_U
+                    other.parts, other.df, other.tf = _NO_PARTS, np.zeros(0), np.zeros(0)
+            else:
+                self.reserve(0, 0, 1)  # (a pair table grows by doubling)
         return self
 
 
@@ -386,8 +433,12 @@ def learn_into(learner: _Learner | None, buf: np.ndarray, bounds: np.ndarray, ta
     with ThreadPoolExecutor(len(cuts) - 1) as pool:
         learners = list(pool.map(part, range(len(cuts) - 1)))
     main = learners[0]
-    for other in learners[1:]:
+    while len(learners) > 1:
+        other = learners.pop(1)
+        other.spend()
         main.absorb(other)
+        del other  # each learner's memory given back once merged, not at the end
+        give_back_freed_memory()
     return main
 
 
@@ -403,8 +454,12 @@ def learn_terms(
     occurrences over the batch. The terms are an object array of str, or with ``lazy`` a
     :class:`~nbayes.stats.terms.CodeTerms` (strings made only if read).
     """
+    give_back_freed_memory()  # (what making the buffer freed: the learners' tables come on top)
     main = learn_into(None, buf, bounds, table, codes, w, n_classes, how)
-    return learned_terms(main, n_classes, how, keep=False, lazy=lazy)
+    out = learned_terms(main, n_classes, how, keep=False, lazy=lazy)
+    del main
+    give_back_freed_memory()  # the spent learner's
+    return out
 
 
 def learned_terms(
