@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
 
-from .._estimator import Classifier
+from .._estimator import Classifier, rebuild
 from .._validation import check_choice, check_number, check_sample_weight, encode_labels, union_labels
 from ..errors import DataError, InvalidParameterError, MergeError, ModelFileError, UnlearnError
 from ..io.model_file import save_state
@@ -479,7 +479,7 @@ class MultiLabel(Classifier):
     def save(self, path: Any) -> None:
         """Write the model to one model file (no pickle); :func:`nbayes.load` reads it."""
         self.check_fitted()
-        save_state(path, self.to_state())
+        save_state(path, self.to_state(), rebuild(self))
 
     def to_state(self) -> dict[str, Any]:
         """The base model over L + 1 classes (row l: label l's rows, row L: all rows) nested under
