@@ -7,7 +7,7 @@ and ``__sklearn_tags__`` (imported lazily, only when scikit-learn asks for it).
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from ._kernels.normalize import log_normalize
 from ._math import logsumexp
 from ._prior_shift import PriorEstimate, ShiftCalibrationLike, estimate
 from ._validation import check_sample_weight, check_y
-from .errors import InvalidParameterError, NotFittedError
+from .errors import InvalidParameterError, ModelFileError, NotFittedError
 
 
 #: What an estimator can declare in :attr:`BaseEstimator.capabilities`. Code that needs a
@@ -268,3 +268,34 @@ class Generative(Classifier):
             return np.full(len(lp), -np.log(len(lp)))
         normalised: np.ndarray = lp - total
         return normalised
+
+
+def rebuild(model: Any) -> Callable[[dict[str, Any]], Any]:
+    """The builder ``save`` hands :func:`nbayes.io.model_file.save_state` to read a state back
+    before writing it: each kind's own ``from_state``, found among the classes of ``model``
+    and the models it nests (its parameters and fitted attributes), so no import of
+    ``nbayes.io.load`` (which imports every model)."""
+    kinds: dict[str, type] = {}
+
+    def walk(m: Any, depth: int) -> None:
+        if isinstance(m, list | tuple):
+            for x in m:
+                walk(x, depth)
+            return
+        if not isinstance(m, BaseEstimator) or depth > 4 or type(m).__name__ in kinds and depth:
+            return
+        kinds.setdefault(type(m).__name__, type(m))
+        for v in list(m.__dict__.values()):
+            walk(v, depth + 1)
+
+    walk(model, 0)
+
+    def build(state: dict[str, Any]) -> Any:
+        cls = kinds.get(state.get("kind"))  # type: ignore[arg-type]
+        if cls is None:
+            raise ModelFileError(f"a nested model of kind {state.get('kind')!r} that this model does not hold")
+        if getattr(cls, "_state_nests_models", False):
+            return cls.from_state(state, build)  # type: ignore[attr-defined]
+        return cls.from_state(state)  # type: ignore[attr-defined]
+
+    return build

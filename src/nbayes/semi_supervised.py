@@ -20,7 +20,7 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-from ._estimator import Classifier
+from ._estimator import Classifier, rebuild
 from .errors import InvalidParameterError, NotFittedError
 from .io.model_file import decode_params, encode_params, save_state
 from .naive_bayes._em import (
@@ -197,7 +197,7 @@ class EM(Classifier):
         """Write the wrapper (its settings, the EM-completed model and the EM report) to one
         file; read it back with :func:`nbayes.load`."""
         self.check_fitted()
-        save_state(path, self.to_state())
+        save_state(path, self.to_state(), rebuild(self))
 
     def to_state(self) -> dict[str, Any]:
         """The wrapper as the state of a model file: its settings, the EM run and the nested ``estimator_``."""

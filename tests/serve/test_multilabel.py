@@ -156,9 +156,14 @@ def test_unlearn_refuses_unknown_labels_and_more_than_was_learned(text_file):
     with learning(text_file) as c:
         r = c.post("/v1/unlearn", json={"texts": ["oil"], "labels": [["crude", "zinc"]]}, headers=AUTH)
         assert r.status_code == 422 and "labels[0] holds 'zinc', a label this model never learned" in r.json()["error"]
-        r = c.post("/v1/unlearn", json={"texts": ["oil"], "labels": [["ship"]]}, headers=AUTH, )
-        assert r.status_code == 200  # two ship rows learned: one can go
-        r = c.post("/v1/unlearn", json={"texts": ["oil"] * 2, "labels": [["ship"], ["ship"]]}, headers=AUTH)
+        # "oil" was learned under crude too: forgetting it under ship alone would leave it under
+        # crude and not among all rows (issue #27): refused
+        r = c.post("/v1/unlearn", json={"texts": ["oil"], "labels": [["ship"]]}, headers=AUTH)
+        assert r.status_code == 422 and "nothing was unlearned" in r.json()["error"], r.text
+        row = {"texts": ["gulf oil shipping rates"], "labels": [["crude", "ship"]]}
+        r = c.post("/v1/unlearn", json=row, headers=AUTH)
+        assert r.status_code == 200  # a row learned once: it can go, once
+        r = c.post("/v1/unlearn", json=row, headers=AUTH)
         assert r.status_code == 422 and "nothing was unlearned" in r.json()["error"], r.text
         assert c.get("/v1/model").json()["version"] == 1
 

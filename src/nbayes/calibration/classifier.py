@@ -7,7 +7,7 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-from .._estimator import Classifier
+from .._estimator import Classifier, rebuild
 from .._math import logsumexp
 from .._validation import check_choice, check_sample_weight, check_y, classes_and_codes, encode_labels, n_rows, show
 from ..errors import DataError, InvalidParameterError, ModelFileError, NotFittedError
@@ -280,7 +280,7 @@ class CalibratedClassifier(Classifier):
     def save(self, path: Any) -> None:
         """Write the model (base and map) to one model file; :func:`nbayes.load` reads it."""
         self.check_fitted()
-        save_state(path, self.to_state())
+        save_state(path, self.to_state(), rebuild(self))
 
     def to_state(self) -> dict[str, Any]:
         """The base model's state nested under ``base/`` (arrays) and ``meta["base"]`` (kind,

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
-from .._estimator import Generative
+from .._estimator import Generative, rebuild
 from .._validation import (
     check_choice,
     check_number,
@@ -21,7 +21,8 @@ from .._validation import (
     first_bad,
     show,
 )
-from ..errors import DataError, InvalidParameterError
+from ..errors import DataError, InvalidParameterError, StatisticsError
+from ..stats.checks import check_shapes
 from ..io.model_file import save_state
 from ..naive_bayes.gaussian import class_priors
 from .covariance import class_estimate, first_dependent, regularise
@@ -389,7 +390,7 @@ class GaussianBayes(Generative):
         """Write the model to ``path`` (atomically, no pickle); read it back with
         :func:`nbayes.load`."""
         self.check_fitted()
-        save_state(path, self.to_state())
+        save_state(path, self.to_state(), rebuild(self))
 
     def to_state(self) -> dict[str, Any]:
         """The model as the state of a model file (``save`` writes it)."""
@@ -425,19 +426,15 @@ class GaussianBayes(Generative):
         d = int(meta["n_features_in"])
         classes = a["classes"]
         K = len(classes)
+        check_shapes(a, {"means": (K, d), "covariance": (d, d) if model.covariance == "shared" else (K, d, d),
+                         "class_count": (K,), "class_prior": (K,), "shrinkage": (K,)})
         means = np.asarray(a["means"], dtype=float)
         cov = np.asarray(a["covariance"], dtype=float)
-        want = (d, d) if model.covariance == "shared" else (K, d, d)
-        if means.shape != (K, d) or cov.shape != want:
-            raise ValueError(
-                f"means {means.shape} / covariance {cov.shape} do not fit {K} classes and "
-                f"{d} features"
-            )
         counts = np.asarray(a["class_count"], dtype=float)
         priors = np.asarray(a["class_prior"], dtype=float)
         used = np.asarray(a["shrinkage"], dtype=float)
-        if counts.shape != (K,) or priors.shape != (K,) or used.shape != (K,):
-            raise ValueError("class arrays do not match the number of classes")
+        if (counts < 0).any() or (priors < 0).any() or not np.isclose(priors.sum(), 1.0, rtol=1e-9):
+            raise StatisticsError("'class_count' / 'class_prior': expected weights >= 0 and priors summing to 1")
         names = meta.get("feature_names")
         rows = np.full(K, d + 1)
         stack = cov[None] if cov.ndim == 2 else cov

@@ -20,7 +20,7 @@ import math
 import os
 import struct
 import tempfile
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -174,9 +174,22 @@ def _serialise(state: dict[str, Any]) -> list[Any]:
 
 
 # ----------------------------------------------------------------------------- files
-def save_state(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
-    """Write ``state`` to ``path`` atomically: a crash mid-save leaves the old file intact."""
+def save_state(path: str | os.PathLike[str], state: dict[str, Any],
+               build: Callable[[dict[str, Any]], Any] | None = None) -> None:
+    """Write ``state`` to ``path`` atomically: a crash mid-save leaves the old file intact.
+
+    ``build`` (the model class's own ``from_state``, nested kinds with their inner builders):
+    the serialised bytes are parsed back with the file reader and built before anything is
+    written, so ``save`` never writes what ``load`` refuses (a ModelFileError instead)."""
     parts = _serialise(state)  # a serialisation error writes nothing
+    name = os.fsdecode(os.fspath(path)) if isinstance(path, str | bytes | os.PathLike) else repr(path)
+    if build is not None:
+        data = b"".join(bytes(part) for part in parts)
+        try:
+            build(state_from_bytes(data + hashlib.sha256(data).digest(), name))
+        except (ModelFileError, KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise ModelFileError(f"{name}: cannot save, the file would not load back ({type(exc).__name__}: "
+                                 f"{exc}); nothing was written") from None
     path, folder = _target(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".nbayes-", suffix=".tmp")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from .._scipy import sparse as sp
 
-from .._estimator import Classifier
+from .._estimator import Classifier, rebuild
 from .._validation import (
     check_choice,
     check_number,
@@ -28,6 +28,7 @@ from .._validation import (
     show,
 )
 from ..errors import ConvergenceError, ConvergenceWarning, DataError, InvalidParameterError
+from ..stats.checks import check_shapes
 from ..io.model_file import decode_params, encode_params, save_state
 from .loss import Design, LogLoss
 from .._math import log_normalize_rows
@@ -327,7 +328,7 @@ class LogisticRegression(Classifier):
     def save(self, path: Any) -> None:
         """Write the model to ``path`` (atomically, no pickle); read it with :func:`nbayes.load`."""
         self.check_fitted()
-        save_state(path, self.to_state())
+        save_state(path, self.to_state(), rebuild(self))
 
     def to_state(self) -> dict[str, Any]:
         """The model as the state of a model file (``save`` writes it)."""
@@ -361,19 +362,23 @@ class LogisticRegression(Classifier):
             params["class_weight"] = dict(zip(labels, arrays["class_weight/values"].tolist()))
         model = cls(**params)
         meta = state["meta"]
-        coef = np.asarray(arrays["coef"], dtype=float)
-        intercept = np.asarray(arrays["intercept"], dtype=float)
         classes = arrays["classes"]
         K = len(classes)
-        if coef.ndim != 2 or coef.shape[0] != (1 if K == 2 else K) or intercept.shape != (coef.shape[0],):
-            raise ValueError(f"coefficients of shape {coef.shape} do not fit {K} classes")
+        rows = 1 if K == 2 else K
+        transform = None
+        if meta.get("transform") is not None:
+            t_arrays = {k[len("transform/"):]: v for k, v in arrays.items() if k.startswith("transform/")}
+            transform = transform_from_state(meta["transform"], t_arrays)
+        width = getattr(transform, "n_outputs", int(meta["n_features_in"]))  # a one-hot map widens the input
+        check_shapes(arrays, {"coef": (rows, width), "intercept": (rows,)})
+        coef = np.asarray(arrays["coef"], dtype=float)
+        intercept = np.asarray(arrays["intercept"], dtype=float)
         model.coef_, model.intercept_, model.classes_ = coef, intercept, classes
         model.n_features_in_ = int(meta["n_features_in"])
         if meta.get("feature_names") is not None:
             model.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
-        if meta.get("transform") is not None:
-            t_arrays = {k[len("transform/"):]: v for k, v in arrays.items() if k.startswith("transform/")}
-            model.input_transform_ = transform_from_state(meta["transform"], t_arrays)
+        if transform is not None:
+            model.input_transform_ = transform
         return model
 
 

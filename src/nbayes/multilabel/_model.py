@@ -9,9 +9,9 @@ import numpy as np
 from .._scipy import sparse as sp
 from .._scipy import expit
 
-from .._estimator import Classifier
+from .._estimator import Classifier, rebuild
 from .._validation import check_choice, check_number, check_sample_weight, encode_labels, union_labels
-from ..errors import InvalidParameterError, MergeError, ModelFileError, UnlearnError
+from ..errors import DataError, InvalidParameterError, MergeError, ModelFileError, UnlearnError
 from ..io.model_file import save_state
 from ..model_selection import KFold, check_cv
 from ..naive_bayes import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
@@ -23,8 +23,8 @@ from ._decide import decisions, with_thresholds
 from ._labels import is_indicator, label_lists, read_labels
 from ._nblr import presence
 from ._oof import fit_nblr, out_of_fold
-from ._stats import count_labels, counter_of, pair, stacked
-from ._scores import difference, extended, same
+from ._stats import check_label_rows, count_labels, counter_of, pair, stacked
+from ._scores import extended, log_odds, same
 from ._thresholds import f1_thresholds
 
 #: what a multi-label model keeps of its base model's capabilities
@@ -153,17 +153,20 @@ class MultiLabel(Classifier):
         """Count the statistics (and with ``threshold="micro"`` / ``"macro"`` choose the
         thresholds from ``cv`` out-of-fold predictions); returns self."""
         self._check_params()
+        return self._first(X, y, sample_weight, isinstance(self.threshold, str) and self.top_k is None)
+
+    def _first(self, X: Any, y: Any, sample_weight: Any, tune: bool) -> Self:
+        """``fit`` (``tune``: thresholds from out-of-fold predictions), and a first ``partial_fit``."""
         self.__dict__.pop("_template", None)
         counter = self._clone()
         Xv, names = counter.prepare_input(X, fitting=True)
         self.__dict__["_template"] = counter.unfitted_like()
         n = int(Xv.shape[0])
-        Y, labels = read_labels(y, n, allow_empty=bool(self.allow_empty))
+        Y, labels = self._label_sets(y, n)
         w = check_sample_weight(sample_weight, n)
         empty_rows = bool((np.diff(Y.indptr) == 0).any())
         if self._nblr(self.estimator):
             return self._fit_nblr(X, Xv, Y, labels, w, names, empty_rows)
-        tune = isinstance(self.threshold, str) and self.top_k is None
         if tune:
             S, scores = self._out_of_fold(X, Xv, Y, sample_weight, w, labels, names)
             thresholds = f1_thresholds(scores, Y, self.threshold)
@@ -222,18 +225,7 @@ class MultiLabel(Classifier):
         table = linear.predictor(self.estimator, self._clone(), S, d, names)
         return table if table is not None else self._models(S, labels, d, names)
 
-    @staticmethod
-    def _log_odds(models: Any, Xv: Any) -> np.ndarray:
-        with np.errstate(invalid="ignore"):
-            if isinstance(models, list):
-                cols = []
-                for m in models:
-                    j = m.joint_log_likelihood(Xv)
-                    cols.append(difference(j[:, 1], j[:, 0], m, 0))
-                return np.column_stack(cols) if cols else np.zeros((int(Xv.shape[0]), 0))
-            jll = models.joint_log_likelihood(Xv)
-            L = jll.shape[1] // 2
-            return difference(jll[:, L:], jll[:, :L], models, slice(None))
+    _log_odds = staticmethod(log_odds)
 
     def _commit(self, S: Any, labels: np.ndarray, d: int, names: list[str] | None, thresholds: np.ndarray,
                 empty_rows: bool) -> None:
@@ -263,16 +255,7 @@ class MultiLabel(Classifier):
         if not hasattr(self, "classes_"):
             self._check_params()
             self._no_nblr("partial_fit")
-            self.__dict__.pop("_template", None)
-            counter = self._clone()
-            Xv, names = counter.prepare_input(X, fitting=True)
-            self.__dict__["_template"] = counter.unfitted_like()
-            Y, labels = read_labels(y, int(Xv.shape[0]), allow_empty=bool(self.allow_empty))
-            w = check_sample_weight(sample_weight, int(Xv.shape[0]))
-            S = count_labels(counter_of(counter, Xv, w), np.arange(int(Xv.shape[0])), Y)
-            self._commit(S, labels, int(Xv.shape[1]), names, np.full(len(labels), self._default_threshold()),
-                         bool((np.diff(Y.indptr) == 0).any()))
-            return self
+            return self._first(X, y, sample_weight, tune=False)
         self.add_statistics(*self.label_statistics(X, y, sample_weight))
         return self
 
@@ -286,7 +269,7 @@ class MultiLabel(Classifier):
         Xv = self._prepared(X)
         n = int(Xv.shape[0])
         # an indicator matrix has the model's label columns; label lists name their own labels
-        Y, labels = read_labels(y, n, self.classes_ if is_indicator(y) else None, allow_empty=bool(self.allow_empty))
+        Y, labels = self._label_sets(y, n, self.classes_ if is_indicator(y) else None)
         w = check_sample_weight(sample_weight, n)
         S = count_labels(counter_of(self._clone(), Xv, w), np.arange(n), Y)
         return S, labels, bool((np.diff(Y.indptr) == 0).any())
@@ -297,6 +280,8 @@ class MultiLabel(Classifier):
         ``partial_fit`` sets it). ``empty_rows``: whether those rows held one without a label."""
         self.check_fitted()
         self._no_nblr("partial_fit")
+        if empty_rows and not self.allow_empty:
+            raise DataError("partial_fit: rows without a label need allow_empty=True (as fit)")
         allc = union_labels(self.classes_, labels) if len(labels) else self.classes_
         base, thresholds = self._grown(self.stats_, self.classes_, self.thresholds_, allc)
         pos, _ = encode_labels(np.asarray(labels), allc) if len(labels) else (np.zeros(0, dtype=np.intp), None)
@@ -304,6 +289,12 @@ class MultiLabel(Classifier):
         self._commit(base + part, allc, self.n_features_in_, self.input_feature_names(), thresholds,
                      self.__dict__["_empty_rows"] or bool(empty_rows))
         return self
+
+    def _label_sets(self, y: Any, n: int, classes: np.ndarray | None = None, *, grow: bool = True,
+                    unknown_error: type[Exception] = DataError) -> tuple[sp.csr_matrix, np.ndarray]:
+        """The one reading of label sets for ``fit``, ``partial_fit``, ``label_statistics`` and
+        ``unlearn``: what ``fit`` refuses (an empty set unless ``allow_empty``), all refuse."""
+        return read_labels(y, n, classes, allow_empty=bool(self.allow_empty), grow=grow, unknown_error=unknown_error)
 
     def _grown(self, S: Any, old: np.ndarray, th: np.ndarray, labels: np.ndarray) -> tuple[Any, np.ndarray]:
         """Statistics and thresholds of ``old`` labels laid out over ``labels`` (a superset)."""
@@ -321,11 +312,14 @@ class MultiLabel(Classifier):
         self.check_fitted()
         self._no_nblr("unlearn")
         Xv = self._prepared(X)
-        Y, _ = read_labels(y, int(Xv.shape[0]), self.classes_, allow_empty=True, grow=False,
-                           unknown_error=UnlearnError)
+        Y, _ = self._label_sets(y, int(Xv.shape[0]), self.classes_, grow=False, unknown_error=UnlearnError)
+        if not self.__dict__["_empty_rows"] and (np.diff(Y.indptr) == 0).any():
+            raise UnlearnError(f"unlearn: row {int(np.argmax(np.diff(Y.indptr) == 0))} has no label, but the model "
+                               "never learned a row without one; the model is unchanged")
         w = check_sample_weight(sample_weight, int(Xv.shape[0]))
         part = count_labels(counter_of(self._clone(), Xv, w), np.arange(int(Xv.shape[0])), Y)
         S = self.stats_.subtract(part, extended(self.classes_))
+        check_label_rows(S, extended(self.classes_), UnlearnError)  # rows unlearned under other label sets
         self._commit(S, self.classes_, self.n_features_in_, self.input_feature_names(), self.thresholds_,
                      self.__dict__["_empty_rows"])
         return self
@@ -346,6 +340,9 @@ class MultiLabel(Classifier):
                 raise MergeError(f"cannot merge: the base models' parameter {p!r} differs and it shapes the statistics")
         if self.n_features_in_ != other.n_features_in_ or self.input_feature_names() != other.input_feature_names():
             raise MergeError("cannot merge: the models were fitted on different features")
+        if other.__dict__["_empty_rows"] and not self.allow_empty:
+            raise MergeError("cannot merge: the other model learned rows without a label, which this model "
+                             "(allow_empty=False) refuses, as fit does")
         labels = union_labels(self.classes_, other.classes_)
         Sa, ta = self._grown(self.stats_, self.classes_, self.thresholds_, labels)
         Sb, tb = other._grown(other.stats_, other.classes_, other.thresholds_, labels)
@@ -482,7 +479,7 @@ class MultiLabel(Classifier):
     def save(self, path: Any) -> None:
         """Write the model to one model file (no pickle); :func:`nbayes.load` reads it."""
         self.check_fitted()
-        save_state(path, self.to_state())
+        save_state(path, self.to_state(), rebuild(self))
 
     def to_state(self) -> dict[str, Any]:
         """The base model over L + 1 classes (row l: label l's rows, row L: all rows) nested under

@@ -40,3 +40,18 @@ def same(a: Any, b: Any) -> bool:
         return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
     except (TypeError, ValueError):
         return bool(a == b)
+
+
+def log_odds(models: Any, Xv: Any) -> np.ndarray:
+    """Each label's log-odds of the prepared rows ``Xv``: from the binary models (a list) or the
+    stacked model over 2L classes."""
+    with np.errstate(invalid="ignore"):
+        if isinstance(models, list):
+            cols = []
+            for m in models:
+                j = m.joint_log_likelihood(Xv)
+                cols.append(difference(j[:, 1], j[:, 0], m, 0))
+            return np.column_stack(cols) if cols else np.zeros((int(Xv.shape[0]), 0))
+        jll = models.joint_log_likelihood(Xv)
+        L = jll.shape[1] // 2
+        return difference(jll[:, L:], jll[:, :L], models, slice(None))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from ..stats.checks import check_shapes
 from ._stats import check_label_rows, rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,9 +61,8 @@ def from_state(cls: type["MultiLabel"], state: dict[str, Any], build: Callable[[
         raise ValueError(f"the base statistics have {len(S.class_count)} rows for {L} labels (expected {L + 1})")
     names = np.array(classes.tolist() + ["(all rows)"], dtype=object)
     check_label_rows(S, names)
+    check_shapes(arrays, {"thresholds": (L,)})
     thresholds = np.asarray(arrays["thresholds"], dtype=np.float64)
-    if thresholds.shape != (L,) or np.isnan(thresholds).any():
-        raise ValueError(f"'thresholds': expected {L} numbers, got shape {thresholds.shape}")
     model = cls(type(base)(**base.get_params()), **{k: params[k] for k in
                 ("threshold", "top_k", "empty", "allow_empty", "normalize")}, cv=5 if params.get("cv") is None else params["cv"])
     model._check_params()
@@ -71,11 +71,11 @@ def from_state(cls: type["MultiLabel"], state: dict[str, Any], build: Callable[[
     names_in = meta.get("feature_names")
     empty_rows = bool(meta.get("empty_rows", False))
     if "nblr/weights" in arrays:
-        W, b = np.asarray(arrays["nblr/weights"], dtype=np.float64), np.asarray(arrays["nblr/intercept"], dtype=np.float64)
-        if W.ndim != 2 or W.shape[1] != L or b.shape != (L,):
-            raise ValueError(f"'nblr/weights' / 'nblr/intercept': expected (terms, {L}) and ({L},), got {W.shape}, {b.shape}")
         vocab = type(base)(**base.get_params())
         vocab.set_statistics(rows(S, np.array([L])), np.array([0]), d, names_in)
+        # one weight per term of the vocabulary (the columns of its transform) and label
+        check_shapes(arrays, {"nblr/weights": (len(vocab.vocabulary_), L), "nblr/intercept": (L,)})
+        W, b = np.asarray(arrays["nblr/weights"], dtype=np.float64), np.asarray(arrays["nblr/intercept"], dtype=np.float64)
         model.__dict__.update({"stats_": S, "classes_": classes, "n_features_in_": d, "thresholds_": thresholds,
                                "_predictor": vocab, "_nblr_weights": (W, b), "_empty_rows": empty_rows})
         return model

@@ -19,6 +19,7 @@ from ..errors import InvalidParameterError, StatisticsError
 from ..model_selection import take
 from ..naive_bayes.mixed import MixedStats
 from ..stats import CategoricalStats, CountStats, MomentStats, TextStats
+from ..stats.checks import REL_TOL
 from ..stats.exact import concat_tails, tail_rows
 
 #: the class axis of each statistics type (the fields indexed by class; the rest is per corpus)
@@ -183,10 +184,49 @@ def pair(T: Any, l: int) -> Any:
     return with_corpus(rows(T, np.array([l, L + l])), T)
 
 
-def check_label_rows(S: Any, names: np.ndarray) -> None:
-    """No label carries more weight than all rows together (a model file could claim it)."""
-    cc = np.asarray(S.class_count, dtype=np.float64)
-    over = cc[:-1] > cc[-1] * (1 + 1e-9) + 1e-12
-    if over.any():
-        j = int(np.argmax(over))
-        raise StatisticsError(f"statistics: label {names[j]!r} has weight {cc[j]} but all rows together have {cc[-1]}")
+def check_label_rows(S: Any, names: np.ndarray, error: type[Exception] = StatisticsError) -> None:
+    """No label's rows hold more than all rows together, in the class weights and in every
+    per-class array (a model file could claim it; an unlearn of rows under other label sets than
+    they were learned with would leave it): ``error`` naming the label and the array."""
+    for what, a in _class_arrays(S):
+        L = a.shape[0] - 1
+        if sp.issparse(a):
+            P = sp.coo_matrix(sp.csr_matrix(a)[:L])
+            tot = np.asarray(sp.csr_matrix(a)[L].todense(), dtype=np.float64).ravel()
+            over = P.data > tot[P.col] * (1 + REL_TOL) + 1e-12
+            if over.any():
+                k = int(np.argmax(over))
+                j, col, have, all_ = int(P.row[k]), int(P.col[k]), float(P.data[k]), float(tot[P.col[k]])
+                _over(error, names, j, what, col, have, all_)
+            continue
+        a = np.asarray(a, dtype=np.float64)
+        over_d = a[:L] > a[L:] * (1 + REL_TOL) + 1e-12
+        if over_d.any():
+            at = tuple(int(i) for i in np.argwhere(over_d)[0])
+            _over(error, names, at[0], what, at[1] if len(at) > 1 else None, float(a[at]), float(a[(L, *at[1:])]))
+
+
+def _over(error: type[Exception], names: np.ndarray, j: int, what: str, col: int | None, have: float,
+          all_: float) -> None:
+    where = "" if col is None else f" (column {col})"
+    raise error(f"statistics: label {names[j]!r} has {what} {have:.17g}{where} but all rows together have "
+                f"{all_:.17g}; a label's rows are a part of all rows")
+
+
+def _class_arrays(S: Any) -> list[tuple[str, Any]]:
+    """(name, array with the class axis first) of every per-class sum of weights in ``S``."""
+    out: list[tuple[str, Any]] = [("weight", S.class_count)]
+    if isinstance(S, MixedStats):
+        for k, part in S.parts.items():
+            out += [(f"{k}: {w}", a) for w, a in _class_arrays(part)[1:]]
+    elif isinstance(S, CategoricalStats):
+        out += [(f"count of feature {j}", c) for j, c in enumerate(S.counts)]
+    elif isinstance(S, CountStats):
+        out += [("feature_count", S.feature_count)]
+        if S.missing_count is not None:
+            out.append(("missing_count", S.missing_count))
+    elif isinstance(S, MomentStats):
+        out += [("feature weight", S.weight)]
+    elif isinstance(S, TextStats):
+        out += [("term_count", S.term_count), ("doc_count", S.doc_count)]
+    return out

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Self, TypeVar
 
 import numpy as np
 
-from .._estimator import Generative
+from .._estimator import Generative, rebuild
 from .._validation import (
     check_number,
     check_sample_weight,
@@ -492,7 +492,7 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         """Write the model to ``path`` (atomically; no pickle). Read it back with
         :func:`nbayes.load`."""
         self.check_fitted()
-        save_state(path, self.to_state())
+        save_state(path, self.to_state(), rebuild(self))
 
     def to_state(self) -> dict[str, Any]:
         """The model as the state of a model file (kind, parameters, meta data, the statistics' arrays);
@@ -525,7 +525,8 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
             model.__dict__["_layout"] = _layout_of(layout, len(arrays["classes"]))
         n_features = int(meta["n_features_in"])
         stats = cls.statistics_from_arrays(arrays, n_features)
-        check_state(stats, arrays["classes"], n_features, meta)
+        mix = model.__dict__.get("_layout")
+        check_state(stats, arrays["classes"], n_features, meta, None if mix is None else int(mix.total))
         model.set_statistics(stats, arrays["classes"], n_features, meta.get("feature_names"))
         model._restore_em_report(meta)
         return model

@@ -14,14 +14,15 @@ from ._components import Components
 __all__ = ["check_state"]
 
 
-def check_state(stats: Any, classes: Any, n_features: int, meta: dict[str, Any]) -> None:
+def check_state(stats: Any, classes: Any, n_features: int, meta: dict[str, Any], n_rows: int | None = None) -> None:
     """A model file's statistics are ones data could have produced (a valid checksum is not a
-    valid model): the statistics' own check, one distinct label per class, and the recorded
-    number of training rows equal to the class weights it summarises."""
+    valid model): one distinct label per class, the statistics' own check (every array's shape
+    against the class rows, ``n_rows``: one per class or per EM component, and the features),
+    and the recorded number of training rows equal to the class weights it summarises."""
     labels = np.asarray(classes)
     if labels.ndim != 1 or len(labels) == 0 or len(sorted_unique(labels)) != len(labels):
         raise StatisticsError(f"classes: expected distinct labels, got {labels.tolist()!r}")
-    stats.check(n_classes=None, n_features=n_features)
+    stats.check(n_classes=len(labels) if n_rows is None else n_rows, n_features=n_features)
     seen = meta.get("n_samples_seen")
     total = float(np.sum(stats.class_count))
     if seen is not None and not np.isclose(float(seen), total, rtol=1e-9, atol=1e-9):

@@ -494,6 +494,7 @@ def _load(cls: type[NaiveBayes], state: dict[str, Any]) -> NaiveBayes:
         sub = {k[len(f"part/{kind}/") :]: v for k, v in arrays.items() if k.startswith(f"part/{kind}/")}
         S = _stats_class(kind)
         parts[kind] = S.from_arrays(sub) if S in (MomentStats, CountStats) else S.from_arrays(sub, d)
+        parts[kind].check(n_classes=len(arrays["classes"]), n_features=d)  # its shapes: its columns
     stats = MixedStats(arrays["stats/class_count"], parts)
     if sum(1 for k in kinds) != int(meta["n_features_in"]):
         raise StatisticsError(f"meta: {len(kinds)} column kinds for {meta['n_features_in']} features")

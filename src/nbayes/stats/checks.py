@@ -114,3 +114,19 @@ def check_class_count(class_count: Any, n_classes: int | None) -> np.ndarray:
     if cc.ndim != 1:
         raise StatisticsError(f"statistics 'class_count': expected one weight per class, got shape {cc.shape}")
     return cc
+
+
+def check_shapes(arrays: dict[str, Any], shapes: dict[str, tuple[int, ...]], *, finite: bool = True) -> None:
+    """A model file's arrays against the shapes their model declares in terms of its classes and
+    features (e.g. ``{"coef": (K, d), "intercept": (K,)}``), and finite: a StatisticsError
+    naming the array otherwise (a valid checksum is not a valid model; a wrong shape would
+    surface as an IndexError or a broadcast error at predict)."""
+    for name, shape in shapes.items():
+        if name not in arrays:
+            raise StatisticsError(f"array {name!r}: missing (expected shape {tuple(shape)})")
+        a = np.asarray(arrays[name])
+        if a.shape != tuple(shape):
+            raise StatisticsError(f"array {name!r}: expected shape {tuple(shape)}, got {a.shape}")
+        if finite and a.dtype.kind in "fc" and not np.isfinite(a).all():
+            at = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+            raise StatisticsError(f"array {name!r}: entry {list(at)} is {show(a[at])}; expected a finite number")

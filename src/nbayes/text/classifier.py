@@ -20,6 +20,7 @@ from ..naive_bayes._base import BaseNB
 from ..naive_bayes.bernoulli import BernoulliNB, Binary
 from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, log_ratio_scores
+from ..stats.checks import check_shapes
 from ..stats.text import TextStats
 from ._em import TextEM
 from .settings import TextSettings, Docs
@@ -346,7 +347,9 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         model = super().from_state(state)
         if state["meta"].get("idf") == "frozen":
             model.idf = model.idf_
-        if model.model == "nblr":
+        if model.model == "nblr":  # one weight per term of the vocabulary (transform's columns) and class
+            K, V = len(model.classes_), len(model.vocabulary_)
+            check_shapes(state["arrays"], {"nblr/weights": (V, K), "nblr/intercept": (K,)})
             model._set_nblr(state["arrays"]["nblr/weights"], state["arrays"]["nblr/intercept"])
         return model
 
