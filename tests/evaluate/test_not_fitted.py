@@ -72,6 +72,7 @@ CALLS: dict[str, Callable[..., Any]] = {
     "unlearn": lambda m, X, y, one, tmp: m.unlearn(X, y),
     "merge": lambda m, X, y, one, tmp: m.merge(m),
     "with_prior": lambda m, X, y, one, tmp: m.with_prior([0.5, 0.5]),
+    "estimate_prior": lambda m, X, y, one, tmp: m.estimate_prior(X),
     "to_logistic": lambda m, X, y, one, tmp: m.to_logistic(),
     "transform": lambda m, X, y, one, tmp: m.transform(X),
     "to_state": lambda m, X, y, one, tmp: m.to_state(),

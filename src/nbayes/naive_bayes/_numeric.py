@@ -50,7 +50,7 @@ class Choice:
 def diagnose(x: np.ndarray) -> str | None:
     """Why a Gaussian fits the numeric column ``x`` badly (a phrase), or None.
 
-    >>> diagnose(np.r_[np.zeros(90), np.arange(1, 11) * 1000.0])
+    >>> diagnose(np.r_[np.zeros(900), np.arange(1, 101) * 1000.0])
     'mostly one value (0 in 90% of rows)'
     """
     v = x[~np.isnan(x)]
@@ -198,7 +198,7 @@ def _held_out(model: Any, T: Table, names: list[str] | None, cols: list[int], ki
     sub = Table(None, [T.column(j) for j in cols], (T.shape[0], len(cols)))
     sub_names = None if names is None else [names[j] for j in cols]
     sub_edges = {i: edges[j] for i, j in enumerate(cols) if kinds[i] == "binned"}
-    Xv = model.parts_of(sub, sub_names, kinds, sub_edges)
+    Xv = model._parts_of(sub, sub_names, kinds, sub_edges)
     n, K = T.shape[0], len(classes)
     terms = np.empty((n, K, len(cols)))
     icpt = np.empty((n, K))
@@ -210,7 +210,7 @@ def _held_out(model: Any, T: Table, names: list[str] | None, cols: list[int], ki
         weights = base.copy()
         weights[held] = 0.0
         m.set_statistics(m.count_statistics(Xv, codes, K, weights), classes, len(cols), sub_names)
-        terms[held] = m.feature_terms(model.parts_of(_rows(sub, held), sub_names, kinds, sub_edges))
+        terms[held] = m.feature_terms(model._parts_of(_rows(sub, held), sub_names, kinds, sub_edges))
         icpt[held] = m._intercept
     return terms, icpt
 

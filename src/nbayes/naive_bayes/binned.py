@@ -33,6 +33,7 @@ class Binned:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(rows, columns) of the binned codes."""
         n, d = self.M.shape
         return int(n), int(d)
 

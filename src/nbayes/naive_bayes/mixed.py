@@ -248,9 +248,9 @@ class NaiveBayes(BaseNB):
             kinds = self.column_kinds_
             binned = [j for j, k in enumerate(kinds) if k == "binned"]
             edges = dict(zip(binned, self.stats_.parts["binned"].edges)) if binned else {}
-        return self.parts_of(T, names, kinds, edges), names
+        return self._parts_of(T, names, kinds, edges), names
 
-    def parts_of(self, T: Table, names: list[str] | None, kinds: list[str], edges: dict[int, np.ndarray]) -> Parts:
+    def _parts_of(self, T: Table, names: list[str] | None, kinds: list[str], edges: dict[int, np.ndarray]) -> Parts:
         """The table's columns as each component takes them (``edges``: column -> bin edges of
         the binned ones)."""
         parts: dict[str, Any] = {}

@@ -56,6 +56,7 @@ class BinnedStats:
         return cls(cc, [np.asarray(e, dtype=np.float64) for e in edges], counts)
 
     def n_bins(self) -> list[int]:
+        """The number of bins of each column: one more than its edges."""
         return [len(e) + 1 for e in self.edges]
 
     def check_same_edges(self, other: "BinnedStats") -> None:

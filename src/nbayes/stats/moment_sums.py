@@ -18,7 +18,7 @@ from ..errors import StatisticsError
 from .exact import from_int, to_int
 from .._kernels.exact import moment_cells
 
-__all__ = ["cell_sums", "combine_cells", "sums_expansions"]
+__all__ = ["combine_cells", "exact_cell", "exact_sums", "sums_expansions"]
 
 
 def _parts(x: list[Any]) -> np.ndarray:

@@ -156,7 +156,10 @@ class TextStats:
         terms = union_terms(self.terms, other.terms)
         a, b = self._on(terms), other._on(terms)
         if np.any(b.df > a.df) or b.n_docs > a.n_docs:
-            raise UnlearnError("unlearn would remove documents this model never learned; the model is unchanged")
+            over = np.flatnonzero(np.asarray(b.df) > np.asarray(a.df))
+            where = f" (column {int(over[0])})" if len(over) else ""  # the service names the term
+            raise UnlearnError(f"unlearn would remove documents this model never learned{where}; "
+                               "the model is unchanged")
         frozen = _frozen_pair(self, other, terms)
         weighted = None if frozen is None else (frozen[0], frozen[1], _minus(frozen[2], frozen[3]))
         values, tails = combine(a, b, self.FIELDS, -1)  # exact differences (stats.exact)

@@ -29,12 +29,14 @@ def csr(a: Counts) -> sp.csr_matrix:
 
 
 def csr_from(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
+    """A CSR matrix of ``shape`` from (row, column, value) triples, duplicates summed."""
     m = sp.csr_matrix((np.asarray(data, dtype=float), (rows, cols)), shape=shape)
     m.sum_duplicates()
     return m
 
 
 def drop_zeros(m: sp.csr_matrix) -> sp.csr_matrix:
+    """``m`` without its explicit zeros (in place), returned."""
     m.eliminate_zeros()
     return m
 
