@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from .._scipy import sparse as sp
 
 from ..naive_bayes import BernoulliNB, MultinomialNB
 from ..stats import CountStats
@@ -39,7 +40,11 @@ def fold_scores(est: Any, engine: Any, trained: Any, test: np.ndarray, names: np
     alive = np.asarray(trained.df) > 0  # the terms the fold's training documents hold
     presence = bool(est.binary) or est.model == "bernoulli"
     fc = trained.doc_count if presence else trained.term_count
-    counts = CountStats(np.asarray(trained.class_count, dtype=np.float64), np.ascontiguousarray(fc[:, alive]))
+    fc = fc[:, alive]
+    # the fold engine keeps a fold's (class, term) counts as CSR pairs (issue #29); the count
+    # model is estimated on a dense table of the fold's own terms only, as TextFolds does
+    fc = fc.toarray() if sp.issparse(fc) else fc
+    counts = CountStats(np.asarray(trained.class_count, dtype=np.float64), np.ascontiguousarray(fc, dtype=np.float64))
     T = stacked(counts, names)
     cls = BernoulliNB if est.model == "bernoulli" else MultinomialNB
     inner = cls(alpha=est.alpha, fit_prior=est.fit_prior)

@@ -60,13 +60,26 @@ def check_removed(result: Any, have: Any, remove: Any, classes: np.ndarray, what
                 f"unlearn would remove more {what} of class {show(classes[at[0]])} than the model learned"
                 f"{where}: learned {h:.17g}, removing {float(m):.17g}; the model is unchanged"
             )
-    for at in keys:
-        for arr in [r, *(tail or [])]:
-            arr[at] = 0.0
+    for arr in [r, *(tail or [])]:
+        _zero_at(arr, keys)
     if sp.issparse(r):
         r.eliminate_zeros()
         for t in tail or []:
             t.eliminate_zeros()
+
+
+def _zero_at(arr: Any, keys: list[tuple[int, ...]]) -> None:
+    """Set the entries ``keys`` of ``arr`` to 0 in place. A CSR matrix (text statistics'
+    (class, term) pairs, and their tails) has only its stored entries set: an entry it does not
+    store is 0 already, and storing one would change its sparsity structure."""
+    if not sp.issparse(arr):
+        for at in keys:
+            arr[at] = 0.0
+        return
+    for row, col in keys:
+        lo, hi = arr.indptr[row], arr.indptr[row + 1]
+        hit = np.flatnonzero(arr.indices[lo:hi] == col)
+        arr.data[lo + hit] = 0.0
 
 
 def zero_small(total: np.ndarray, before: np.ndarray) -> np.ndarray:
