@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import MergeError, StatisticsError
-from .checks import check_array, check_at_most, check_class_count, check_removable, zero_small
+from .checks import check_array, check_at_most, check_class_count
+from .counts import CategoricalStats
+from .exact import read_tail, tail_arrays
 
 
 def bin_codes(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -37,6 +39,8 @@ class BinnedStats:
     class_count: np.ndarray
     edges: list[np.ndarray] = field(default_factory=list)
     counts: list[np.ndarray] = field(default_factory=list)
+    #: tails of the exact values ("class_count", "counts/<j>"), as CategoricalStats.exact
+    exact: dict[str, list[np.ndarray]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, M: np.ndarray, edges: list[np.ndarray], codes: np.ndarray, n_classes: int,
@@ -73,31 +77,26 @@ class BinnedStats:
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "BinnedStats":
         """These counts inside a class set of ``n_classes``; class k goes to row ``pos[k]``."""
-        cc = np.zeros(n_classes)
-        cc[pos] = self.class_count
-        counts = []
-        for cnt in self.counts:
-            new = np.zeros((n_classes, cnt.shape[1]))
-            new[pos] = cnt
-            counts.append(new)
-        return BinnedStats(cc, [e.copy() for e in self.edges], counts)
+        return self._binned(self._categorical().embed(pos, n_classes))
+
+    def _categorical(self) -> CategoricalStats:
+        """The same counts as categorical statistics whose values are the bin numbers: the
+        arithmetic (exact sums, refusals) is theirs, written once."""
+        return CategoricalStats(self.class_count, [np.arange(len(e) + 1) for e in self.edges], self.counts,
+                                self.exact)
+
+    def _binned(self, c: CategoricalStats) -> "BinnedStats":
+        return BinnedStats(c.class_count, [e.copy() for e in self.edges], c.counts, c.exact)
 
     def __add__(self, other: "BinnedStats") -> "BinnedStats":
         self.check_same_edges(other)
-        return BinnedStats(self.class_count + other.class_count, [e.copy() for e in self.edges],
-                           [a + b for a, b in zip(self.counts, other.counts)])
+        return self._binned(self._categorical() + other._categorical())
 
     def subtract(self, other: "BinnedStats", classes: np.ndarray) -> "BinnedStats":
-        """The counts of ``self``'s rows without ``other``'s (:class:`~nbayes.errors.UnlearnError`
+        """The counts of ``self``'s rows without ``other``'s, exactly (:class:`~nbayes.errors.UnlearnError`
         when ``other`` removes more than ``self`` holds)."""
         self.check_same_edges(other)
-        check_removable(self.class_count, other.class_count, classes, "weight")
-        counts = []
-        for a, b in zip(self.counts, other.counts):
-            check_removable(a, b, classes, "bin counts")
-            counts.append(np.maximum(zero_small(a - b, a), 0))
-        cc = np.maximum(zero_small(self.class_count - other.class_count, self.class_count), 0)
-        return BinnedStats(cc, [e.copy() for e in self.edges], counts)
+        return self._binned(self._categorical().subtract(other._categorical(), classes))
 
     def merge(self, other: "BinnedStats") -> "BinnedStats":
         """The statistics of both sets of rows (same class layout, same edges): ``self + other``."""
@@ -127,16 +126,21 @@ class BinnedStats:
         for j, (e, cnt) in enumerate(zip(self.edges, self.counts)):
             out[f"stats/edges/{j}"] = e
             out[f"stats/bins/{j}"] = cnt
-        return out
+        return out | tail_arrays(self.exact)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> "BinnedStats":
         """The counts of ``n_features`` binned columns read back from ``to_arrays``'s arrays."""
-        return cls(
+        out = cls(
             arrays["stats/class_count"],
             [np.asarray(arrays[f"stats/edges/{j}"], dtype=np.float64) for j in range(n_features)],
             [arrays[f"stats/bins/{j}"] for j in range(n_features)],
         )
+        for name, value in [("class_count", out.class_count)] + [(f"counts/{j}", c) for j, c in enumerate(out.counts)]:
+            tail = read_tail(arrays, name, np.shape(value))
+            if tail:
+                out.exact[name] = tail
+        return out
 
 
 def _show_edges(e: np.ndarray) -> str:

@@ -82,11 +82,6 @@ def _zero_at(arr: Any, keys: list[tuple[int, ...]]) -> None:
         arr.data[lo + hit] = 0.0
 
 
-def zero_small(total: np.ndarray, before: np.ndarray) -> np.ndarray:
-    """Snap to exactly 0 the entries that cancel to rounding noise after a subtraction."""
-    return np.where(np.abs(total) <= REL_TOL * np.abs(before), 0.0, total)
-
-
 def check_array(
     name: str, arr: Any, shape: tuple[int, ...] | None = None, *, nonnegative: bool = True
 ) -> np.ndarray:
