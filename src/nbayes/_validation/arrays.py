@@ -11,6 +11,7 @@ from .._scipy import sparse as sp
 
 from ..errors import DataError, FeatureMismatchError
 from .common import _col_name, first_bad, is_missing, show
+from .kinds import check_table
 
 _BLOCK = 1 << 16  # rows per block when scanning large arrays (keeps temporaries small)
 
@@ -101,7 +102,10 @@ def check_X_numeric(
     """Validate a numeric 2-D input once; return (float64 array or CSR matrix, column names).
 
     ``check_finite=False`` leaves the inf/NaN scan to a kernel that fuses it into its own pass.
+    A wrong kind of input (a mapping, a set, a lone value, an iterator, a 1-D Series, ragged
+    rows) is refused first (:func:`~nbayes._validation.kinds.check_table`).
     """
+    check_table(X, who)
     names = _frame_columns(X)
     if sp.issparse(X):
         if not allow_sparse:
