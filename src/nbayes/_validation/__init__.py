@@ -17,7 +17,7 @@ from .arrays import (
     take_rows,
 )
 from .common import first_bad, is_missing, show
-from .kinds import check_document, check_documents, check_table, describe
+from .kinds import check_document, check_documents, check_rows, check_table, describe, reusable
 from .labels import (
     check_y,
     classes_and_codes,
@@ -37,6 +37,7 @@ __all__ = [
     "check_flat",
     "check_number",
     "check_probability_vector",
+    "check_rows",
     "check_sample_weight",
     "check_shape",
     "check_table",
@@ -54,6 +55,7 @@ __all__ = [
     "label_array",
     "missing_mask",
     "n_rows",
+    "reusable",
     "show",
     "sorted_unique",
     "take_rows",

@@ -101,6 +101,25 @@ def _common_refusal(X: Any) -> str | None:
     return None
 
 
+def check_rows(X: Any, who: str = "X") -> None:
+    """Refuse what holds no rows of any model, before its rows are counted (a wrapper that
+    splits X, such as cross-validation, counts them before its model reads them): nothing, a
+    lone value, a mapping, a set, an iterator (counted, it would be used up)."""
+    why = _common_refusal(X)
+    if why is None and isinstance(X, Iterator):
+        why = "an iterator is read once and has no length: pass a list or an array"
+    if why is not None:
+        raise DataError(f"{who}: expected rows (an array, a table or a list of documents or of rows), "
+                        f"got {describe(X)}; {why}")
+
+
+def reusable(X: Any) -> Any:
+    """``X`` as an input that can be read more than once: an iterator (of documents) becomes a
+    list; anything else is returned as it is. For a model that gives X to several models (an
+    ensemble), each of which reads it."""
+    return list(X) if isinstance(X, Iterator) else X
+
+
 def check_table(X: Any, who: str = "X") -> None:
     """Refuse what is not a table before it is read: nothing, a lone value, a mapping, a set,
     an iterator (a stream of ``(X, y)`` chunks is the chunk reader's), a 1-D Series / Arrow
