@@ -20,6 +20,8 @@ def add_learning(doc: dict[str, Any], classes: list[Any], allow_new_classes: boo
         label = {"type": "array", "items": label, "minItems": 0 if allow_empty else 1,
                  "description": "the item's label set (a label named twice counts once)"
                                 + ("" if allow_empty else "; the model takes no empty set")}
+    if allow_new_classes:
+        open_classes(schemas, {"type": _types(classes)})
     weight = {"type": "number", "minimum": 0}
     one, many = copy.deepcopy(schemas["One"]), copy.deepcopy(schemas["Batch"])
     one["properties"].update(label=label, weight=weight)
@@ -77,6 +79,24 @@ def add_learning(doc: dict[str, Any], classes: list[Any], allow_new_classes: boo
         }}}
     doc["components"].setdefault("securitySchemes", {})["bearer"] = {"type": "http", "scheme": "bearer"}
     return doc
+
+
+def open_classes(schemas: dict[str, Any], label: dict[str, Any]) -> None:
+    """The answers' schemas of a service whose classes grow (``--allow-new-classes``): a
+    label is any value of the classes' JSON types, not one of those at start, and per-class
+    maps (probabilities, thresholds) may hold more classes than the model had (the schema is
+    read once by a client; the classes change with every update that brings one)."""
+    for name in ("Prediction", "Explanation"):
+        props = schemas[name]["properties"]
+        for key in ("label", "runner_up"):
+            if "enum" in props.get(key, {}):
+                props[key] = {**{k: v for k, v in props[key].items() if k != "enum"}, **label}
+        if "items" in props.get("labels", {}):  # a multi-label prediction: its label set
+            props["labels"] = {**props["labels"], "items": label}
+            props["labels"].pop("maxItems", None)
+        for key in ("probabilities", "thresholds"):
+            if key in props:
+                props[key] = {**props[key], "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1}}
 
 
 def _types(classes: list[Any]) -> list[str]:
