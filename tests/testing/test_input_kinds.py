@@ -132,3 +132,16 @@ def test_wrong_kinds_cover_the_issue_list():
     table = {name for name, _, _ in wrong_kinds(dataset_for(nbayes.GaussianNB()))}
     assert {"documents", "pandas Series", "polars Series", "generator of rows", "set of rows", "ragged rows",
             "dict of columns", "list of records"} <= table
+
+
+@pytest.mark.parametrize("X, given", [({"text": DOCS}, r"a dict"), (set(DOCS), r"a set"), (None, r"None"),
+                                      (pd.DataFrame({"text": DOCS}), r"a pandas DataFrame")])
+def test_the_vectorizer_refuses_alike(X, given):
+    from nbayes.text import Vectorizer
+
+    for call in (Vectorizer().fit, Vectorizer().fit_transform, Vectorizer().fit(DOCS).transform):
+        with pytest.raises(DataError, match="a text model takes a 1-D sequence of documents.*; got " + given):
+            call(X)
+    reference = Vectorizer().fit_transform(DOCS).toarray()
+    for same in ((d for d in DOCS), pd.Series(DOCS, index=[3, 2, 1, 0]), np.array(DOCS)):
+        np.testing.assert_array_equal(Vectorizer().fit_transform(same).toarray(), reference)
