@@ -101,6 +101,8 @@ def wrong_kinds(data: Dataset) -> list[Kind]:
         ("ragged rows", lambda d: [list(r)[: len(r) - i % 2] for i, r in enumerate(_array(d).tolist())],
          r"row|ragged|inhomogeneous"),
         ("3-D array", lambda d: np.zeros((d.n_rows, 2, 2)), r"3-D"),
+        ("1-D array", lambda d: np.arange(d.n_rows, dtype=float), r"1-D"),
+        ("one column as a flat list", lambda d: _array(d)[:, 0].tolist(), r"1-D|row 0"),
     ]
     if pd is not None:
         kinds.append(("pandas Series", lambda d: pd.Series(_array(d)[:, 0].tolist()), r"Series|1-D"))
@@ -180,13 +182,15 @@ def _answers(estimator: Any, data: Dataset) -> Iterator[tuple[str, Any, Any]]:
 def law_wrong_input_kinds(estimator: Any, data: Dataset) -> None:
     """Every entry point refuses every input of a kind the model does not take with an
     :class:`~nbayes.errors.NBayesError` (a ``ValueError``) whose message says what was
-    expected and names what was given: never an answer, never another exception."""
+    expected and names what was given: never an answer, never another exception; the fitted
+    model it was given to is unchanged."""
     y = _labels(estimator, data)
     kinds = wrong_kinds(data)
     if data.kind == "text":
         explain_kinds = [("list of documents", _docs, r"list"), *[k for k in kinds if k[0] in (
             "dict of columns", "single number", "None", "set of documents", "pandas frame of one column")]]
     for entry, fitted, _ in _answers(estimator, data):
+        before = fitted.predict_proba(data.X)
         for name, make, given in (explain_kinds if entry == "explain" and data.kind == "text" else kinds):
             model = clone(estimator) if entry in ("fit", "partial_fit") else fitted
             try:
@@ -201,6 +205,8 @@ def law_wrong_input_kinds(estimator: Any, data: Dataset) -> None:
                 raise LawError(f"{entry}({name}) raised {type(exc).__name__}: {exc}; expected an nbayes "
                                "DataError saying what the model takes") from None
             raise LawError(f"{entry}({name}) was accepted: a {data.kind} model read an input of another kind")
+        if not np.array_equal(fitted.predict_proba(data.X), before):
+            raise LawError(f"{entry}: a refused input of another kind changed the fitted model")
 
 
 def _numbers(answer: Any) -> np.ndarray:
