@@ -27,8 +27,14 @@ def add_learning(doc: dict[str, Any], classes: list[Any], allow_new_classes: boo
     one["properties"].update(label=label, weight=weight)
     one["required"] = [*one["required"], "label"]
     items = next(iter(many["properties"].values()))
-    many["properties"].update(labels={"type": "array", "items": label, "maxItems": items.get("maxItems")},
-                              weights={"type": "array", "items": weight, "maxItems": items.get("maxItems")})
+    key = next(iter(many["properties"]))
+    # one label (and weight) per item: JSON Schema cannot tie two arrays' lengths (short of one
+    # branch per length, --max-batch of them), so it is said here; another number is a 422
+    one_each = f"one per item of {key!r}, as many as it holds (another number is refused: 422)"
+    many["properties"].update(labels={"type": "array", "items": label, "maxItems": items.get("maxItems"),
+                                      "description": f"the labels, {one_each}"},
+                              weights={"type": "array", "items": weight, "maxItems": items.get("maxItems"),
+                                       "description": f"the weights (optional), {one_each}"})
     many["required"] = [*many["required"], "labels"]
     schemas["LearnOne"], schemas["LearnBatch"] = one, many
 
