@@ -55,7 +55,7 @@ def test_the_issue_example_is_refused_naming_the_columns():
     (b"cheap pills", r"a single bytes value"),
     (3.0, r"a single float \(3\.0\)"),
     (None, r"None; no input"),
-    (np.array(DOCS, dtype=object).reshape(-1, 1), r"a 2-D numpy array of shape \(4, 1\); pass one column"),
+    (np.array(DOCS, dtype=object).reshape(-1, 1), r"a 2-D ndarray of shape \(4, 1\); pass one column"),
     (pl.DataFrame({"text": DOCS}), r"a polars DataFrame with 1 column\(s\) \('text'\)"),
 ])
 def test_a_text_model_names_what_it_was_given(X, given):

@@ -53,7 +53,7 @@ def _column_names(X: Any) -> list[str]:
 
 def describe(X: Any) -> str:
     """What ``X`` is, in words, for a message: ``"a dict (a mapping with keys 'a')"``,
-    ``"a generator"``, ``"a 2-D numpy array of shape (3, 1)"``."""
+    ``"a generator"``, ``"a 2-D ndarray of shape (3, 1)"``."""
     if X is None:
         return "None"
     name = type(X).__name__
@@ -69,7 +69,7 @@ def describe(X: Any) -> str:
         return f"a {_module(X)} {name} with {len(names)} column(s) ({head})"
     shape = getattr(X, "shape", None)
     if isinstance(shape, tuple) and hasattr(X, "ndim"):
-        where = "numpy array" if isinstance(X, np.ndarray) else f"{_module(X)} {name}"
+        where = "ndarray" if isinstance(X, np.ndarray) else f"{_module(X)} {name}"
         return f"a {len(shape)}-D {where} of shape {tuple(shape)}"
     if isinstance(X, Mapping):
         keys = ", ".join(repr(k) for k in list(X)[:3]) + (", ..." if len(X) > 3 else "")
