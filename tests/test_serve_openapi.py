@@ -57,17 +57,46 @@ def model_files(tmp_path_factory):
     return d
 
 
-def _schema(path):
+#: 413 is the answer to a body over --max-body, refused before it is read, whether or not it
+#: follows the schema (JSON Schema bounds items and characters, not bytes; the request body's
+#: description states the limit): a refusal of negative data, and the one refusal of a
+#: schema-valid body the schema cannot state. Every other status is schemathesis' default.
+NEGATIVE_STATUSES = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"]
+POSITIVE_STATUSES = ["2xx", "3xx", "401", "403", "404", "409", "413", "429", "5xx"]
+#: every check there is, named, so that none is left out by a default: positive data accepted,
+#: negative data refused (also in the coverage phase's boundary cases), methods the schema does
+#: not list refused (405), answers as the schema says
+CHECKS = ["not_a_server_error", "status_code_conformance", "content_type_conformance",
+          "response_headers_conformance", "response_schema_conformance", "negative_data_rejection",
+          "positive_data_acceptance", "missing_required_header", "unsupported_method"]
+
+
+def _schema(path, limits):
     config = schemathesis.Config()
-    config.projects.default.generation.update(modes=list(schemathesis.GenerationMode), max_examples=20,
-                                              database="none")
-    return schemathesis.openapi.from_asgi("/openapi.json", create_app(str(path), **LIMITS), config=config)
+    project = config.projects.default
+    project.generation.update(modes=list(schemathesis.GenerationMode), max_examples=20, database="none")
+    project.phases.update(phases=["examples", "coverage", "fuzzing"])
+    project.checks.update(included_check_names=CHECKS)
+    project.checks.negative_data_rejection.expected_statuses = NEGATIVE_STATUSES
+    project.checks.positive_data_acceptance.expected_statuses = POSITIVE_STATUSES
+    return schemathesis.openapi.from_asgi("/openapi.json", create_app(str(path), **limits), config=config)
 
 
-@pytest.fixture(scope="module", params=["text", "table", "logistic", "counts", "calibrated", "multilabel_text",
-                                        "multilabel_table"])
+#: --max-body far under what --max-text and --max-batch (the defaults) let a body hold: bodies
+#: valid and invalid come over it (as with the defaults, where a text over --max-text can be a
+#: body over 1 MB: the three "schema-violating request accepted" of issue #28, 413 each)
+TIGHT_BODY = dict(max_body=2_000)
+#: (model, limits): small limits, under which no schema-valid body comes near --max-body, and a
+#: body limit under the others'
+SERVED = [(name, LIMITS) for name in ("text", "table", "logistic", "counts", "calibrated", "multilabel_text",
+                                      "multilabel_table")] + [(name, TIGHT_BODY) for name in ("text", "table")]
+
+
+@pytest.fixture(scope="module", params=SERVED,
+                ids=[f"{m}-{'limits' if lim is LIMITS else 'tight-body'}" for m, lim in SERVED])
 def served_schema(request, model_files):
-    return _schema(model_files / f"{request.param}.nbm")
+    name, limits = request.param
+    return _schema(model_files / f"{name}.nbm", limits)
 
 
 fuzzed = schemathesis.pytest.from_fixture("served_schema")
@@ -75,7 +104,41 @@ fuzzed = schemathesis.pytest.from_fixture("served_schema")
 
 @fuzzed.parametrize()
 def test_schemathesis_finds_nothing(case):
-    case.call_and_validate()  # every check: status codes, response schemas, positive and negative data
+    schemathesis.checks.load_all_checks()
+    case.call_and_validate(checks=schemathesis.checks.CHECKS.get_by_names(CHECKS))  # every check, named
+
+
+TOKEN = "t0ken"
+
+
+def test_a_label_per_item(model_files, tmp_path):
+    """A learning batch takes one label (and weight) per item. JSON Schema cannot tie two arrays'
+    lengths (short of one branch per length), so the schema says it in the arrays' descriptions,
+    and schemathesis' positive_data_acceptance would find such batches "schema-valid" yet
+    refused: the one known gap of the learning endpoints' schema (they are not fuzzed here)."""
+    path = tmp_path / "text.nbm"
+    path.write_bytes((model_files / "text.nbm").read_bytes())
+    with TestClient(create_app(str(path), learn=True, token=TOKEN, **LIMITS)) as c:
+        spec = c.get("/openapi.json").json()
+        assert "one per item of 'texts'" in spec["components"]["schemas"]["LearnBatch"]["properties"]["labels"]["description"]
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        for body in ({"texts": ["a b"], "labels": []}, {"texts": [], "labels": [], "weights": [1]},
+                     {"texts": ["a b", "c d"], "labels": ["spam", "ham"], "weights": [1.0]}):
+            r = c.post("/v1/learn", json=body, headers=auth)
+            assert r.status_code == 422, (body, r.text)
+        assert c.post("/v1/learn", json={"texts": ["a b"], "labels": ["spam"], "weights": [2.0]},
+                      headers=auth).status_code == 200
+
+
+def test_a_body_over_max_body_is_413_valid_or_not(model_files):
+    with TestClient(create_app(str(model_files / "text.nbm"), max_body=1000)) as c:
+        spec = c.get("/openapi.json").json()
+        assert "At most 1,000 bytes" in spec["paths"]["/v1/predict"]["post"]["requestBody"]["description"]
+        assert "413" in spec["paths"]["/v1/explain"]["post"]["responses"]
+        for body in ({"text": "x" * 2000}, {"text": 3, "pad": "x" * 2000}):  # schema-valid, schema-invalid
+            r = c.post("/v1/predict", json=body)
+            assert r.status_code == 413 and "the limit is 1,000" in r.json()["error"], r.text
+        assert c.post("/v1/predict", json={"text": 3}).status_code == 422  # under the limit: the schema's answer
 
 
 # ---------------------------------------------------------------------------- the schema itself
@@ -141,3 +204,24 @@ def test_json_integers_orjson_would_round_stay_exact(raw):
     assert loads(raw) == json.loads(raw)
     assert loads(b'{"texts": ["a"], "w": [1.5e300, -2e19], "labels": ["b"]}') == {
         "texts": ["a"], "w": [1.5e300, -2e19], "labels": ["b"]}
+
+
+@pytest.mark.parametrize("name, item", [("text", {"text": "brand new words here"}),
+                                        ("table", {"row": {"age": 30.0, "colour": "red", "smoker": True}})])
+def test_answers_of_a_service_that_learns_new_classes_follow_its_schema(model_files, tmp_path, name, item):
+    """With --allow-new-classes the classes grow after the schema was read: a label is any value
+    of the classes' type and the probabilities may name more classes; an explanation's numbers
+    may be infinite (a class of one row under no smoothing), written as the strings JSON has."""
+    jsonschema = pytest.importorskip("jsonschema")
+    path = tmp_path / f"{name}.nbm"
+    path.write_bytes((model_files / f"{name}.nbm").read_bytes())
+    app = create_app(str(path), learn=True, token="t0ken", allow_new_classes=True)
+    with TestClient(app) as c:
+        spec = c.get("/openapi.json").json()
+        r = c.post("/v1/learn?visible=true", json={**item, "label": ""}, headers={"Authorization": "Bearer t0ken"})
+        assert r.status_code == 200, r.text
+        for path_, schema_name in (("/v1/predict", "Prediction"), ("/v1/explain", "Explanation")):
+            answer = c.post(path_, json=item).json()
+            jsonschema.validate(answer, {"$ref": f"#/components/schemas/{schema_name}",
+                                         "components": spec["components"]})
+        assert "" in c.post("/v1/predict", json=item).json()["probabilities"]

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import encode_values as encode
-from ._validation import check_flat, check_shape, frame_names, missing_mask, sorted_unique
+from ._validation import check_flat, check_shape, check_table, frame_names, missing_mask, sorted_unique
 from .errors import DataError, FeatureMismatchError
 
 
@@ -35,7 +35,9 @@ def read_table(
     who: str = "X",
     model: str = "this model",
 ) -> tuple[Table, list[str] | None]:
-    """Any 2-D input (numpy, lists, pandas / polars / pyarrow tables) as a :class:`Table`."""
+    """Any 2-D input (numpy, lists, pandas / polars / pyarrow tables) as a :class:`Table`; any
+    other kind of input is refused first (:func:`~nbayes._validation.kinds.check_table`)."""
+    check_table(X, who)
     mod = type(X).__module__.split(".")[0]
     names: list[str] | None = None
     if mod in ("pandas", "polars", "pyarrow") and hasattr(X, "columns"):

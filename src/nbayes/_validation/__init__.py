@@ -2,7 +2,8 @@
 
 Inner code (statistics, estimation, kernels) trusts what comes out of these functions. One
 concept a module: ``params`` (hyperparameters), ``arrays`` (feature matrices, weights, rows),
-``labels`` (labels and categorical values), ``common`` (what is missing, how a value is shown).
+``labels`` (labels and categorical values), ``common`` (what is missing, how a value is shown), ``kinds`` (a table or documents, refused
+when X is another kind of input).
 """
 
 from .arrays import (
@@ -16,6 +17,7 @@ from .arrays import (
     take_rows,
 )
 from .common import first_bad, is_missing, show
+from .kinds import check_document, check_documents, check_rows, check_table, describe, reusable
 from .labels import (
     check_y,
     classes_and_codes,
@@ -30,15 +32,20 @@ from .params import check_choice, check_number, check_probability_vector, check_
 
 __all__ = [
     "check_choice",
+    "check_document",
+    "check_documents",
     "check_flat",
     "check_number",
     "check_probability_vector",
+    "check_rows",
     "check_sample_weight",
     "check_shape",
+    "check_table",
     "check_vector_param",
     "check_X_numeric",
     "check_y",
     "classes_and_codes",
+    "describe",
     "encode_labels",
     "encode_values",
     "feature_count_message",
@@ -48,6 +55,7 @@ __all__ = [
     "label_array",
     "missing_mask",
     "n_rows",
+    "reusable",
     "show",
     "sorted_unique",
     "take_rows",

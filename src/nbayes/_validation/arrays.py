@@ -11,6 +11,7 @@ from .._scipy import sparse as sp
 
 from ..errors import DataError, FeatureMismatchError
 from .common import _col_name, first_bad, is_missing, show
+from .kinds import check_rows, check_table, describe
 
 _BLOCK = 1 << 16  # rows per block when scanning large arrays (keeps temporaries small)
 
@@ -101,7 +102,10 @@ def check_X_numeric(
     """Validate a numeric 2-D input once; return (float64 array or CSR matrix, column names).
 
     ``check_finite=False`` leaves the inf/NaN scan to a kernel that fuses it into its own pass.
+    A wrong kind of input (a mapping, a set, a lone value, an iterator, a 1-D Series, ragged
+    rows) is refused first (:func:`~nbayes._validation.kinds.check_table`).
     """
+    check_table(X, who)
     names = _frame_columns(X)
     if sp.issparse(X):
         if not allow_sparse:
@@ -243,7 +247,10 @@ def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
 
 
 def n_rows(X: Any) -> int:
-    """The number of rows of any input the models take (arrays, sparse matrices, frames, lists)."""
+    """The number of rows of any input the models take (arrays, sparse matrices, frames, lists);
+    an input that holds no rows (None, a lone value, a mapping, a set, an iterator) is refused
+    (:func:`~nbayes._validation.kinds.check_rows`)."""
+    check_rows(X)
     shape = getattr(X, "shape", None)
     if shape is not None and len(shape) >= 1:
         return int(shape[0])
@@ -252,7 +259,7 @@ def n_rows(X: Any) -> int:
     try:
         return len(X)
     except TypeError:
-        raise DataError(f"X: expected rows (an array, a table or a list), got {type(X).__name__}") from None
+        raise DataError(f"X: expected rows (an array, a table or a list), got {describe(X)}") from None
 
 
 def take_rows(X: Any, rows: np.ndarray) -> Any:

@@ -9,7 +9,8 @@ import numpy as np
 
 from .._estimator import Classifier, rebuild
 from .._math import logsumexp
-from .._validation import check_choice, check_sample_weight, check_y, classes_and_codes, encode_labels, n_rows, show
+from .._validation import (check_choice, check_sample_weight, check_y, classes_and_codes, encode_labels, n_rows,
+                           reusable, show)
 from ..errors import DataError, InvalidParameterError, ModelFileError, NotFittedError
 from ..io.model_file import save_state
 from ..model_selection import check_cv
@@ -225,6 +226,7 @@ class CalibratedClassifier(Classifier):
         return L, self.calibrator_.transform(L)
 
     def _ensemble_log_proba(self, X: Any) -> np.ndarray:
+        X = reusable(X)  # each fold model reads X: an iterator of documents is read once, here
         C = np.stack([c.transform(_log_proba_of(m, X)) for m, c in zip(self.estimators_, self.calibrators_)])
         return logsumexp(C, axis=0) - np.log(len(self.calibrators_))
 

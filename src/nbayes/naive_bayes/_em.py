@@ -194,7 +194,7 @@ def fit_em(model: Any, X: Any, y: Any, sample_weight: Any, X_unlabeled: Any, set
             )
         _read_stream(work, X, label, raw_labelled, raw_unlabeled)
     else:
-        Xl, yl, wl, unl = _split(X, y, sample_weight, label)
+        Xl, yl, wl, unl = _split(X, y, sample_weight, label, "text" in model.capabilities)
         if unl is not None:
             raw_unlabeled.append((unl[0], unl[1], "X"))
         work._fit_supervised(Xl, yl, wl)
@@ -262,12 +262,13 @@ def _same(v: Any, label: Any) -> bool:
         return False
 
 
-def _split(X: Any, y: Any, sample_weight: Any, label: Any) -> tuple[Any, Any, Any, Any]:
-    """(labelled X, y, w, (unlabelled X, w) or None): the rows whose label is ``label`` apart."""
+def _split(X: Any, y: Any, sample_weight: Any, label: Any, text: bool = True) -> tuple[Any, Any, Any, Any]:
+    """(labelled X, y, w, (unlabelled X, w) or None): the rows whose label is ``label`` apart
+    (``text``: X may be an iterator of documents; a table model's reader refuses one)."""
+    if isinstance(X, Iterator) and text:
+        X = list(X)  # a one-shot iterable of documents: read it once (EM reads X more than once)
     if is_off(label):
         return X, y, sample_weight, None
-    if isinstance(X, Iterator):
-        X = list(X)  # a one-shot iterable of documents: read it once
     arr = label_array(y)
     n = n_rows(X)
     if len(arr) != n:
@@ -298,7 +299,7 @@ def _read_stream(
     kept for the objective), unlabelled rows kept for EM."""
     for i, X, y, w in stream_chunks(chunks):
         try:
-            Xl, yl, wl, unl = _split(X, y, w, label)
+            Xl, yl, wl, unl = _split(X, y, w, label, "text" in work.capabilities)
         except DataError as exc:
             if "every row has the unlabeled_label" not in str(exc):
                 raise type(exc)(f"chunk {i} of the stream: {exc}") from None

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_number, frame_names, is_missing, show
+from .._validation import check_choice, check_number, check_table, frame_names, is_missing, show
 from ..errors import DataError, InvalidParameterError, MergeError, StatisticsError
 from ..io.model_file import decode_params
 from ..stats import BinnedStats, CategoricalStats, CountStats, MomentStats
@@ -291,6 +291,7 @@ class NaiveBayes(BaseNB):
         ``column_types`` does not say: ``"gaussian"``, ``"categorical"``, ``"bernoulli"`` or
         ``"multinomial"`` (from a frame's dtypes, or a sample of an array's values; the CLI and
         :mod:`nbayes.dask` type a file's columns with it)."""
+        check_table(X)
         mod = type(X).__module__.split(".")[0]
         if mod in ("pandas", "polars", "pyarrow") and hasattr(X, "columns"):
             frame_names(X)  # unique, before any column is looked up by name

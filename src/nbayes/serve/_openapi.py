@@ -20,6 +20,9 @@ from typing import Any, Callable
 from ._model import FLOAT_MAX, Limits, Loaded
 
 _SCALAR: dict[str, Any] = {"type": ["string", "number", "boolean", "null"]}
+#: a number of an answer that may be infinite (an unsmoothed model's log-odds): JSON has no
+#: infinity, the service writes the strings JavaScript's ``Number()`` reads
+EXTENDED_NUMBER: dict[str, Any] = {"oneOf": [{"type": "number"}, {"enum": ["Infinity", "-Infinity"]}]}
 
 
 def value_schema(feature: dict[str, Any], limits: Limits, nullable: bool) -> dict[str, Any]:
@@ -102,7 +105,7 @@ def schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
     }
     label = {"description": "the predicted class label", "enum": loaded.classes}
     contribution = {
-        "oneOf": [{"type": "number"}, {"enum": ["Infinity", "-Infinity"]}],
+        **EXTENDED_NUMBER,
         "description": "to the log-odds of the predicted class against the runner-up (inf with unsmoothed models)",
     }
     if text:
@@ -148,8 +151,10 @@ def schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
         "properties": {
             "label": label,
             "runner_up": runner_up,
-            "log_odds": {"type": "number", "description": "log P(x, label) - log P(x, runner_up) = baseline + sum of contributions"},
-            "baseline": {"type": "number", "description": "the prior difference (and Bernoulli's absent-feature total)"},
+            "log_odds": {**EXTENDED_NUMBER,
+                         "description": "log P(x, label) - log P(x, runner_up) = baseline + sum of contributions"},
+            "baseline": {**EXTENDED_NUMBER, "description": "the prior difference (and Bernoulli's absent-feature "
+                                                           "total; infinite when a class has probability 0)"},
             **parts,
         },
     }
@@ -160,6 +165,10 @@ def schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
                       "or input for the other kind of model"),
     }
     json_of: Callable[[dict[str, Any]], dict[str, Any]] = lambda s: {"application/json": {"schema": s}}  # noqa: E731
+    # JSON Schema bounds items and characters, not bytes: a body over --max-body is refused
+    # (413) whatever it holds, before it is read; --max-text and --max-batch are the schema's
+    size = (f"At most {limits.max_body:,} bytes (--max-body; a larger body is refused with 413 before it is "
+            "read, whether or not it follows the schema); over --max-batch items or --max-text characters: 422.")
     return {
         "openapi": "3.1.0",
         "info": {
@@ -171,7 +180,8 @@ def schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
         "paths": {
             "/v1/predict": {"post": {
                 "summary": "Labels and probabilities for one item or a batch",
-                "requestBody": {"required": True, "content": json_of({"oneOf": [{"$ref": "#/components/schemas/One"}, {"$ref": "#/components/schemas/Batch"}]})},
+                "requestBody": {"required": True, "description": size,
+                                "content": json_of({"oneOf": [{"$ref": "#/components/schemas/One"}, {"$ref": "#/components/schemas/Batch"}]})},
                 "responses": {
                     "200": {"description": "one prediction (for text/row) or {predictions: [...]} (for texts/rows)",
                             "content": json_of({"oneOf": [{"$ref": "#/components/schemas/Prediction"}, {
@@ -182,7 +192,7 @@ def schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
             }},
             "/v1/explain": {"post": {
                 "summary": "Each token's or feature's contribution to the log-odds of the prediction against the runner-up",
-                "requestBody": {"required": True, "content": json_of({"$ref": "#/components/schemas/One"})},
+                "requestBody": {"required": True, "description": size, "content": json_of({"$ref": "#/components/schemas/One"})},
                 "responses": {"200": {"description": "the explanation", "content": json_of({"$ref": "#/components/schemas/Explanation"})}, **errors},
             }},
             "/v1/model": {"get": {

@@ -20,13 +20,21 @@ def add_learning(doc: dict[str, Any], classes: list[Any], allow_new_classes: boo
         label = {"type": "array", "items": label, "minItems": 0 if allow_empty else 1,
                  "description": "the item's label set (a label named twice counts once)"
                                 + ("" if allow_empty else "; the model takes no empty set")}
+    if allow_new_classes:
+        open_classes(schemas, {"type": _types(classes)})
     weight = {"type": "number", "minimum": 0}
     one, many = copy.deepcopy(schemas["One"]), copy.deepcopy(schemas["Batch"])
     one["properties"].update(label=label, weight=weight)
     one["required"] = [*one["required"], "label"]
     items = next(iter(many["properties"].values()))
-    many["properties"].update(labels={"type": "array", "items": label, "maxItems": items.get("maxItems")},
-                              weights={"type": "array", "items": weight, "maxItems": items.get("maxItems")})
+    key = next(iter(many["properties"]))
+    # one label (and weight) per item: JSON Schema cannot tie two arrays' lengths (short of one
+    # branch per length, --max-batch of them), so it is said here; another number is a 422
+    one_each = f"one per item of {key!r}, as many as it holds (another number is refused: 422)"
+    many["properties"].update(labels={"type": "array", "items": label, "maxItems": items.get("maxItems"),
+                                      "description": f"the labels, {one_each}"},
+                              weights={"type": "array", "items": weight, "maxItems": items.get("maxItems"),
+                                       "description": f"the weights (optional), {one_each}"})
     many["required"] = [*many["required"], "labels"]
     schemas["LearnOne"], schemas["LearnBatch"] = one, many
 
@@ -77,6 +85,24 @@ def add_learning(doc: dict[str, Any], classes: list[Any], allow_new_classes: boo
         }}}
     doc["components"].setdefault("securitySchemes", {})["bearer"] = {"type": "http", "scheme": "bearer"}
     return doc
+
+
+def open_classes(schemas: dict[str, Any], label: dict[str, Any]) -> None:
+    """The answers' schemas of a service whose classes grow (``--allow-new-classes``): a
+    label is any value of the classes' JSON types, not one of those at start, and per-class
+    maps (probabilities, thresholds) may hold more classes than the model had (the schema is
+    read once by a client; the classes change with every update that brings one)."""
+    for name in ("Prediction", "Explanation"):
+        props = schemas[name]["properties"]
+        for key in ("label", "runner_up"):
+            if "enum" in props.get(key, {}):
+                props[key] = {**{k: v for k, v in props[key].items() if k != "enum"}, **label}
+        if "items" in props.get("labels", {}):  # a multi-label prediction: its label set
+            props["labels"] = {**props["labels"], "items": label}
+            props["labels"].pop("maxItems", None)
+        for key in ("probabilities", "thresholds"):
+            if key in props:
+                props[key] = {**props[key], "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1}}
 
 
 def _types(classes: list[Any]) -> list[str]:

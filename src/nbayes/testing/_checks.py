@@ -6,6 +6,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+from . import laws_kinds as K
 from . import laws_learning as L
 from . import laws_magnitudes as M
 from . import laws_predicting as P
@@ -41,6 +42,8 @@ LAWS: tuple[Law, ...] = (
     Law("failed_fit_changes_nothing", L.law_failed_fit_changes_nothing),
     Law("feature_order", P.law_feature_order, when=lambda e, d: d.n_features is not None),
     Law("scale_invariance", P.law_scale_invariance, when=_generative_numbers),
+    Law("wrong_input_kinds_refused", K.law_wrong_input_kinds),
+    Law("other_spellings_of_the_input_agree", K.law_accepted_input_kinds),
     # by capability
     Law("fit_equals_chunked_partial_fit", L.law_fit_equals_chunked_partial_fit, frozenset({"partial_fit"})),
     Law("empty_chunk_changes_nothing", L.law_empty_chunk_changes_nothing, frozenset({"partial_fit"})),

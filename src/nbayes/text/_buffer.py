@@ -9,6 +9,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .._kernels.arrow import gather_strings
+from .._validation import check_documents as check_kind
 from ..errors import DataError
 
 SEP = "\x00"  # not a word character, not cased: lower-casing never sees across it
@@ -43,27 +44,11 @@ def as_text(doc: Any, i: int) -> str:
 
 def check_documents(docs: Any) -> None:
     """The text input boundary: documents come as a 1-D sequence (a list, a Series, a 1-D
-    array). A table or a 2-D array (``df[["text"]]``, ``X.reshape(-1, 1)``) is refused with
-    what to pass instead; iterated, a pandas frame would give its column names as documents."""
-    columns = getattr(docs, "columns", None)
-    shape = getattr(docs, "shape", None)
-    two_d = columns is not None or (isinstance(shape, tuple) and len(shape) >= 2)
-    if not two_d:
-        return
-    kind = type(docs).__name__
-    names = [str(c) for c in list(columns)] if columns is not None else []
-    if names:
-        first = "text" if "text" in names else names[0]
-        head = ", ".join(repr(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
-        raise DataError(
-            f"X: a text model takes a 1-D sequence of documents (one str each), got a {kind} with "
-            f"{len(names)} column(s) ({head}); pass the column of documents, such as df[{first!r}]"
-        )
-    assert isinstance(shape, tuple)
-    raise DataError(
-        f"X: a text model takes a 1-D sequence of documents (one str each), got a {len(shape)}-D "
-        f"{kind} of shape {tuple(shape)}; pass one column of it, such as X[:, 0]"
-    )
+    array, an iterator of str). A table or a 2-D array (``df[["text"]]``, ``X.reshape(-1, 1)``),
+    a mapping, a set, a lone string or value is refused with what to pass instead
+    (:func:`nbayes._validation.check_documents`): iterated, a pandas frame would give its column
+    names as documents, a dict its keys, a set its items in an arbitrary order."""
+    check_kind(docs)
 
 
 def to_buffer(docs: Iterable[Any], lowercase: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

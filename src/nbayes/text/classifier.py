@@ -9,6 +9,7 @@ import numpy as np
 from .._scipy import sparse as sp
 
 from .._validation import (
+    check_documents,
     check_choice,
     check_number,
     check_sample_weight,
@@ -217,6 +218,7 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
             raise InvalidParameterError(_NOT_STATS.format(what="partial_fit"))
         self._check_streamable("partial_fit")
         if y is not None and self._accumulates(classes):
+            check_documents(X)  # before list(X): a number or None is refused, a dict not read as keys
             if not hasattr(X, "__len__"):
                 X = list(X)  # read a one-shot iterable once, whichever path takes it
             if len(X) and self._accumulate(X, y, sample_weight):  # (an empty chunk: the base)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._frames import explanation_frame
+from .._validation import check_document
 from ._headers import blank_headers, header_fields
 
 if TYPE_CHECKING:  # the classifier imports this module
@@ -64,7 +65,8 @@ class TokenExplanation:
 
 
 def explain_tokens(model: TextClassifier, text: Any) -> TokenExplanation:
-    """The :class:`TokenExplanation` of ``text`` under the fitted ``model``."""
+    """The :class:`TokenExplanation` of ``text`` (one document) under the fitted ``model``."""
+    check_document(text)
     docs, _ = model.prepare_input([text], fitting=False)
     joint = model.joint_log_likelihood(docs)[0]
     order = np.argsort(-joint, kind="stable")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 from .._scipy import sparse as sp
 
 from .._estimator import BaseEstimator
+from .._validation import check_documents
 from ..errors import DataError, InvalidParameterError
 from ..stats.text import TextStats
 from .settings import TextSettings
@@ -108,7 +110,8 @@ class Vectorizer(TextSettings, BaseEstimator):
 
     def fit_transform(self, texts: Any, y: Any = None) -> sp.csr_matrix:
         """``fit(texts).transform(texts)``."""
-        texts = list(texts) if not isinstance(texts, list | tuple) else texts
+        check_documents(texts)  # before list(texts): a dict is not read as its keys, nor a set in any order
+        texts = list(texts) if isinstance(texts, Iterator) else texts  # read twice: an iterator once, here
         return self.fit(texts).transform(texts)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
