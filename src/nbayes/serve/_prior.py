@@ -199,7 +199,9 @@ class PriorTracker:
         with self._lock:
             if loaded is not self._loaded:
                 self._follow(loaded)
-            P, S, seen = self._P[:self._filled].copy(), self._S[:self._filled].copy(), self.seen
+            # oldest first (the order the rows came in: the bootstrap resamples as over a batch)
+            order = np.r_[self._next:self._filled, 0:self._next] if self._filled == self.window else slice(0, self._filled)
+            P, S, seen = self._P[order], self._S[order], self.seen
             log_source = self._log_source.copy()
         out: dict[str, Any] = {"window": self.window, "rows": len(P), "rows_seen": seen, "refresh": self.refresh,
                                "computed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
