@@ -155,7 +155,8 @@ def add_pool(doc: dict[str, Any], loaded: Loaded, limits: Limits, max_pool: int)
         "requestBody": {"required": True, "content": _json({
             "type": "object", "required": ["annotator"], "additionalProperties": False,
             "properties": {"annotator": {**ident, "description": "who labels them (their leases)"},
-                           "k": {"type": "integer", "minimum": 1, "maximum": limits.max_batch, "default": 10},
+                           "k": {"type": "integer", "minimum": 1, "maximum": limits.max_batch,
+                                 "default": min(10, limits.max_batch)},
                            "strategy": {"enum": list(STRATEGIES), "default": DEFAULT},
                            "seed": {**_SEED, "description": "the seed of random choices (random, expected_error)"}}})},
         "responses": {"200": {"description": "the items, best first (none when every item is labelled or leased)",

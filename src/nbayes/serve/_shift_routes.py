@@ -131,9 +131,9 @@ def routes(ctx: Context) -> list[Route]:
         _only(body, ("annotator", "k", "strategy", "seed"), "/v1/suggest")
         annotator = name_of(body, "annotator", True)
         assert annotator is not None
-        k = integer(body.get("k", 10))
+        k = integer(body.get("k", min(10, ctx.limits.max_batch)))
         if k is None or not 1 <= k <= ctx.limits.max_batch:
-            raise Problem(422, f"'k' must be an integer from 1 to {ctx.limits.max_batch}, got {repr(body['k'])[:40]}")
+            raise Problem(422, f"'k' must be an integer from 1 to {ctx.limits.max_batch}, got {repr(body.get('k'))[:40]}")
         strategy = body.get("strategy", DEFAULT)
         if strategy not in STRATEGIES:
             raise Problem(422, f"'strategy' must be one of {list(STRATEGIES)}, got {repr(strategy)[:60]}")
@@ -184,6 +184,8 @@ def routes(ctx: Context) -> list[Route]:
             X = await ctx.run(size, learner.count, X, y, w)
             answer = await asyncio.wrap_future(learner.submit(LEARN, X, y, w, visible=visible))
             learned = True
+        except Problem as exc:  # (a label refused by the model: named by its id)
+            raise _by_id(exc, "labels", ids) from None
         finally:
             pool.done(rows, learned)
         return _json({"labelled": int(answer["learned"]), "version": answer["version"], "pool": pool.status()})
