@@ -249,3 +249,22 @@ def test_the_schema_names_the_options_and_the_estimate(files):
     est = spec["components"]["schemas"]["PriorEstimate"]
     assert est["properties"]["prior"]["required"] == ["a", "b"] and est["additionalProperties"] is False
     assert "409" in spec["paths"]["/v1/prior"]["post"]["responses"]
+
+
+def test_a_reload_to_a_model_without_a_prior_stops_tracking_and_says_why(files, tmp_path):
+    path = tmp_path / "m.nbm"
+    path.write_bytes((files / "gauss.nbm").read_bytes())
+    app = create_app(str(path), track_prior=True, track_refresh=0)
+    with TestClient(app) as c:
+        assert c.post("/v1/predict", json={"rows": [[0.0, 1.0]] * 5}).status_code == 200
+        assert tracking(c)["rows"] == 5
+        path.write_bytes((files / "logistic.nbm").read_bytes())
+        assert app.state.holder.reload(force=True)
+        for _ in range(2):  # predictions go on, untracked
+            assert c.post("/v1/predict", json={"rows": [[0.0, 1.0]] * 3}).status_code == 200
+        t = tracking(c)
+        assert t["estimate"] is None and not t["drift"] and "no class prior of its own" in t["message"]
+        path.write_bytes((files / "gauss.nbm").read_bytes())
+        assert app.state.holder.reload(force=True)
+        assert c.post("/v1/predict", json={"rows": [[0.0, 1.0]] * 4}).status_code == 200
+        assert tracking(c)["rows"] == 4  # a new window (the classes came back with another model)

@@ -131,6 +131,7 @@ class PriorTracker:
         self._compute = threading.Lock()  # one estimate at a time
         self._classes: list[Any] | None = None
         self._loaded: Loaded | None = None
+        self._tracking = False  # whether the model of ``_loaded`` has a prior to track
         self._log_source = np.zeros(0)
         self._P = np.zeros((0, 0))
         self._S = np.zeros((0, 0))
@@ -143,7 +144,9 @@ class PriorTracker:
     def add(self, loaded: Loaded, P: np.ndarray) -> None:
         """Record the probabilities ``P`` (rows x classes) that ``loaded`` answered."""
         with self._lock:
-            if loaded is not self._loaded and not self._follow(loaded):
+            if loaded is not self._loaded:
+                self._tracking = self._follow(loaded)
+            if not self._tracking:
                 return
             n, W = len(P), self.window
             if n >= W:
@@ -198,7 +201,7 @@ class PriorTracker:
     def _report(self, loaded: Loaded) -> dict[str, Any]:
         with self._lock:
             if loaded is not self._loaded:
-                self._follow(loaded)
+                self._tracking = self._follow(loaded)
             # oldest first (the order the rows came in: the bootstrap resamples as over a batch)
             order = np.r_[self._next:self._filled, 0:self._next] if self._filled == self.window else slice(0, self._filled)
             P, S, seen = self._P[order], self._S[order], self.seen

@@ -51,7 +51,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("nbayes serve needs the web stack: pip install 'nbayes[serve]'") from exc
 
 from .._kernels import set_max_threads
-from ..errors import NBayesError
+from ..errors import InvalidParameterError, NBayesError
 from . import _multilabel
 from ._learn import LEARN, PUBLISH_EVERY, UNLEARN, WINDOW, Learner, cannot
 from ._model import Limits, Loaded, ModelHolder, Problem, log
@@ -256,7 +256,7 @@ def create_app(
     read_token = token if token_required_for_predict else None
     tracker = PriorTracker(track_window, track_refresh) if track_prior else None
     if tracker is not None and (reason := prior_refusal(holder.current)) is not None:
-        raise ValueError(f"track_prior: {reason}")
+        raise InvalidParameterError(f"--track-prior: {reason}")
     page = (Path(__file__).parent / "static" / "index.html").read_bytes()
 
     async def predict(request: Request) -> Response:
