@@ -268,3 +268,19 @@ def test_a_reload_to_a_model_without_a_prior_stops_tracking_and_says_why(files, 
         assert app.state.holder.reload(force=True)
         assert c.post("/v1/predict", json={"rows": [[0.0, 1.0]] * 4}).status_code == 200
         assert tracking(c)["rows"] == 4  # a new window (the classes came back with another model)
+
+
+def test_nbayes_serve_track_prior_refuses_a_model_without_a_prior(files):
+    import socket
+    import subprocess
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    for args in (["--track-prior"], ["--track-prior", "--workers", "2"]):
+        out = subprocess.run(["nbayes", "serve", str(files / "logistic.nbm"), "--port", port, *args],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 2 and "--track-prior" in out.stderr and "no class prior" in out.stderr, out.stderr
+    out = subprocess.run(["nbayes", "serve", str(files / "text.nbm"), "--port", port, "--track-window", "10"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "--track-window is for --track-prior" in out.stderr, out.stderr
