@@ -151,6 +151,28 @@ def test_a_refused_label_leaves_the_item_in_the_pool(path):
         assert c.get("/v1/model").json()["version"] == 1
 
 
+def test_an_item_is_learned_once_whoever_labels_it_at_the_same_time(path):
+    import threading
+
+    with service(path) as c:
+        post(c, "/v1/pool", {"texts": POOL[:4]})
+        statuses: list[int] = []
+
+        def label(who):
+            r = c.post("/v1/label", json={"labels": {"2": "ham"}, "annotator": who}, headers=AUTH)
+            statuses.append(r.status_code)
+
+        threads = [threading.Thread(target=label, args=(f"a{i}",)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(statuses) == [200, 409, 409, 409]
+        info = c.get("/v1/model").json()
+        assert info["version"] == 1 and info["learning"]["rows_learned_since_start"] == 1
+        assert info["pool"]["labelled"] == 1
+
+
 def test_a_table_model_pool(tmp_path):
     p = tmp_path / "tennis.nbm"
     import polars as pl

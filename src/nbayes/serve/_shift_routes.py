@@ -176,18 +176,21 @@ def routes(ctx: Context) -> list[Route]:
         except Problem as exc:
             raise _by_id(exc, "labels", ids) from None
         rows = pool.claim(ids, annotator)
-        learned = False
         try:
             items = [pool.items[i] for i in rows]
             X = items if loaded.kind == "text" else loaded.matrix(items)
             size = sum(map(len, items)) if loaded.kind == "text" else 100 * len(items)
             X = await ctx.run(size, learner.count, X, y, w)
-            answer = await asyncio.wrap_future(learner.submit(LEARN, X, y, w, visible=visible))
-            learned = True
+            future = learner.submit(LEARN, X, y, w, visible=visible)
+        except BaseException as exc:
+            pool.done(rows, False)
+            raise _by_id(exc, "labels", ids) if isinstance(exc, Problem) else exc from None
+        # the items leave the pool when the update is learned, even if this request is gone by then
+        future.add_done_callback(lambda f: pool.done(rows, not f.cancelled() and f.exception() is None))
+        try:
+            answer = await asyncio.wrap_future(future)
         except Problem as exc:  # (a label refused by the model: named by its id)
             raise _by_id(exc, "labels", ids) from None
-        finally:
-            pool.done(rows, learned)
         return _json({"labelled": int(answer["learned"]), "version": answer["version"], "pool": pool.status()})
 
     return [
