@@ -91,7 +91,19 @@ def add_prior(doc: dict[str, Any], loaded: Loaded, tracking: bool) -> dict[str, 
         model = doc["paths"].get("/v1/model", {}).get("get", {}).get("responses", {}).get("200", {})
         schema = model.get("content", {}).get("application/json", {}).get("schema", {})
         if "properties" in schema:  # (a described /v1/model: its tracking part too)
-            schema["properties"]["prior_tracking"] = {"type": "object"}
+            count = {"type": "integer", "minimum": 0}
+            schema["properties"]["prior_tracking"] = {
+                "type": "object", "additionalProperties": False,
+                "description": "--track-prior: the estimated class prior of the last rows predicted",
+                "required": ["window", "rows", "rows_seen", "refresh", "computed_at", "estimate", "training_prior",
+                             "drift", "message"],
+                "properties": {
+                    "window": count, "rows": count, "rows_seen": count, "refresh": {"type": "number", "minimum": 0},
+                    "computed_at": {"type": "string"},
+                    "estimate": {"oneOf": [{"$ref": "#/components/schemas/PriorEstimate"}, {"type": "null"}]},
+                    "training_prior": {"oneOf": [_per_class(keys, share, "the model's training prior"), {"type": "null"}]},
+                    "drift": {"type": "boolean", "description": "the test rejects 'no change' at level 0.05"},
+                    "message": {"type": "string"}}}
     return doc
 
 
@@ -138,6 +150,10 @@ def add_pool(doc: dict[str, Any], loaded: Loaded, limits: Limits, max_pool: int)
     status = {"$ref": "#/components/schemas/PoolStatus"}
     common = {"400": _error("the body is not JSON (or empty)"), "401": _error("no bearer token"),
               "403": _error("another token"), "413": _error("the body is over --max-body bytes")}
+    model = doc["paths"].get("/v1/model", {}).get("get", {}).get("responses", {}).get("200", {})
+    described = model.get("content", {}).get("application/json", {}).get("schema", {})
+    if "properties" in described:  # (a described /v1/model: its pool part too)
+        described["properties"]["pool"] = {"oneOf": [status, {"type": "null"}]}
     doc["paths"]["/v1/pool"] = {"post": {
         "summary": "Register the pool of unlabelled items to suggest from (replaces the previous one and its leases; "
                    "held in memory: a restart forgets it)",
