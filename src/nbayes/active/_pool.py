@@ -40,6 +40,7 @@ class Pool:
                 raise DataError("X_pool has no rows; there is nothing to suggest")
             params = model.get_params()
             vec = Vectorizer(**{k: params[k] for k in TOKENS if k in params})
+            self.terms: np.ndarray | None
             try:
                 self.counts: sp.csr_matrix = vec.fit_transform(list(X)).tocsr().astype(np.float64)
                 self.terms = np.asarray(vec.get_feature_names_out(), dtype=object)
@@ -51,7 +52,7 @@ class Pool:
         else:
             M = X if sp.issparse(X) else np.asarray(X, dtype=np.float64) if _numeric(X) else None
             self.counts = sp.csr_matrix(M) if M is not None and np.ndim(M) == 2 else None
-            self.terms = None  # type: ignore[assignment]
+            self.terms = None
         self.n = len(X) if self.counts is None else self.counts.shape[0]
         if self.n == 0:
             raise DataError("X_pool has no rows; there is nothing to suggest")
@@ -82,6 +83,8 @@ class Pool:
     def columns_in(self, vocab: dict[str, int]) -> np.ndarray:
         """The column of each pool term in a model vocabulary (-1: unknown), by a sorted search
         over fixed-width strings rather than a dictionary lookup per term."""
+        if self.terms is None:  # a pool of rows, not documents: no term to find
+            return np.zeros(0, dtype=np.int64)
         if self._sorted is None:
             self._sorted = np.asarray(self.terms.tolist(), dtype=str)
             self._order = np.argsort(self._sorted, kind="stable")

@@ -38,7 +38,7 @@ import signal
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 try:
     from starlette.applications import Starlette
@@ -53,14 +53,14 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 from .._kernels import set_max_threads
 from ..errors import InvalidParameterError, NBayesError
 from . import _multilabel
-from ._learn import LEARN, PUBLISH_EVERY, UNLEARN, WINDOW, Learner, cannot
+from ._learn import PUBLISH_EVERY, WINDOW, Learner
 from ._model import Limits, Loaded, ModelHolder, Problem, log
 from ._json import dumps, loads
 from ._openapi_learn import add_learning
 from ._openapi_shift import add_pool, add_prior
 from ._pool import LEASE_SECONDS, MAX_POOL
 from ._prior import PriorTracker, refusal as prior_refusal
-from ._requests import SNAPSHOT, labels_of
+from ._requests import LEARN, SNAPSHOT, UNLEARN, cannot, labels_of
 from ._shift_routes import Context, routes as shift_routes
 
 #: requests smaller than this (characters of text, or rows x 100) run on the event loop; larger
@@ -372,7 +372,7 @@ def create_app(
         return _error(500, "internal error (logged by the server)")
 
     @asynccontextmanager
-    async def lifespan(app: Starlette):
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
         # a learning service holds the one authoritative model: the file is its snapshot, not its source
         watcher = asyncio.create_task(_watch(holder, reload_interval)) if learner is None else None
