@@ -197,10 +197,10 @@ class Server:
         self.stop()
 
 
-def nbayes_server(model: Path, port: int, workers: int, folder: Path) -> Server:
+def nbayes_server(model: Path, port: int, workers: int, folder: Path, extra: tuple[str, ...] = ()) -> Server:
     exe = shutil.which("nbayes")
     cmd = [exe] if exe else [sys.executable, "-m", "nbayes.cli"]
-    cmd += ["serve", str(model), "--port", str(port), "--workers", str(workers)]
+    cmd += ["serve", str(model), "--port", str(port), "--workers", str(workers), *extra]
     return Server("nbayes serve", cmd, os.environ.copy(), folder / "nbayes-serve.log")
 
 
@@ -367,6 +367,8 @@ def main() -> None:
                          "client's process, whose GIL they then share)")
     ap.add_argument("--learn-pace", type=float, default=None,
                     help="--learn: the service's --learn-pace (default: its own, 0: no pacing)")
+    ap.add_argument("--track-prior", action="store_true",
+                    help="the server's CPU per single-document request without and with --track-prior (one worker)")
     ap.add_argument("--train-docs", type=int, default=None, help="train on the first N posts only (a quick run)")
     args = ap.parse_args()
     client = args.client
@@ -400,6 +402,9 @@ def main() -> None:
         if args.json:
             print(json.dumps(results, indent=2))
         return
+    if args.track_prior:
+        track_prior_cost(args, singles, client)
+        return
     with tempfile.TemporaryDirectory(prefix="nbayes-serve-bench-") as tmp:
         folder = Path(tmp)
         model, ref = train(folder, reference=not args.no_reference, limit=args.train_docs)
@@ -429,6 +434,36 @@ def main() -> None:
     print(f"goal (>= 1,000 requests/s, p99 < 50 ms, no errors): {'met' if met else 'NOT met'}")
     if args.json:
         print(json.dumps(results, indent=2))
+
+
+def track_prior_cost(args: Any, singles: list[bytes], client: str, rounds: int = 4) -> None:
+    """The server's CPU time per single-SMS request without and with ``--track-prior`` (one
+    worker, the same load, ``rounds`` pairs, which goes first alternating): CPU per request,
+    unlike a rate, moves little with the other jobs on the machine."""
+    with tempfile.TemporaryDirectory(prefix="nbayes-serve-bench-") as tmp:
+        folder = Path(tmp)
+        model, _ = train(folder, reference=False, limit=args.train_docs)
+        cpu: dict[str, list[float]] = {"off": [], "on": []}
+        pair: list[tuple[str, tuple[str, ...]]] = [("off", ()), ("on", ("--track-prior",))]
+        for r in range(rounds):
+            for name, extra in pair if r % 2 == 0 else pair[::-1]:
+                port = free_port()
+                base = f"http://127.0.0.1:{port}"
+                with nbayes_server(model, port, 1, folder, extra) as server:
+                    server.wait(base)
+                    run_load(base + "/v1/predict", singles, 1.0, args.connections, client)  # warm-up
+                    before = server.cpu_seconds()
+                    out = run_load(base + "/v1/predict", singles, args.seconds, args.connections, client)
+                    n = float(out["requests"])
+                    cpu[name].append(1e6 * (server.cpu_seconds() - before) / max(n, 1.0))
+                    if name == "on":
+                        with urllib.request.urlopen(base + "/v1/model", timeout=60) as r:
+                            tracked = json.load(r)["prior_tracking"]
+                print(f"--track-prior {name:>3}: {out['requests_per_s']:7,.0f} requests/s, "
+                      f"{cpu[name][-1]:6.0f} us of server CPU per request")
+        off, on = float(np.median(cpu["off"])), float(np.median(cpu["on"]))
+        print(f"median server CPU per request: {off:.0f} us without, {on:.0f} us with --track-prior "
+              f"({100 * (on / off - 1):+.1f}%); window {tracked['rows']:,} rows, drift {tracked['drift']}")
 
 
 if __name__ == "__main__":

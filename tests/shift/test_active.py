@@ -122,3 +122,15 @@ def test_kappa_and_the_stopping_rule():
     assert not stop.update(Fixed(b))  # one stable round of two
     assert stop.update(Fixed(b))
     assert stop.kappas[-2:] == [1.0, 1.0]
+
+
+def test_a_pool_of_documents_without_a_term_is_still_a_pool():
+    """Documents with no token (empty, punctuation) count nothing: a pool of them is scored by
+    the prior alone, not refused as an empty vocabulary."""
+    model = nbayes.TextClassifier().fit(["free prize", "lunch home", "free cash"], ["s", "h", "s"])
+    pool = Pool(model, ["", "!!", "?"])
+    assert pool.counts.shape == (3, 0)
+    np.testing.assert_allclose(pool.log_proba(), model.predict_log_proba(["", "!!", "?"]), rtol=1e-12)
+    for strategy in STRATEGIES:
+        picks = suggest(model, pool, 2, strategy=strategy, random_state=0)
+        assert len(set(picks.tolist())) == 2 and set(picks.tolist()) <= {0, 1, 2}

@@ -40,8 +40,15 @@ class Pool:
                 raise DataError("X_pool has no rows; there is nothing to suggest")
             params = model.get_params()
             vec = Vectorizer(**{k: params[k] for k in TOKENS if k in params})
-            self.counts: sp.csr_matrix = vec.fit_transform(list(X)).tocsr().astype(np.float64)
-            self.terms: np.ndarray | None = np.asarray(vec.get_feature_names_out(), dtype=object)
+            self.terms: np.ndarray | None
+            try:
+                self.counts: sp.csr_matrix = vec.fit_transform(list(X)).tocsr().astype(np.float64)
+                self.terms = np.asarray(vec.get_feature_names_out(), dtype=object)
+            except DataError as exc:  # documents without a single term: rows of no counts, still a pool
+                if "no terms remain" not in str(exc):
+                    raise
+                self.counts = sp.csr_matrix((len(X), 0), dtype=np.float64)
+                self.terms = np.zeros(0, dtype=object)
         else:
             M = X if sp.issparse(X) else np.asarray(X, dtype=np.float64) if _numeric(X) else None
             self.counts = sp.csr_matrix(M) if M is not None and np.ndim(M) == 2 else None

@@ -51,17 +51,28 @@ LEARN_SWITCH_INTERVAL = 0.0005
                    "most once per SECONDS, at once after a quiet spell; ?visible=true waits for it. 0: every group.")
 @click.option("--replay", is_flag=True, help="Without --learn: add the updates of MODEL.log (left by a learning service) "
               "that MODEL lacks, at each load (otherwise: a warning in the service's log).")
+@click.option("--track-prior", is_flag=True, help="Keep the posteriors of the last --track-window rows predicted and "
+              "report their estimated class prior, and whether it drifted from training, in GET /v1/model and on "
+              "the page (the model is never adapted by itself).")
+@click.option("--track-window", type=click.IntRange(1, None), default=2000, show_default=True,
+              help="With --track-prior: how many of the last rows predicted the estimate covers (per worker).")
+@click.option("--lease-minutes", type=click.FloatRange(0, None, min_open=True), default=15.0, show_default=True,
+              help="With --learn: how long POST /v1/suggest leases an item to its annotator.")
+@click.option("--max-pool", type=click.IntRange(1, None), default=100_000, show_default=True,
+              help="With --learn: the most items of a pool (POST /v1/pool; --max-body bounds its bytes).")
 @click.option("--json", "as_json", is_flag=True, help="Print the service's start (model, URL, workers) as one JSON "
               "line on stdout.")
 def serve(model_path: str, host: str, port: int, workers: int, max_body: int, max_batch: int, max_text: int,
           access_log: bool, learn: bool, token_file: str | None, token_required_for_predict: bool,
           allow_new_classes: bool, snapshot_every: int, snapshot_mb: int, learn_pace: float,
-          publish_every: float, replay: bool, as_json: bool) -> None:
+          publish_every: float, replay: bool, track_prior: bool, track_window: int, lease_minutes: float,
+          max_pool: int, as_json: bool) -> None:
     """Serve MODEL over HTTP: a JSON API and a web page that shows why (needs nbayes[serve]).
 
     \b
     POST /v1/predict   {"text": ...} / {"texts": [...]}, or {"row": {...}} / {"rows": [...]}
     POST /v1/explain   one text or row: each word's or feature's contribution
+    POST /v1/prior     the class prior of a batch (label shift), and whether it moved
     GET  /v1/model     metadata (as nbayes info --json);  GET /healthz;  GET /openapi.json
     GET  /             the web page
     The model file is loaded again when it changes on disk, or on SIGHUP (with --workers N,
@@ -76,7 +87,12 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
     One learning service per file (MODEL.lock: a second refuses, naming the first); a clean
     stop (SIGTERM, Ctrl-C) writes every acknowledged update into MODEL; POST /v1/snapshot
     does so at once. Without --learn, a MODEL.log holding updates MODEL lacks is a warning
-    (--replay: they are added).
+    (--replay: they are added). With --learn, a pool of unlabelled items (POST /v1/pool, kept
+    in memory) is handed out to annotators under leases (POST /v1/suggest), and their labels
+    learned (POST /v1/label); the page shows a "label these" queue.
+
+    With --track-prior, GET /v1/model (and the page) reports the class prior of the last
+    --track-window rows predicted and whether it drifted; adapt offline (docs/label-shift.md).
 
     \b
     Examples:
@@ -108,11 +124,16 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
     options: dict[str, Any] = {"max_body": max_body, "max_batch": max_batch, "max_text": max_text}
     if replay:
         options["replay"] = True
+    if track_prior:
+        options.update(track_prior=True, track_window=track_window)
+    elif track_window != 2000:
+        fail("--track-window is for --track-prior")
     if learn or token_required_for_predict:
         options.update(token=token, token_required_for_predict=token_required_for_predict)
     if learn:
         options.update(learn=True, allow_new_classes=allow_new_classes, snapshot_every=snapshot_every,
-                       snapshot_bytes=snapshot_mb << 20, learn_pace=learn_pace, publish_every=publish_every)
+                       snapshot_bytes=snapshot_mb << 20, learn_pace=learn_pace, publish_every=publish_every,
+                       lease_seconds=60.0 * lease_minutes, max_pool=max_pool)
     check_listen(host, port)  # before the model is loaded or a log replayed
     log_config = copy.deepcopy(LOGGING_CONFIG)
     log_config["loggers"]["nbayes.serve"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
@@ -124,6 +145,9 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
         target: Any = app
     else:
         loaded = load_model(model_path, replay=replay)  # check the file once before the workers start
+        if track_prior and (loaded.multilabel or getattr(loaded.model, "prediction_prior", None) is None):
+            fail(f"--track-prior: a {type(loaded.model).__name__} has no class prior of its own to track "
+                 "(a discriminative or multi-label model)")
         os.environ["NBAYES_SERVE_MODEL"] = os.path.abspath(model_path)
         os.environ["NBAYES_SERVE_LIMITS"] = json.dumps(options)
         target = "nbayes.serve.app:app_from_env"

@@ -13,7 +13,11 @@
   ``/v1/predict`` plus ``"labels"``, optional ``"weights"``; ``Authorization: Bearer <token>``),
   answered once the update is durable, and with ``?visible=true`` once predictions see it
   (:mod:`nbayes.serve._learn`); ``POST /v1/snapshot`` writes every acknowledged update into the
-  model file now.
+  model file now;
+- ``POST /v1/prior``: the class prior of a batch (label shift); with ``track_prior=True``,
+  ``GET /v1/model`` reports the running estimate over the rows predicted (:mod:`._prior`);
+- with ``learn=True``: ``POST /v1/pool``, ``/v1/suggest`` and ``/v1/label``: a pool of
+  unlabelled items handed out under leases and labelled (:mod:`._pool`, :mod:`._shift_routes`).
 
 Bad requests get a JSON body ``{"error": message, "status": code}``: 400 for a body that is not
 JSON, 413 for a body over ``max_body`` bytes (only that), 422 for JSON that breaks the schema of
@@ -29,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import math
 import signal
 import threading
 from contextlib import asynccontextmanager
@@ -46,13 +51,17 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("nbayes serve needs the web stack: pip install 'nbayes[serve]'") from exc
 
 from .._kernels import set_max_threads
-from ..errors import NBayesError
+from ..errors import InvalidParameterError, NBayesError
 from . import _multilabel
 from ._learn import PUBLISH_EVERY, WINDOW, Learner
 from ._model import Limits, Loaded, ModelHolder, Problem, log
 from ._json import dumps, loads
 from ._openapi_learn import add_learning
+from ._openapi_shift import add_pool, add_prior
+from ._pool import LEASE_SECONDS, MAX_POOL
+from ._prior import PriorTracker, refusal as prior_refusal
 from ._requests import LEARN, SNAPSHOT, UNLEARN, cannot, labels_of
+from ._shift_routes import Context, routes as shift_routes
 
 #: requests smaller than this (characters of text, or rows x 100) run on the event loop; larger
 #: ones in a worker thread, so a batch of 1,000 documents does not stall the other connections
@@ -186,6 +195,11 @@ def create_app(
     learn_window: float = WINDOW,
     publish_every: float = PUBLISH_EVERY,
     replay: bool = False,
+    track_prior: bool = False,
+    track_window: int = 2000,
+    track_refresh: float = 5.0,
+    lease_seconds: float = LEASE_SECONDS,
+    max_pool: int = MAX_POOL,
 ) -> Starlette:
     """The service for the model file ``model_path`` (loaded now: a bad file raises
     :class:`nbayes.errors.ModelFileError`). ``freeze_gc`` (for a process that only serves, as
@@ -208,9 +222,14 @@ def create_app(
     unlearn with ``?visible=true`` is answered once visible (0: every group before its answers).
     ``token_required_for_predict``: ``/v1/predict`` and ``/v1/explain`` need the token too.
     ``replay`` (without ``learn``): a log beside the file (left by a learning service) holding
-    updates the file lacks is replayed at each load, not only logged as a warning."""
+    updates the file lacks is replayed at each load, not only logged as a warning.
+    ``track_prior``: keep the posteriors of the last ``track_window`` rows predicted and report
+    their estimated class prior in ``GET /v1/model`` (computed when asked, at most once per
+    ``track_refresh`` seconds; the model is never adapted by itself). ``lease_seconds``: how long
+    ``/v1/suggest`` leases an item to its annotator; ``max_pool``: the most items of a pool."""
     for name, v in (("max_body", max_body), ("max_batch", max_batch), ("max_text", max_text),
-                    ("snapshot_every", snapshot_every), ("snapshot_bytes", snapshot_bytes)):
+                    ("snapshot_every", snapshot_every), ("snapshot_bytes", snapshot_bytes),
+                    ("track_window", track_window), ("max_pool", max_pool)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
     if isinstance(learn_pace, bool) or not isinstance(learn_pace, (int, float)) or not learn_pace >= 0:
@@ -219,6 +238,9 @@ def create_app(
         raise ValueError(f"learn_window must be a number of seconds from 0 to 10, got {learn_window!r}")
     if isinstance(publish_every, bool) or not isinstance(publish_every, (int, float)) or not 0 <= publish_every <= 60:
         raise ValueError(f"publish_every must be a number of seconds from 0 to 60, got {publish_every!r}")
+    for name, t in (("track_refresh", track_refresh), ("lease_seconds", lease_seconds)):
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t < math.inf:
+            raise ValueError(f"{name} must be a number of seconds >= 0, got {t!r}")
     if not reload_interval > 0:
         raise ValueError(f"reload_interval must be > 0 seconds, got {reload_interval!r}")
     if token is not None and (not isinstance(token, str) or not token.strip()):
@@ -232,6 +254,9 @@ def create_app(
                        snapshot_bytes=snapshot_bytes, freeze_gc=freeze_gc, pace=learn_pace,
                        window=float(learn_window), publish_every=float(publish_every)) if learn else None)
     read_token = token if token_required_for_predict else None
+    tracker = PriorTracker(track_window, track_refresh) if track_prior else None
+    if tracker is not None and (reason := prior_refusal(holder.current)) is not None:
+        raise InvalidParameterError(f"--track-prior: {reason}")
     page = (Path(__file__).parent / "static" / "index.html").read_bytes()
 
     async def predict(request: Request) -> Response:
@@ -246,6 +271,8 @@ def create_app(
             answers = await _run(size, _multilabel.answers, loaded.model, loaded.classes, loaded.class_keys, X)
             return JSONResponse(answers[0] if single else {"predictions": answers}, headers=version)
         best, P = await _run(size, loaded.predict, X)
+        if tracker is not None:  # two copies into the window: the estimate is made when /v1/model asks
+            tracker.add(loaded, P)
         if single:
             return JSONResponse(loaded.prediction(int(best[0]), P[0]), headers=version)
         return JSONResponse({"predictions": [loaded.prediction(k, p) for k, p in zip(best.tolist(), P)]},
@@ -302,6 +329,10 @@ def create_app(
         out["limits"] = {"max_body": limits.max_body, "max_batch": limits.max_batch, "max_text": limits.max_text}
         out["version"] = cur.version
         out["learning"] = learner.status() if learner is not None else None
+        if learner is not None:
+            out["pool"] = shift.pool.status() if shift.pool is not None else None
+        if tracker is not None:
+            out["prior_tracking"] = await run_in_threadpool(tracker.report, cur)
         return JSONResponse(out)
 
     async def healthz(request: Request) -> Response:
@@ -315,7 +346,8 @@ def create_app(
         if learner is not None:
             doc = add_learning(doc, cur.classes, learner.allow_new_classes, sets=cur.multilabel,
                                allow_empty=cur.multilabel and bool(cur.model.allow_empty))
-        return JSONResponse(doc)
+            doc = add_pool(doc, cur, limits, max_pool)
+        return JSONResponse(add_prior(doc, cur, tracker is not None))
 
     async def index(request: Request) -> Response:
         return Response(
@@ -355,6 +387,9 @@ def create_app(
             if learner is not None:
                 await run_in_threadpool(learner.stop)
 
+    shift = Context(holder, limits, learner, token, read_token, _body, _authorize, _input, _run, _call, _visible,
+                    tracker, float(lease_seconds), max_pool)
+
     app = Starlette(
         routes=[
             Route("/v1/predict", predict, methods=["POST"]),  # the busiest first: routes match in order
@@ -362,6 +397,7 @@ def create_app(
             Route("/v1/learn", learn_endpoint, methods=["POST"]),
             Route("/v1/unlearn", unlearn_endpoint, methods=["POST"]),
             Route("/v1/snapshot", snapshot_endpoint, methods=["POST"]),
+            *shift_routes(shift),
             Route("/v1/model", model_info, methods=["GET"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/openapi.json", openapi, methods=["GET"]),
@@ -373,6 +409,7 @@ def create_app(
     app.state.holder = holder
     app.state.limits = limits
     app.state.learner = learner
+    app.state.shift = shift
     return app
 
 
