@@ -13,8 +13,7 @@ from .._validation import check_choice, check_sample_weight, check_y, classes_an
 from ..errors import DataError, InvalidParameterError, ModelFileError, NotFittedError
 from ..io.model_file import save_state
 from ..model_selection import check_cv
-from ..model_selection._split import LeaveOneOutSplits
-from ..model_selection._validate import out_of_fold
+from ..model_selection import LeaveOneOutSplits, out_of_fold
 from . import _state
 from ._base import METHODS, Calibrator, check_classes
 from .explanation import CalibratedExplanation, explain_calibrated
@@ -239,10 +238,11 @@ class CalibratedClassifier(Classifier):
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest calibrated probability (temperature: the base model's class)."""
         self.check_fitted()
-        return self.classes_[self._predict_index_proba(X)[0]]
+        return self.classes_[self.predict_index_proba(X)[0]]
 
-    def _predict_index_proba(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """(index of the predicted class, calibrated probabilities), one pass of the base model."""
+    def predict_index_proba(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(index of the predicted class in ``classes_``, calibrated probabilities): one pass of the
+        base model (:meth:`nbayes.Classifier.predict_index_proba`)."""
         self.check_fitted()
         if self.calibrator_ is None:  # ensemble: the argmax of the averaged probabilities
             C = self._ensemble_log_proba(X)

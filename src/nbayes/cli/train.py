@@ -13,7 +13,6 @@ import polars as pl
 from ..calibration import CalibratedClassifier
 from ..errors import DataError
 from ..evaluate import training_calibration
-from ..linear import LogisticRegression
 from ..multilabel import MultiLabel
 from ..naive_bayes.binned import quantile_edges
 from ..semi_supervised import EM
@@ -257,7 +256,7 @@ def _train_dask(address: str, data: str, target: str, name: str, alpha: float | 
         kinds = choose_columns(head.drop(target), ignore, kinds_given, source)
         model = make_model(name, kinds, alpha, C, source, params)
         ddf = ddf[list(kinds) + [target]].dropna(subset=[target])
-        if isinstance(model, LogisticRegression):
+        if "logistic" in model.capabilities:
             model = nbd.fit_logistic(model, ddf, target=target)
         elif not streams(model):
             raise DataError(f"--dask: model {model_name(model)} needs all rows at once; train it without --dask")

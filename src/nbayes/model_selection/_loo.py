@@ -18,13 +18,14 @@ from typing import Any
 import numpy as np
 from .._scipy import sparse as sp
 
+from .._validation import encode_values, missing_mask
+from ..naive_bayes import BernoulliNB, CategoricalNB
+from ..naive_bayes.discrete import check_alpha
 from ._folds import StatsFolds, normalize
 from ._split import Splits
 
 
 def loo_folds(model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any) -> "LooFolds | None":
-    from ..naive_bayes import BernoulliNB, CategoricalNB
-
     if type(model) not in (BernoulliNB, CategoricalNB):
         return None
     t0 = time.perf_counter()
@@ -82,8 +83,6 @@ def _priors(full: Any, cc: np.ndarray, codes: np.ndarray, w: np.ndarray) -> np.n
 
 
 def _categorical(full: Any, T: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
-    from .._validation import encode_values, missing_mask
-
     if full.categories is not None or full.p is not None:
         return None
     if full.m is None:
@@ -131,8 +130,6 @@ def _categorical(full: Any, T: Any, codes: np.ndarray, w: np.ndarray) -> np.ndar
 
 
 def _bernoulli(full: Any, Xb: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
-    from ..naive_bayes.discrete import check_alpha
-
     if Xb.missing is not None:
         return None
     X = Xb.X

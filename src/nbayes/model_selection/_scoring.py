@@ -10,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..evaluate.metrics import brier_score_of, true_class_log_loss
 
 
 def _pred(lp: np.ndarray) -> np.ndarray:
@@ -52,15 +53,11 @@ def _prf(y: np.ndarray, lp: np.ndarray, average: str, what: str) -> float:
 
 
 def neg_log_loss(y: np.ndarray, lp: np.ndarray) -> float:
-    from ..metrics import true_class_log_loss
-
     return -true_class_log_loss(np.exp(lp[np.arange(len(y)), y]))
 
 
 def neg_brier_score(y: np.ndarray, lp: np.ndarray) -> float:
     """scikit-learn's ``neg_brier_score`` (``brier_score_loss``, halved for two classes)."""
-    from ..metrics import brier_score_of
-
     return -brier_score_of(y, np.exp(lp))
 
 

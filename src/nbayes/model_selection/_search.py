@@ -12,6 +12,7 @@ import numpy as np
 from .._estimator import BaseEstimator
 from .._frames import frame
 from .._progress import progress
+from .._validation import check_y, encode_labels
 from ..errors import DataError, InvalidParameterError, NotFittedError
 from ._folds import RefitFolds, engine_kind, folds_for, shaping_params
 from ._nested import Nested, is_composite, nested_params
@@ -210,8 +211,6 @@ class SearchCV(BaseEstimator):
     def score(self, X: Any, y: Any) -> float:
         """The search's scorer (the ``refit`` one of several) of ``best_estimator_`` on (X, y),
         as ``GridSearchCV.score``."""
-        from .._validation import check_y, encode_labels
-
         best = self._best()
         scorer = self.scorer_[self.refit] if self.multimetric_ else self.scorer_
         if not isinstance(scorer, str):

@@ -49,7 +49,7 @@ from .._kernels import set_max_threads
 from ..errors import NBayesError
 from . import _multilabel
 from ._learn import LEARN, PUBLISH_EVERY, UNLEARN, WINDOW, Learner, cannot
-from ._model import Limits, Loaded, ModelHolder, Problem, log
+from ._model import Limits, Loaded, ModelHolder, Problem, load_model, log
 from ._json import dumps, loads
 from ._openapi_learn import add_learning
 from ._requests import SNAPSHOT, labels_of
