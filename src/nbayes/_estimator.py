@@ -359,9 +359,14 @@ class Generative(Classifier):
         """``(index, proba)`` of :meth:`Classifier.predict_index_proba` from one joint
         log-probability: ``predict_log_proba``'s normalisation and ``predict``'s choice (the
         prior's class for a row impossible under every class) in one compiled pass."""
-        fallback = self.prior_fallback
         jll = np.ascontiguousarray(self.predict_joint_log_proba(X), dtype=np.float64)
-        index, log_proba, _ = answer_rows(jll, fallback, int(np.argmax(fallback)))
+        kept = jll.copy()  # the kernel normalises in place
+        # first with a NaN fallback, which marks a row impossible under every class as "bad":
+        # the prior (a few small NumPy calls) is read only when such a row (or an overflow) is there
+        index, log_proba, bad = answer_rows(jll, _nan_row(jll.shape[1]), 0)
+        if bad >= 0:
+            fallback = self.prior_fallback
+            index, log_proba, _ = answer_rows(kept, fallback, int(np.argmax(fallback)))
         proba: np.ndarray = np.exp(log_proba)
         return index, proba
 
@@ -377,11 +382,28 @@ class Generative(Classifier):
         """The class prior, normalised (log): the posterior given to a row that is impossible under every
         class; uniform when the prior itself is all zero."""
         lp = self._log_prior
-        total = logsumexp(lp)
+        m = float(np.max(lp)) if len(lp) else -np.inf
+        if np.isfinite(m):  # logsumexp's arithmetic, without its checks (the served path reads this per request)
+            total = np.log(np.sum(np.exp(lp - m))) + m
+        else:
+            total = logsumexp(lp)
         if not np.isfinite(total):
             return np.full(len(lp), -np.log(len(lp)))
         normalised: np.ndarray = lp - total
         return normalised
+
+
+_NAN_ROWS: dict[int, np.ndarray] = {}
+
+
+def _nan_row(k: int) -> np.ndarray:
+    """A read-only row of k NaN (one per number of classes, made once)."""
+    row = _NAN_ROWS.get(k)
+    if row is None:
+        row = np.full(k, np.nan)
+        row.flags.writeable = False
+        _NAN_ROWS[k] = row
+    return row
 
 
 def rebuild(model: Any) -> Callable[[dict[str, Any]], Any]:

@@ -24,7 +24,7 @@ from .linear.loss import Design, LogLoss
 __all__ = ["fit", "predict", "predict_proba", "fit_logistic"]
 
 
-def _dask():
+def _dask() -> Any:
     try:
         import dask
         import dask.dataframe  # noqa: F401
@@ -53,7 +53,8 @@ def _table_input(frame: Any, model: Any) -> Any:
     return frame if model.input_kind == "table" else frame.to_numpy(dtype=float)
 
 
-def _count_partition(params: dict[str, Any], kind: type, part: Any, target: str | None, text: str | None, weight: str | None):
+def _count_partition(params: dict[str, Any], kind: type, part: Any, target: str | None, text: str | None,
+                     weight: str | None) -> Any:
     """A model of one partition's rows (None for an empty partition)."""
     model = kind(**params)
     X, y = _features(part, target, text, model, weight)
@@ -77,7 +78,7 @@ def _merge(a: Any, b: Any) -> Any:
 
 def _tree(items: list[Any], split_every: int) -> Any:
     """Delayed pairwise-then-grouped reduction of partial models with ``merge``."""
-    from dask import delayed
+    from dask.delayed import delayed
 
     level = list(items)
     while len(level) > 1:
@@ -118,7 +119,7 @@ def fit(model: Any, data: Any, *, target: str | None = None, text: str | None = 
         head = data.head(1000, npartitions=-1).drop(columns=[c for c in (target, sample_weight) if c])
         kinds = type(model)().infer_column_kinds(head)
         params["column_types"] = dict(zip(map(str, head.columns), kinds))
-    from dask import delayed
+    from dask.delayed import delayed
 
     counted = [delayed(_count_partition)(params, type(model), p, target, text, sample_weight) for p in parts]
     try:
@@ -181,7 +182,7 @@ def predict_proba(model: Any, data: Any, *, target: str | None = None, text: str
 def _map(model: Any, data: Any, target: str | None, text: str | None, proba: bool) -> Any:
     _dask()
     import pandas as pd
-    from dask import delayed
+    from dask.delayed import delayed
 
     model.check_fitted()
     shared = delayed(model, pure=True)  # one key: shipped once per worker, not once per task
@@ -197,14 +198,15 @@ def _map(model: Any, data: Any, target: str | None, text: str | None, proba: boo
 
 
 # ---------------------------------------------------------------------------- logistic regression
-def _lr_part(part: Any, target: str, classes: np.ndarray):
+def _lr_part(part: Any, target: str, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     X = part.drop(columns=[target]).to_numpy(dtype=float)
     y = part[target].to_numpy()
     codes = np.searchsorted(classes, y)
     return X, codes
 
 
-def _lr_value_grad(part: tuple[np.ndarray, np.ndarray], theta: np.ndarray, K: int, fit_intercept: bool):
+def _lr_value_grad(part: tuple[np.ndarray, np.ndarray], theta: np.ndarray, K: int,
+                   fit_intercept: bool) -> tuple[float, np.ndarray]:
     X, codes = part
     if len(codes) == 0:
         return 0.0, np.zeros_like(theta)
@@ -230,7 +232,7 @@ def fit_logistic(model: Any, data: Any, *, target: str, tol: float | None = None
     classes = np.sort(np.asarray(labels))
     if len(classes) < 2:
         raise DataError(f"nbayes.dask.fit_logistic: the target has {len(classes)} class; needs at least 2")
-    from dask import delayed
+    from dask.delayed import delayed
 
     parts = dask.persist(*[delayed(_lr_part)(p, target, classes) for p in data.to_delayed()])
     d = len(data.columns) - 1

@@ -156,17 +156,20 @@ class EM(Classifier):
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest posterior probability for each row (``estimator_``'s)."""
         self.check_fitted()
-        return self.estimator_.predict(X)
+        result: np.ndarray = self.estimator_.predict(X)
+        return result
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """log P(y = c | x) under the EM-completed model."""
         self.check_fitted()
-        return self.estimator_.predict_log_proba(X)
+        result: np.ndarray = self.estimator_.predict_log_proba(X)
+        return result
 
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """log P(x, y = c) under the EM-completed model (components summed within each class)."""
         self.check_fitted()
-        return self.estimator_.predict_joint_log_proba(X)
+        result: np.ndarray = self.estimator_.predict_joint_log_proba(X)
+        return result
 
     def explain(self, X: Any) -> Any:
         """``estimator_.explain(X)`` (refused with several components per class)."""

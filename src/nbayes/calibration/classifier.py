@@ -187,8 +187,8 @@ class CalibratedClassifier(Classifier):
         self.oof_calibrated_log_proba_ = after  # and through the map fitted without each row
         return self
 
-    def _set(self, base: Any, calibrator: Calibrator | None, estimators: list | None = None,
-             calibrators: list | None = None) -> None:
+    def _set(self, base: Any, calibrator: Calibrator | None, estimators: list[Any] | None = None,
+             calibrators: list[Any] | None = None) -> None:
         """One map on the base model (``calibrator``), or an ensemble (``calibrator`` None)."""
         for name in ("n_splits_", "oof_log_proba_", "oof_calibrated_log_proba_"):
             self.__dict__.pop(name, None)  # a refit's, or a loaded model's: none
@@ -225,7 +225,8 @@ class CalibratedClassifier(Classifier):
 
     def _ensemble_log_proba(self, X: Any) -> np.ndarray:
         C = np.stack([c.transform(_log_proba_of(m, X)) for m, c in zip(self.estimators_, self.calibrators_)])
-        return logsumexp(C, axis=0) - np.log(len(self.calibrators_))
+        result: np.ndarray = logsumexp(C, axis=0) - np.log(len(self.calibrators_))
+        return result
 
     @property
     def prediction_prior(self) -> np.ndarray | None:
@@ -238,7 +239,8 @@ class CalibratedClassifier(Classifier):
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest calibrated probability (temperature: the base model's class)."""
         self.check_fitted()
-        return self.classes_[self.predict_index_proba(X)[0]]
+        result: np.ndarray = self.classes_[self.predict_index_proba(X)[0]]
+        return result
 
     def predict_index_proba(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """(index of the predicted class in ``classes_``, calibrated probabilities): one pass of the

@@ -145,7 +145,7 @@ def short_text(column: pl.Series, kind: str) -> bool:
 def streams(model: Any) -> bool:
     """Whether ``partial_fit`` over chunks equals ``fit`` for this model: it learns from chunks
     and is its statistics (not logistic regression's iterative fit, nor nblr's)."""
-    return {"partial_fit", "statistics"} <= model.capabilities
+    return bool({"partial_fit", "statistics"} <= model.capabilities)
 
 
 def model_name(model: Any) -> str:

@@ -65,7 +65,7 @@ class LooFolds:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.engine, name)
 
-    def log_proba(self, params: dict, i: int):
+    def log_proba(self, params: dict[str, Any], i: int) -> Any:
         if params:
             return self.engine.log_proba(params, i)
         return self.lp[i : i + 1], self.per_row, 0.0  # split i holds out row i
@@ -79,7 +79,8 @@ def _priors(full: Any, cc: np.ndarray, codes: np.ndarray, w: np.ndarray) -> np.n
     counts = np.tile(cc + float(full.class_alpha), (n, 1))
     counts[np.arange(n), codes] -= w
     with np.errstate(divide="ignore"):
-        return np.log(counts) - np.log(counts.sum(axis=1, keepdims=True))
+        result: np.ndarray = np.log(counts) - np.log(counts.sum(axis=1, keepdims=True))
+        return result
 
 
 def _categorical(full: Any, T: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
@@ -154,4 +155,5 @@ def _bernoulli(full: Any, Xb: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarr
         absent = np.log(np.maximum(N[c] - wc - d[c], 0.0) + a)  # x = 0
         own = np.asarray(X[rows] @ (present - absent)).ravel() + absent.sum() - np.log(D).sum()
         out[rows, c] = own
-    return out
+    result: np.ndarray | None = out
+    return result

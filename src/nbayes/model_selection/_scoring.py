@@ -14,10 +14,11 @@ from ..evaluate.metrics import brier_score_of, true_class_log_loss
 
 
 def _pred(lp: np.ndarray) -> np.ndarray:
-    return np.argmax(lp, axis=1)
+    result: np.ndarray = np.argmax(lp, axis=1)
+    return result
 
 
-def _confusion(y: np.ndarray, pred: np.ndarray, K: int):
+def _confusion(y: np.ndarray, pred: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     cm = np.bincount(y * K + pred, minlength=K * K).reshape(K, K).astype(np.float64)
     tp = np.diag(cm)
     return tp, cm.sum(axis=1), cm.sum(axis=0)

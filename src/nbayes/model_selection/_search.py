@@ -122,7 +122,7 @@ class SearchCV(BaseEstimator):
             )
         splits = check_cv(self.cv, X, y, groups)
         shaping = shaping_params(model)
-        by_count: dict[str, tuple[dict, list[int]]] = {}
+        by_count: dict[str, tuple[dict[str, Any], list[int]]] = {}
         for c, cand in enumerate(candidates):
             # candidates share an engine (one count) when it counts and they differ only at
             # estimation; a refitting engine serves one candidate
@@ -198,15 +198,18 @@ class SearchCV(BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """``best_estimator_.predict(X)``."""
-        return self._best().predict(X)
+        result: np.ndarray = self._best().predict(X)
+        return result
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """``best_estimator_.predict_proba(X)``."""
-        return self._best().predict_proba(X)
+        result: np.ndarray = self._best().predict_proba(X)
+        return result
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """``best_estimator_.predict_log_proba(X)``."""
-        return self._best().predict_log_proba(X)
+        result: np.ndarray = self._best().predict_log_proba(X)
+        return result
 
     def score(self, X: Any, y: Any) -> float:
         """The search's scorer (the ``refit`` one of several) of ``best_estimator_`` on (X, y),
@@ -262,7 +265,8 @@ def _to_frame(search: SearchCV, library: str | None) -> Any:
     return frame(columns, library)
 
 
-def _results(candidates, test, train, fit_time, score_time, multi) -> dict[str, Any]:
+def _results(candidates: list[dict[str, Any]], test: dict[str, Any], train: dict[str, Any] | None, fit_time: Any,
+             score_time: Any, multi: bool) -> dict[str, Any]:
     from scipy.stats import rankdata
 
     C, S = fit_time.shape

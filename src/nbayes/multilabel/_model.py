@@ -372,7 +372,8 @@ class MultiLabel(Classifier):
         if "_nblr_weights" in self.__dict__:
             W, b = self.__dict__["_nblr_weights"]
             X01 = presence(self.__dict__["_predictor"].transform(X))
-            return np.asarray(X01 @ W) + b
+            result: np.ndarray = np.asarray(X01 @ W) + b
+            return result
         return self._scores(X)[0]
 
     def _scores(self, X: Any) -> tuple[np.ndarray, np.ndarray | None]:

@@ -58,7 +58,8 @@ plain = json_value
 def plain_floats(a: np.ndarray) -> list[Any]:
     values = a.tolist()
     if np.isfinite(a).all():
-        return values
+        result: list[Any] = values
+        return result
     return [plain(v) for v in values]
 
 
@@ -179,8 +180,8 @@ class Loaded:
             # the public path a Python user takes: predict's choice and predict_proba, from one
             # pass over the input where the model can (a generative model: one compiled pass)
             best, P = self.model.predict_index_proba(X)
-        finite = np.isfinite(P).all(axis=1)
-        if not finite.all():
+        if not np.isfinite(P).all():
+            finite = np.isfinite(P).all(axis=1)
             raise Problem(422, f"item {int(np.argmin(finite))}: its values are too large for the model's "
                                "arithmetic (the probabilities overflow)")
         return best, P

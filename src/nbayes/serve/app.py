@@ -33,6 +33,7 @@ import signal
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 try:
@@ -48,11 +49,11 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 from .._kernels import set_max_threads
 from ..errors import NBayesError
 from . import _multilabel
-from ._learn import LEARN, PUBLISH_EVERY, UNLEARN, WINDOW, Learner, cannot
+from ._learn import PUBLISH_EVERY, WINDOW, Learner
 from ._model import Limits, Loaded, ModelHolder, Problem, load_model, log
 from ._json import dumps, loads
 from ._openapi_learn import add_learning
-from ._requests import SNAPSHOT, labels_of
+from ._requests import LEARN, SNAPSHOT, UNLEARN, cannot, labels_of
 
 #: requests smaller than this (characters of text, or rows x 100) run on the event loop; larger
 #: ones in a worker thread, so a batch of 1,000 documents does not stall the other connections
@@ -340,7 +341,7 @@ def create_app(
         return _error(500, "internal error (logged by the server)")
 
     @asynccontextmanager
-    async def lifespan(app: Starlette):
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
         # a learning service holds the one authoritative model: the file is its snapshot, not its source
         watcher = asyncio.create_task(_watch(holder, reload_interval)) if learner is None else None
