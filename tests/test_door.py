@@ -95,3 +95,22 @@ def test_multilabel_asks_capabilities_not_classes():
     assert "nb_logistic" in nbayes.TextClassifier(model="nblr").capabilities
     assert "per_class" not in nbayes.ComplementNB().capabilities
     assert "per_class" in nbayes.TextClassifier(model="bernoulli").capabilities
+
+
+def test_a_splitter_whose_folds_leave_one_out_is_leave_one_out():
+    """Read from the folds, not the splitter's class: scikit-learn's LeaveOneOut and KFold(n)
+    are leave-one-out (the closed forms apply); n folds in another order are not."""
+    from sklearn.model_selection import KFold as SkKFold
+    from sklearn.model_selection import LeaveOneOut
+
+    from nbayes.model_selection import LeaveOneOutSplits, check_cv
+
+    X, y = np.zeros((6, 1)), np.array([0, 1] * 3)
+    assert isinstance(check_cv(LeaveOneOut(), X, y), LeaveOneOutSplits)
+    assert isinstance(check_cv(SkKFold(6), X, y), LeaveOneOutSplits)
+    assert not isinstance(check_cv(SkKFold(6, shuffle=True, random_state=0), X, y), LeaveOneOutSplits)
+    assert not isinstance(check_cv(SkKFold(3), X, y), LeaveOneOutSplits)
+    X3 = np.arange(12.0).reshape(6, 2) % 3
+    m = nbayes.CategoricalNB()
+    assert_allclose(nbayes.model_selection.cross_val_predict(m, X3, y, cv=LeaveOneOut(), method="predict_proba"),
+                    nbayes.model_selection.cross_val_predict(m, X3, y, cv="loo", method="predict_proba"), rtol=0, atol=0)

@@ -69,7 +69,7 @@ def _explain_chunk(model: Any, loaded: Any, frame: pl.DataFrame, cols: dict[str,
     """The explanations of a chunk's rows, each with its probability (the loaded model's: a
     calibrated model's own, ``calibrated_probability``, besides its base model's)."""
     X = model_input(model, frame, cols, source)
-    if "text" in model.capabilities:
+    if model.input_kind == "text":
         out = [_explain_text(model, t) for t in X]
     else:
         values = frame.select(list(cols)).to_dicts()

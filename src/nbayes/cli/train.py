@@ -267,7 +267,7 @@ def _train_dask(address: str, data: str, target: str, name: str, alpha: float | 
                 if binned:  # the partitions merge only when binned alike: edges from the first rows
                     model.set_params(bin_edges={c: quantile_edges(head.get_column(c).cast(pl.Float64).to_numpy(),
                                                                   model.bins).tolist() for c in binned})
-            text = next(iter(kinds)) if "text" in model.capabilities else None
+            text = next(iter(kinds)) if model.input_kind == "text" else None
             model = nbd.fit(model, ddf, target=target, text=text)
         rows = int(ddf.shape[0].compute())
     summary = {

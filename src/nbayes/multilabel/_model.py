@@ -6,8 +6,7 @@ import numbers
 from typing import Any, Callable, ClassVar, Self
 
 import numpy as np
-from .._scipy import sparse as sp
-from .._scipy import expit
+from .._scipy import expit, sparse as sp
 
 from .._estimator import Classifier, rebuild
 from .._validation import check_choice, check_number, check_sample_weight, encode_labels, union_labels
@@ -126,8 +125,7 @@ class MultiLabel(Classifier):
 
     @staticmethod
     def _nblr(est: Any) -> bool:
-        """Whether the base model is an NB-weighted logistic regression (capability
-        ``nb_logistic``): one is fitted per label, on all the documents at once."""
+        """Whether the base is an NB-weighted logistic regression (``nb_logistic``): one a label."""
         return "nb_logistic" in est.capabilities
 
     def _clone(self) -> Any:
