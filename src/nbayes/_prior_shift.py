@@ -48,7 +48,7 @@ class ShiftCalibrationLike(Protocol):
         ...
 
 
-class PriorEstimate(Mapping):
+class PriorEstimate(Mapping[Any, float]):
     """An estimated class prior: a mapping from label to probability (``classes_`` order), so
     ``model.with_prior(estimate)`` adapts the model to it.
 
@@ -187,7 +187,8 @@ def bbse_prior(predicted: np.ndarray, confusion: np.ndarray, weights: np.ndarray
     sol = np.maximum(sol, 0.0)
     total = sol.sum(axis=1, keepdims=True)
     sol = np.where(total > 0, sol / np.where(total > 0, total, 1.0), 1.0 / K)
-    return sol[0] if weights is None else sol
+    prior: np.ndarray = sol[0] if weights is None else sol
+    return prior
 
 
 def estimate(log_post: np.ndarray, source_prior: np.ndarray, classes: np.ndarray, *, method: str = "em",

@@ -11,14 +11,14 @@ from __future__ import annotations
 from .evaluate.metrics import (
     ReliabilityCurve,
     brier_score,
-    brier_score_of,  # noqa: F401 (used by the scorers of nbayes.model_selection)
+    brier_score_of as brier_score_of,  # (``as``: re-exported, for the scorers of nbayes.model_selection)
     classification_measures,
     expected_calibration_error,
     log_loss,
-    log_loss_of,  # noqa: F401
+    log_loss_of as log_loss_of,
     reliability_curve,
     reliability_diagram,
-    true_class_log_loss,  # noqa: F401
+    true_class_log_loss as true_class_log_loss,
 )
 
 __all__ = [

@@ -1,6 +1,8 @@
 # Types of the compiled module (_text_chars.pyx) for mypy; arguments are NumPy arrays.
 from typing import Any
 
+import numpy as np
+
 def room(chars: Any, lo: Any, hi: Any, wb: Any) -> tuple[int, int]: ...
 def learn_counts(buf: Any, bounds: Any, doc0: Any, codes: Any, w: Any, has_w: Any, is_space: Any, lo_n: Any,
                  hi_n: Any, wb: Any, terms: Any, n_terms: Any, n_cps: Any, K: Any, pairs: Any, n_pairs: Any,
@@ -8,7 +10,7 @@ def learn_counts(buf: Any, bounds: Any, doc0: Any, codes: Any, w: Any, has_w: An
 def hash_counts(buf: Any, bounds: Any, codes: Any, w: Any, has_w: Any, is_space: Any, lo_n: Any, hi_n: Any,
                 wb: Any, n_features: Any, counts: Any, cdf: Any, df: Any, tf: Any, last: Any) -> None: ...
 def score_pairs(buf: Any, bounds: Any, is_space: Any, lo_n: Any, hi_n: Any, wb: Any, n_features: Any, terms: Any,
-                indptr: Any, cls: Any, delta: Any, base: Any, row: Any, rows_a: Any, binary: Any, T: Any) -> Any: ...
+                indptr: Any, cls: Any, delta: Any, base: Any, row: Any, rows_a: Any, binary: Any, T: Any) -> np.ndarray: ...
 def presence_rows(buf: Any, bounds: Any, is_space: Any, lo_n: Any, hi_n: Any, wb: Any, n_features: Any,
                   terms: Any, n_terms: Any) -> tuple[Any, Any]: ...
 def term_ids(buf: Any, bounds: Any, is_space: Any, lo_n: Any, hi_n: Any, wb: Any, n_features: Any,

@@ -10,7 +10,15 @@ from ._categorical import DTYPES, count_values, value_range
 __all__ = ["DTYPES", "count_values", "count_values_numpy", "value_range"]
 
 
-def count_values_numpy(X, y, w, K, lo, offsets, width):
+def count_values_numpy(
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray | None,
+    K: int,
+    lo: np.ndarray,
+    offsets: np.ndarray,
+    width: np.ndarray,
+) -> np.ndarray:
     """Twin of :func:`count_values`, for tests."""
     out = np.zeros(offsets[-1])
     w = np.ones(X.shape[0]) if w is None else w

@@ -10,7 +10,9 @@ from ._gaussian import joint_log_likelihood, moments
 __all__ = ["joint_log_likelihood", "joint_log_likelihood_numpy", "moments", "moments_numpy"]
 
 
-def moments_numpy(X, y, w, K):
+def moments_numpy(
+    X: np.ndarray, y: np.ndarray, w: np.ndarray | None, K: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Twin of :func:`moments` in plain NumPy (two passes), for tests."""
     d = X.shape[1]
     w = np.ones(X.shape[0]) if w is None else w
@@ -28,8 +30,11 @@ def moments_numpy(X, y, w, K):
     return cc, W, mu, m2
 
 
-def joint_log_likelihood_numpy(X, mu, prec, lognorm, intercept):
+def joint_log_likelihood_numpy(
+    X: np.ndarray, mu: np.ndarray, prec: np.ndarray, lognorm: np.ndarray, intercept: np.ndarray
+) -> np.ndarray:
     """Twin of :func:`joint_log_likelihood`, for tests."""
     obs = ~np.isnan(X)[:, None, :]
     terms = lognorm[None] - prec[None] * (X[:, None, :] - mu[None]) ** 2
-    return intercept[None] + np.where(obs, terms, 0.0).sum(axis=2)
+    jll: np.ndarray = intercept[None] + np.where(obs, terms, 0.0).sum(axis=2)
+    return jll

@@ -62,7 +62,9 @@ def even_blocks(indptr: np.ndarray, parts: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- NumPy twins
-def csr_dense_numpy(indptr, indices, data, B, out):
+def csr_dense_numpy(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, B: np.ndarray, out: np.ndarray
+) -> np.ndarray:
     import scipy.sparse as sp
 
     A = sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, B.shape[0]))
@@ -70,7 +72,7 @@ def csr_dense_numpy(indptr, indices, data, B, out):
     return out
 
 
-def softmax_loss_numpy(Z, codes, weights, P):
+def softmax_loss_numpy(Z: np.ndarray, codes: np.ndarray, weights: np.ndarray, P: np.ndarray) -> float:
     from scipy.special import logsumexp, softmax
 
     n = Z.shape[0]
@@ -83,7 +85,7 @@ def softmax_loss_numpy(Z, codes, weights, P):
     return total
 
 
-def binary_loss_numpy(z, y, weights, d):
+def binary_loss_numpy(z: np.ndarray, y: np.ndarray, weights: np.ndarray, d: np.ndarray) -> float:
     from scipy.special import expit
 
     total = float(np.sum(weights * (np.logaddexp(0.0, z) - y * z)))
@@ -93,19 +95,29 @@ def binary_loss_numpy(z, y, weights, d):
     return total
 
 
-def _pattern(indptr, indices, n_cols):
+def _pattern(indptr: np.ndarray, indices: np.ndarray, n_cols: int) -> Any:
+    """The 0/1 CSR matrix of ``indptr`` / ``indices`` (a SciPy sparse matrix: SciPy is untyped)."""
     import scipy.sparse as sp
 
     ones = np.ones(len(indices))
     return sp.csr_matrix((ones, indices, indptr), shape=(len(indptr) - 1, n_cols))
 
 
-def presence_dot_numpy(indptr, indices, B, out):
+def presence_dot_numpy(indptr: np.ndarray, indices: np.ndarray, B: np.ndarray, out: np.ndarray) -> np.ndarray:
     out[:] = _pattern(indptr, indices, B.shape[0]) @ B.astype(out.dtype)
     return out
 
 
-def presence_tdot_numpy(tindptr, tindices, G, s, lam, V, out, blocks):
+def presence_tdot_numpy(
+    tindptr: np.ndarray,
+    tindices: np.ndarray,
+    G: np.ndarray,
+    s: np.ndarray,
+    lam: float,
+    V: np.ndarray,
+    out: np.ndarray,
+    blocks: np.ndarray,
+) -> float:
     out[:] = s[:, None] * (_pattern(tindptr, tindices, G.shape[0]) @ G)
     if lam == 0.0:
         return 0.0
@@ -113,7 +125,7 @@ def presence_tdot_numpy(tindptr, tindices, G, s, lam, V, out, blocks):
     return float(np.sum(out * V))
 
 
-def scale_rows_numpy(V, s, out):
+def scale_rows_numpy(V: np.ndarray, s: np.ndarray, out: np.ndarray) -> np.ndarray:
     out[:] = s[:, None] * V
     return out
 
@@ -122,49 +134,51 @@ def scale_rows_numpy(V, s, out):
 # A parallel kernel wakes the thread pool on every call: fine for millions of entries, but on a
 # few thousand it is all overhead (and on a busy machine each wake-up can cost milliseconds).
 # Small problems use these NumPy twins instead; tests check both agree.
-def softmax_hess_factor_numpy(R, P, weights):
+def softmax_hess_factor_numpy(R: np.ndarray, P: np.ndarray, weights: np.ndarray) -> np.ndarray:
     s = np.sum(P * R, axis=1, keepdims=True)
     R[:] = weights[:, None] * P * (R - s)
     return R
 
 
-def axpy_mnorm_numpy(s, alpha, d, M):
+def axpy_mnorm_numpy(s: np.ndarray, alpha: float, d: np.ndarray, M: np.ndarray) -> float:
     s += alpha * d
     return float(np.dot(s * M, s))
 
 
-def residual_step_numpy(r, alpha, Hd, M, z):
+def residual_step_numpy(
+    r: np.ndarray, alpha: float, Hd: np.ndarray, M: np.ndarray, z: np.ndarray
+) -> tuple[float, float]:
     r -= alpha * Hd
     np.divide(r, M, out=z)
     return float(np.dot(r, z)), float(np.dot(r, r))
 
 
-def direction_step_numpy(d, z, beta):
+def direction_step_numpy(d: np.ndarray, z: np.ndarray, beta: float) -> np.ndarray:
     d *= beta
     d += z
     return d
 
 
-def mdots_numpy(s, d, M):
+def mdots_numpy(s: np.ndarray, d: np.ndarray, M: np.ndarray) -> tuple[float, float, float]:
     Ms = M * s
     return float(np.dot(Ms, d)), float(np.dot(Ms, s)), float(np.dot(d * M, d))
 
 
-def vdot_numpy(a, b):
+def vdot_numpy(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.dot(a, b))
 
 
-def add_scaled_numpy(out, lam, V):
+def add_scaled_numpy(out: np.ndarray, lam: float, V: np.ndarray) -> np.ndarray:
     out += lam * V
     return out
 
 
-def to_float32_numpy(src, dst):
+def to_float32_numpy(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     dst[:] = src
     return dst
 
 
-def add_from32_numpy(out, src32, lam, V):
+def add_from32_numpy(out: np.ndarray, src32: np.ndarray, lam: float, V: np.ndarray) -> np.ndarray:
     np.add(src32, lam * V, out=out)
     return out
 

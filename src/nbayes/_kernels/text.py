@@ -26,7 +26,7 @@ module re-exports them and keeps the Python orchestration. Their twins are in
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -42,20 +42,22 @@ __all__ = ["NO_PARTS", "build", "count_new", "hash_counts", "learn_counts", "mer
 NO_PARTS = np.full((0, 2), -1, dtype=np.int32)
 
 
-def rows_on_threads(kernel: Any, args: tuple, n_docs: int, T: int, scratch: Any = None) -> Any:
+def rows_on_threads(kernel: Callable[..., None], args: tuple[Any, ...], n_docs: int, T: int,
+                    scratch: Callable[[], tuple[np.ndarray, ...]] | None = None) -> np.ndarray:
     """Run ``kernel(d0, d1, *args, *scratch())`` over ``T`` ranges of the ``n_docs`` documents
     on Python threads (the kernel releases the GIL; too few documents a thread: one call),
     each with its own scratch arrays; returns the last of ``args``, the output the kernel
     fills."""
+    out: np.ndarray = args[-1]
     T = max(1, min(int(T), n_docs // _MIN_THREAD_DOCS))
     own = scratch if scratch is not None else tuple
     if T == 1:
         kernel(0, n_docs, *args, *own())
-        return args[-1]
+        return out
     per = (n_docs + T - 1) // T
     with ThreadPoolExecutor(T) as pool:
         list(pool.map(lambda th: kernel(th * per, min(n_docs, (th + 1) * per), *args, *own()), range(T)))
-    return args[-1]
+    return out
 
 
 #: documents per thread below which scoring stays on the calling thread

@@ -30,12 +30,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._text_chars import hash_counts, learn_counts, presence_rows, room, score_pairs, term_ids
-from .text_pairs import dense_layout
+from .text_pairs import Table, dense_layout
 
 __all__ = ["hash_counts", "learn_counts", "presence_rows", "room", "score", "score_pairs", "term_ids"]
 
 
-def score(buf, bounds, is_space, lo_n, hi_n, wb, n_features, terms, weights, binary, T):
+def score(buf: np.ndarray, bounds: np.ndarray, is_space: np.ndarray, lo_n: int, hi_n: int, wb: bool,
+          n_features: int, terms: Table, weights: np.ndarray, binary: bool, T: int) -> np.ndarray:
     """:func:`nbayes._kernels.text_pairs.score` for character n-grams: out[d, c] = the sum of
     weights[t, c] over the known grams t of document d (each distinct one once when ``binary``)."""
     weights = np.ascontiguousarray(weights, dtype=np.float64)

@@ -13,6 +13,7 @@ weights added by ``add_term`` of ``_pairs.pxd``); this module splits the documen
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeAlias
 
 import numpy as np
 
@@ -20,10 +21,16 @@ from . import threads
 from ._text_pairs import presence_block, score_rows
 from .text import rows_on_threads
 
-__all__ = ["dense_layout", "presence_rows", "score", "score_pairs"]
+__all__ = ["Layout", "Table", "dense_layout", "presence_rows", "score", "score_pairs"]
+
+#: a term table as the compiled lookups take it (text.vocab's ``KernelTerms`` or a stop-word
+#: table): its arrays, and for the terms' table whether every term is a full one
+Table: TypeAlias = "tuple[np.ndarray | bool, ...]"
+#: weights as :func:`score_pairs` takes them: (indptr, cls, delta, base, row, rows)
+Layout: TypeAlias = "tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]"
 
 
-def dense_layout(weights: np.ndarray) -> tuple[np.ndarray, ...]:
+def dense_layout(weights: np.ndarray) -> Layout:
     """A terms x classes table of weights as :func:`score_pairs` takes weights: every term has
     its full row (``rows = weights``; ``row`` empty, meaning ``row[t] = t``), no pairs, no
     base. Scoring a dense table is the same pass as scoring pairs whose terms all have rows."""
@@ -32,14 +39,16 @@ def dense_layout(weights: np.ndarray) -> tuple[np.ndarray, ...]:
     return (np.zeros(V + 1, dtype=np.int64), none, np.zeros(0), np.zeros(K), none, weights)
 
 
-def score(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, weights, binary, T):
+def score(buf: np.ndarray, bounds: np.ndarray, is_word: np.ndarray, lo_n: int, hi_n: int, stop: Table,
+          n_features: int, terms: Table, weights: np.ndarray, binary: bool, T: int) -> np.ndarray:
     """out[d, c] = sum over the known terms of document d of weights[t, c] (each distinct term
     once when ``binary``); unknown terms are skipped. No document-term matrix is built."""
     return score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, *dense_layout(weights), binary, T)
 
 
-def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indptr, cls, delta, base, row, rows,
-                binary, T):
+def score_pairs(buf: np.ndarray, bounds: np.ndarray, is_word: np.ndarray, lo_n: int, hi_n: int, stop: Table,
+                n_features: int, terms: Table, indptr: np.ndarray, cls: np.ndarray, delta: np.ndarray,
+                base: np.ndarray, row: np.ndarray, rows: np.ndarray, binary: bool, T: int) -> np.ndarray:
     """out[d, c] = sum over the known term occurrences t of document d (each distinct term once
     when ``binary``) of base[c] + delta[p] for the pair p = (t, c) if seen. The pairs of term t
     are p = indptr[t]..indptr[t + 1], class cls[p]; a term most classes hold has its full
@@ -61,7 +70,8 @@ def score_pairs(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, indpt
 _PARALLEL_CHARS = 1 << 20
 
 
-def presence_rows(buf, bounds, is_word, lo_n, hi_n, stop, n_features, terms, n_terms):
+def presence_rows(buf: np.ndarray, bounds: np.ndarray, is_word: np.ndarray, lo_n: int, hi_n: int, stop: Table,
+                  n_features: int, terms: Table, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
     """The presence matrix's CSR arrays straight from tokenising: per document its distinct
     known terms, sorted (indptr, indices); no (document, term) list to sort or sum. Ranges of
     documents of about equal size (in code points) are tokenised on the machine's threads

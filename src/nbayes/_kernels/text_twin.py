@@ -78,7 +78,7 @@ def term_ids(docs: list[str], ngram_range: tuple[int, int], stop: Iterable[str],
 
 def count_terms(docs: list[str], codes: list[int], w: list[float] | None, n_classes: int,
                 ngram_range: tuple[int, int], stop: Iterable[str], n_features: int
-                ) -> tuple[list, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                ) -> tuple[list[Any], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Twin of ``text.count_terms`` (with the learner's sorting): (terms, counts V x K, document
     counts V x K, df, tf) over the sorted vocabulary of ``docs``, or the buckets."""
     found = [[g for g, _, _ in grams(doc, ngram_range, stop)] for doc in docs]

@@ -41,11 +41,11 @@ class Pool:
             params = model.get_params()
             vec = Vectorizer(**{k: params[k] for k in TOKENS if k in params})
             self.counts: sp.csr_matrix = vec.fit_transform(list(X)).tocsr().astype(np.float64)
-            self.terms = np.asarray(vec.get_feature_names_out(), dtype=object)
+            self.terms: np.ndarray | None = np.asarray(vec.get_feature_names_out(), dtype=object)
         else:
             M = X if sp.issparse(X) else np.asarray(X, dtype=np.float64) if _numeric(X) else None
             self.counts = sp.csr_matrix(M) if M is not None and np.ndim(M) == 2 else None
-            self.terms = None  # type: ignore[assignment]
+            self.terms = None
         self.n = len(X) if self.counts is None else self.counts.shape[0]
         if self.n == 0:
             raise DataError("X_pool has no rows; there is nothing to suggest")
@@ -76,6 +76,8 @@ class Pool:
     def columns_in(self, vocab: dict[str, int]) -> np.ndarray:
         """The column of each pool term in a model vocabulary (-1: unknown), by a sorted search
         over fixed-width strings rather than a dictionary lookup per term."""
+        if self.terms is None:  # a pool of rows, not documents: no term to find
+            return np.zeros(0, dtype=np.int64)
         if self._sorted is None:
             self._sorted = np.asarray(self.terms.tolist(), dtype=str)
             self._order = np.argsort(self._sorted, kind="stable")

@@ -19,9 +19,11 @@ def uncertainty(L: np.ndarray, kind: str) -> np.ndarray:
         return out
     if kind == "margin":
         top = np.sort(P, axis=1)[:, -2:] if P.shape[1] > 1 else np.c_[np.zeros(len(P)), P]
-        return -(top[:, 1] - top[:, 0])
+        out = -(top[:, 1] - top[:, 0])
+        return out
     plogp = np.where(P > 0, P * np.where(P > 0, L, 0.0), 0.0)
-    return -plogp.sum(axis=1)
+    out = -plogp.sum(axis=1)
+    return out
 
 
 def density_batch(pool: Pool, rows: np.ndarray, L: np.ndarray, k: int, beta: float = 1.0,

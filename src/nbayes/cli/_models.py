@@ -4,7 +4,7 @@ model import this module (and with it every model class); the others read a mode
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import polars as pl
 
@@ -85,7 +85,7 @@ def _model(name: str, kinds: dict[str, str], alpha: float | None, C: float | Non
             f"{source}: column {texts[0]!r} is text; --model {name} takes one text column alone or "
             "no text (use --model auto, or --ignore / --categorical the column)"
         )
-    makers = {
+    makers: dict[str, Callable[[], object]] = {
         "categorical": lambda: CategoricalNB(**a),
         "bernoulli": lambda: BernoulliNB(**a),
         "multinomial": lambda: MultinomialNB(**a),

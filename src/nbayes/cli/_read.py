@@ -178,8 +178,7 @@ class DataFile:
         return "\t" if self.kind == "tsv" else ","
 
     def _open_text(self) -> IO[str]:
-        raw: Any = gzip.open(self.path, "rb") if self.path.name.lower().endswith(".gz") else open(self.path, "rb")
-        return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace", newline="")
+        return io.TextIOWrapper(_open_bytes(self.path), encoding="utf-8-sig", errors="replace", newline="")
 
     def _records(self) -> Iterator[tuple[int, list[str]]]:
         """(line where the record starts, fields) of every non-empty record, the header first."""
@@ -211,10 +210,9 @@ class DataFile:
         return None
 
     def _bad_utf8_line(self) -> int:
-        opener: Any = gzip.open if self.path.name.lower().endswith(".gz") else open
         decoder = codecs.getincrementaldecoder("utf-8")()
         line = 1
-        with opener(self.path, "rb") as f:
+        with _open_bytes(self.path) as f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 try:
                     decoder.decode(block)
@@ -226,9 +224,8 @@ class DataFile:
     def _check_text_head(self) -> None:
         """A CSV must be UTF-8 text: refuse binary files and other encodings up front (the first
         64 KiB), naming the line and byte offset."""
-        opener: Any = gzip.open if self.path.name.lower().endswith(".gz") else open
         try:
-            with opener(self.path, "rb") as f:
+            with _open_bytes(self.path) as f:
                 head = f.read(HEAD_BYTES)
         except (OSError, EOFError) as exc:
             raise self.fail(f"cannot be read ({_gzip_reason(exc)})") from None
@@ -286,9 +283,9 @@ class DataFile:
         elif start == 0:
             raise self.fail("holds no rows")
 
-    def _open_binary(self) -> IO[bytes]:
+    def _open_binary(self) -> gzip.GzipFile | io.BufferedReader:
         """The file's bytes after its UTF-8 byte-order mark if any (no part of the first line)."""
-        f: Any = gzip.open(self.path, "rb") if self.path.name.lower().endswith(".gz") else open(self.path, "rb")
+        f = _open_bytes(self.path)
         if f.peek(3)[:3] == codecs.BOM_UTF8:
             f.read(3)
         return f
@@ -356,6 +353,11 @@ class DataFile:
             if i == row:
                 return f"line {line}"
         return f"data row {row + 1}"
+
+
+def _open_bytes(path: Path) -> gzip.GzipFile | io.BufferedReader:
+    """The bytes of the file at ``path``, decompressed when its name ends in .gz."""
+    return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
 
 
 def _skip(it: Iterator[Any], n: int) -> Iterator[Any]:

@@ -17,7 +17,7 @@ from ._output import chunks, console, emit
 from ._read import DataFile
 
 
-def read_rows(model: Any, cli: dict[str, Any], path: str, na: tuple[str, ...], show: bool) -> tuple[Any, DataFile, dict, Any]:
+def read_rows(model: Any, cli: dict[str, Any], path: str, na: tuple[str, ...], show: bool) -> tuple[Any, DataFile, dict[str, str], pl.DataFrame]:
     """(the model's input of every row of ``path``, the file, its columns, the data rows)."""
     source = DataFile(path, split(na) or cli.get("na_values") or ())
     frames = [c.frame for c in chunks(source, "reading", show)]

@@ -152,7 +152,8 @@ def _nanmean(A: np.ndarray) -> np.ndarray:
     present = ~np.isnan(A)
     count = present.sum(axis=0)
     total = np.where(present, A, 0.0).sum(axis=0)
-    return np.divide(total, count, out=np.zeros(A.shape[1]), where=count > 0)
+    means: np.ndarray = np.divide(total, count, out=np.zeros(A.shape[1]), where=count > 0)
+    return means
 
 
 def _one_hot(codes: np.ndarray, J: int, rows: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

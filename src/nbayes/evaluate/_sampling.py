@@ -23,7 +23,7 @@ def _largest_remainder(total: int, weights: np.ndarray, rng: np.random.Generator
     if total <= 0 or w.sum() <= 0:
         return np.zeros(len(w), dtype=np.int64)
     share = total * w / w.sum()
-    base = np.floor(share).astype(np.int64)
+    base: np.ndarray = np.floor(share).astype(np.int64)
     left = total - int(base.sum())
     if left > 0:
         order = np.lexsort((rng.random(len(w)), -(share - base)))

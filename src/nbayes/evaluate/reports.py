@@ -203,7 +203,7 @@ def calibration_table(console: Any, c: dict[str, Any]) -> None:
     console.print(t)
 
 
-def reliability_figure(curves: CalibrationCurves | tuple, title: str = "Reliability diagram") -> str:
+def reliability_figure(curves: CalibrationCurves, title: str = "Reliability diagram") -> str:
     """The reliability diagram of ``curves`` (before calibration, and after it when there is an
     after) as inline SVG (:mod:`nbayes.evaluate.figures`; no matplotlib), over :data:`N_BINS` bins."""
     y, before, after, classes = curves
@@ -216,7 +216,7 @@ def reliability_figure(curves: CalibrationCurves | tuple, title: str = "Reliabil
     return reliability_svg(drawn, n_bins=N_BINS, title=title)
 
 
-def write_report(path: str | Path, result: dict[str, Any], curves: CalibrationCurves | tuple | None, title: str) -> Path:
+def write_report(path: str | Path, result: dict[str, Any], curves: CalibrationCurves | None, title: str) -> Path:
     """One self-contained HTML page (no external request): the measures of
     :func:`nbayes.evaluate.classification_measures` (``result``), the confusion matrix (a
     table and a figure), with ``result["calibration"]`` the before / after table, and with

@@ -58,7 +58,10 @@ def model_class(kind: Any) -> type[Any]:
     if isinstance(where, type):
         return where
     module, _, name = where.partition(":")
-    return getattr(import_module(module), name)
+    cls = getattr(import_module(module), name)
+    if not isinstance(cls, type):
+        raise ModelFileError(f"model kind {kind!r} is registered as {where!r}, which names no class")
+    return cls
 
 
 def from_state(state: dict[str, Any]) -> Any:

@@ -21,7 +21,7 @@ __all__ = ["read_jsonl", "read_columns", "read_folder", "read_texts"]
 Pair = tuple[list[Any], list[Any]]
 
 
-def _open_text(path: Path):
+def _open_text(path: Path) -> io.TextIOWrapper:
     try:
         raw = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
     except FileNotFoundError:

@@ -5,22 +5,22 @@ from __future__ import annotations
 
 import json
 import math
-from types import ModuleType
 from typing import Any
 
 from ._model import Problem
 from ._requests import bad_strings
 
-orjson: ModuleType | None
 try:  # faster JSON when it is there; the standard library otherwise
     import orjson
+
+    HAVE_ORJSON = True
 except ImportError:  # pragma: no cover - depends on the environment
-    orjson = None
+    HAVE_ORJSON = False
 
 def dumps(obj: Any) -> bytes:
     """JSON bytes; what orjson cannot write (an integer beyond 64 bits, a lone surrogate in a
     model file written elsewhere) is written by the standard library, escaped, never a 500."""
-    if orjson is not None:
+    if HAVE_ORJSON:
         try:
             result: bytes = orjson.dumps(obj)
             return result
@@ -78,7 +78,7 @@ def _big_float(obj: Any) -> bool:
 def loads(raw: bytes) -> Any:
     """Strict JSON (RFC 8259: no NaN or Infinity) or a 400 saying where it broke."""
     try:
-        if orjson is not None:
+        if HAVE_ORJSON:
             try:
                 parsed = orjson.loads(raw)
                 if not _big_float(parsed):

@@ -20,10 +20,11 @@ from typing import Any
 
 from ..errors import ModelLockedError
 
-try:
+# (a platform test rather than try / except ImportError: mypy checks each branch for its platform)
+if sys.platform == "win32":  # pragma: no cover - Windows
+    import msvcrt
+else:
     import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 #: where the Windows lock sits (a byte past any holder's description, so that reading the
 #: description is never blocked by the lock)
@@ -77,13 +78,11 @@ class WriterLock:
 
 def _lock(fd: int) -> None:
     """Take the lock without waiting (OSError if another holds it)."""
-    if fcntl is not None:
+    if sys.platform == "win32":  # pragma: no cover - Windows
+        os.lseek(fd, _WINDOWS_BYTE, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    else:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return
-    import msvcrt  # pragma: no cover - Windows
-
-    os.lseek(fd, _WINDOWS_BYTE, os.SEEK_SET)  # pragma: no cover
-    msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # pragma: no cover
 
 
 def _holder(fd: int) -> str:

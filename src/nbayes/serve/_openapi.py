@@ -15,7 +15,7 @@ body over ``--max-body`` bytes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ._model import FLOAT_MAX, Limits, Loaded
 
@@ -65,7 +65,7 @@ def label_set_schemas(loaded: Loaded) -> tuple[dict[str, Any], dict[str, Any], d
     label set, each label's probability (they need not sum to 1) and the probability it had to
     exceed for this item (``thresholds``; under ``top_k``, ``top_k`` instead)."""
     labels = loaded.class_keys
-    per_label = lambda what: {  # noqa: E731
+    per_label: Callable[[str], dict[str, Any]] = lambda what: {  # noqa: E731
         "type": "object", "description": what, "additionalProperties": False, "required": labels,
         "properties": {c: {"type": "number", "minimum": 0, "maximum": 1} for c in labels}}
     prediction = {
@@ -159,7 +159,7 @@ def schema(loaded: Loaded, limits: Limits) -> dict[str, Any]:
         "422": _error("JSON of the wrong shape or types (over --max-batch items or --max-text characters too), "
                       "or input for the other kind of model"),
     }
-    json_of = lambda s: {"application/json": {"schema": s}}  # noqa: E731
+    json_of: Callable[[dict[str, Any]], dict[str, Any]] = lambda s: {"application/json": {"schema": s}}  # noqa: E731
     return {
         "openapi": "3.1.0",
         "info": {

@@ -33,8 +33,7 @@ import signal
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
-from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, AsyncIterator
 
 try:
     from starlette.applications import Starlette
@@ -50,7 +49,8 @@ from .._kernels import set_max_threads
 from ..errors import NBayesError
 from . import _multilabel
 from ._learn import PUBLISH_EVERY, WINDOW, Learner
-from ._model import Limits, Loaded, ModelHolder, Problem, load_model, log
+from ._model import Limits, Loaded, ModelHolder, Problem, log
+from ._model import load_model as load_model  # public here: the CLI reads a file once before the workers start
 from ._json import dumps, loads
 from ._openapi_learn import add_learning
 from ._requests import LEARN, SNAPSHOT, UNLEARN, cannot, labels_of

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from . import laws_learning as L
+from . import laws_magnitudes as M
 from . import laws_predicting as P
 from . import laws_prior as R
 from ..errors import InvalidParameterError
@@ -49,6 +50,8 @@ LAWS: tuple[Law, ...] = (
     Law("unlearn_class", L.law_unlearn_class, frozenset({"unlearn"})),
     Law("unlearn_subset", L.law_unlearn_subset, frozenset({"unlearn"})),
     Law("failed_unlearn_changes_nothing", L.law_failed_unlearn_changes_nothing, frozenset({"unlearn"})),
+    Law("unlearn_undoes_learn_under_any_magnitude", M.law_unlearn_undoes_learn_under_any_magnitude,
+        frozenset({"unlearn", "partial_fit", "sample_weight", "save"})),
     Law("duplicated_rows_are_weights", L.law_duplicated_rows_are_weights, frozenset({"sample_weight"}),
         when=lambda e, d: _wrapped(e) is None),  # a wrapper's folds move with repeated rows
     Law("unit_weights", L.law_unit_weights, frozenset({"sample_weight"})),

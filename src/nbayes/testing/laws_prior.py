@@ -29,7 +29,8 @@ BAD_PRIORS: dict[str, Any] = {
 
 def _normalised(log_p: np.ndarray) -> np.ndarray:
     m = log_p.max(axis=1, keepdims=True)
-    return log_p - (m + np.log(np.exp(log_p - m).sum(axis=1, keepdims=True)))
+    out: np.ndarray = log_p - (m + np.log(np.exp(log_p - m).sum(axis=1, keepdims=True)))
+    return out
 
 
 def law_with_prior(estimator: Any, data: Dataset) -> None:
