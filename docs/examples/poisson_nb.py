@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln
 
-from nbayes._validation import check_number, check_X_numeric
+from nbayes.validation import check_number, check_X_numeric
 from nbayes.io.load import register_kind
 from nbayes.naive_bayes import BaseNB
 from nbayes.stats import CountStats

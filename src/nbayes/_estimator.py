@@ -7,11 +7,13 @@ and ``__sklearn_tags__`` (imported lazily, only when scikit-learn asks for it).
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
-from ._kernels.normalize import log_normalize
+from ._frames import explanation_frame
+from ._kernels.normalize import answer_rows, log_normalize
 from ._math import logsumexp
 from ._prior_shift import PriorEstimate, ShiftCalibrationLike, estimate
 from ._validation import check_sample_weight, check_y
@@ -41,7 +43,78 @@ CAPABILITIES: dict[str, str] = {
     "unlabeled": "fit(X, y, X_unlabeled=...) learns from unlabelled rows by EM (nbayes.EM wraps it with settings)",
     "mixture": "nbayes.EM(model, n_components=...) fits several mixture components per class",
     "save": "model.save(path) and nbayes.load(path)",
+    "counts": "X holds counts or frequencies: no value is negative, scores are linear in x through feature_log_prob_",
+    "logistic": "a logistic regression: decision_function(X) = X @ coef_.T + intercept_ (nbayes.dask.fit_logistic fits it)",
+    "nb_logistic": "an NB-weighted logistic regression over term presence (Wang & Manning 2012), settings alpha, C "
+                   "and nb_interpolation: nbayes.MultiLabel fits one per label",
+    "per_class": "each class's parameters are estimated from that class's statistics alone (a model over more "
+                 "classes gives the same parameters per class: nbayes.MultiLabel stacks the labels into one model)",
 }
+
+#: What an estimator reads, :attr:`BaseEstimator.input_kind`: decided by its capabilities
+#: (``text``; ``columns`` or ``categories``; neither), asked by every layer that turns rows of a
+#: file, a request or a partition into the model's input (the CLI, the service, Dask).
+INPUT_KINDS: dict[str, str] = {
+    "text": "a sequence of documents (strings), one per row",
+    "table": "a table of values of any type (strings, numbers, booleans): a data frame or a 2-D object array",
+    "matrix": "a 2-D array of numbers (floats; NaN for a missing value), or a scipy.sparse matrix with 'sparse'",
+}
+
+
+def input_kind_of(capabilities: frozenset[str]) -> str:
+    """The :data:`INPUT_KINDS` name of a model with these capabilities."""
+    if "text" in capabilities:
+        return "text"
+    if "columns" in capabilities or "categories" in capabilities:
+        return "table"
+    return "matrix"
+
+
+@dataclass
+class Explanation:
+    """What ``explain(X)`` returns for a table or a matrix (capability ``explain``): additive
+    terms of each class's score.
+
+    ``contributions[i, k, j]`` is feature j's term for row i and class k; with ``intercept[k]``
+    they sum to the class's score, :meth:`joint`: the joint log-probability
+    (``predict_joint_log_proba``) of a generative model, the decision function of a logistic
+    regression. Either way the scores differ from ``predict_log_proba`` by a constant per row,
+    so :meth:`log_odds` is the log-odds of the predicted class against the runner-up.
+    """
+
+    contributions: np.ndarray
+    intercept: np.ndarray
+    classes: np.ndarray
+    feature_names: list[str]
+
+    def joint(self) -> np.ndarray:
+        """The scores the terms add up to, shape (n_rows, n_classes)."""
+        joint: np.ndarray = self.contributions.sum(axis=2) + self.intercept
+        return joint
+
+    def log_odds(self, row: int = 0) -> tuple[Any, Any, np.ndarray, float]:
+        """Per feature, the contribution to the log-odds of the predicted class against the
+        runner-up in ``row``; returns (predicted, runner_up, terms, baseline) with
+        ``terms.sum() + baseline`` equal to the difference of their scores."""
+        joint = self.joint()[row]
+        order = np.argsort(-joint, kind="stable")
+        a, b = order[0], order[1] if len(order) > 1 else order[0]
+        terms = _diff(self.contributions[row, a], self.contributions[row, b])
+        return self.classes[a], self.classes[b], terms, float(self.intercept[a] - self.intercept[b])
+
+    def to_frame(self, library: str | None = None) -> Any:
+        """A frame with a row per explained row and feature: its term of the log-odds of the
+        row's predicted class against the runner-up (:meth:`log_odds`), in the schema every
+        explanation shares (``nbayes._frames.EXPLANATION_COLUMNS``; ``start``/``end`` null);
+        pandas if installed, else polars (``library``)."""
+        rows = (self.log_odds(i) for i in range(self.contributions.shape[0]))
+        return explanation_frame([(p, r, b, self.feature_names, None, t) for p, r, t, b in rows], library)
+
+
+def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        out = a - b
+    return np.where(a == b, 0.0, out)  # -inf - -inf: the same impossible term, no difference
 
 
 class FittedAttributes:
@@ -75,10 +148,23 @@ class BaseEstimator(FittedAttributes):
         """What this estimator can do with its current settings: names of :data:`CAPABILITIES`.
 
         >>> from nbayes import ComplementNB
-        >>> sorted(ComplementNB().capabilities - {"sample_weight", "save", "sparse"})[:4]
-        ['explain', 'joint_log_proba', 'merge', 'partial_fit']
+        >>> sorted(ComplementNB().capabilities - {"sample_weight", "save", "sparse"})[:5]
+        ['counts', 'explain', 'joint_log_proba', 'merge', 'partial_fit']
         """
         return self._capabilities
+
+    @property
+    def input_kind(self) -> str:
+        """What ``fit`` and ``predict`` read, one of :data:`INPUT_KINDS`: ``"text"`` (documents),
+        ``"table"`` (values of any type, by column) or ``"matrix"`` (numbers); derived from the
+        capabilities ``text``, ``columns`` and ``categories``, so a wrapper (a calibrated or EM
+        model) reads what its base model reads.
+
+        >>> from nbayes import CategoricalNB, GaussianNB, TextClassifier
+        >>> [m.input_kind for m in (TextClassifier(), CategoricalNB(), GaussianNB())]
+        ['text', 'table', 'matrix']
+        """
+        return input_kind_of(self.capabilities)
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -173,6 +259,24 @@ class Classifier(BaseEstimator):
         proba: np.ndarray = np.exp(self.predict_log_proba(X))
         return proba
 
+    def predict_index_proba(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(index, proba)``: the position in ``classes_`` of ``predict(X)`` for each row, and
+        ``predict_proba(X)``, from one pass over ``X`` where the model can (a generative model:
+        one joint log-probability; a calibrated model: one pass of its base model). What the
+        service answers. A row whose arithmetic overflowed (|x| near the float limit in a linear
+        score) has a non-finite probability; ``predict_proba`` would give the same.
+
+        >>> from nbayes import GaussianNB
+        >>> m = GaussianNB().fit([[0.0], [0.2], [3.0], [3.2]], ["a", "a", "b", "b"])
+        >>> index, proba = m.predict_index_proba([[0.1], [3.1]])
+        >>> m.classes_[index].tolist(), bool((proba.argmax(axis=1) == index).all())
+        (['a', 'b'], True)
+        """
+        proba = np.asarray(self.predict_proba(X), dtype=np.float64)
+        position = {c: j for j, c in enumerate(self.classes_.tolist())}
+        index = np.array([position[c] for c in np.asarray(self.predict(X)).tolist()], dtype=np.int64)
+        return index, proba
+
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
         pred = self.predict(X)
@@ -251,6 +355,21 @@ class Generative(Classifier):
         labels: np.ndarray = self.classes_[best]
         return labels
 
+    def predict_index_proba(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(index, proba)`` of :meth:`Classifier.predict_index_proba` from one joint
+        log-probability: ``predict_log_proba``'s normalisation and ``predict``'s choice (the
+        prior's class for a row impossible under every class) in one compiled pass."""
+        jll = np.ascontiguousarray(self.predict_joint_log_proba(X), dtype=np.float64)
+        kept = jll.copy()  # the kernel normalises in place
+        # first with a NaN fallback, which marks a row impossible under every class as "bad":
+        # the prior (a few small NumPy calls) is read only when such a row (or an overflow) is there
+        index, log_proba, bad = answer_rows(jll, _nan_row(jll.shape[1]), 0)
+        if bad >= 0:
+            fallback = self.prior_fallback
+            index, log_proba, _ = answer_rows(kept, fallback, int(np.argmax(fallback)))
+        proba: np.ndarray = np.exp(log_proba)
+        return index, proba
+
     @property
     def prediction_prior(self) -> np.ndarray | None:
         """The class prior (``classes_`` order, normalised) that ``predict_proba`` assumes."""
@@ -263,11 +382,28 @@ class Generative(Classifier):
         """The class prior, normalised (log): the posterior given to a row that is impossible under every
         class; uniform when the prior itself is all zero."""
         lp = self._log_prior
-        total = logsumexp(lp)
+        m = float(np.max(lp)) if len(lp) else -np.inf
+        if np.isfinite(m):  # logsumexp's arithmetic, without its checks (the served path reads this per request)
+            total = np.log(np.sum(np.exp(lp - m))) + m
+        else:
+            total = logsumexp(lp)
         if not np.isfinite(total):
             return np.full(len(lp), -np.log(len(lp)))
         normalised: np.ndarray = lp - total
         return normalised
+
+
+_NAN_ROWS: dict[int, np.ndarray] = {}
+
+
+def _nan_row(k: int) -> np.ndarray:
+    """A read-only row of k NaN (one per number of classes, made once)."""
+    row = _NAN_ROWS.get(k)
+    if row is None:
+        row = np.full(k, np.nan)
+        row.flags.writeable = False
+        _NAN_ROWS[k] = row
+    return row
 
 
 def rebuild(model: Any) -> Callable[[dict[str, Any]], Any]:
@@ -276,14 +412,16 @@ def rebuild(model: Any) -> Callable[[dict[str, Any]], Any]:
     and the models it nests (its parameters and fitted attributes), so no import of
     ``nbayes.io.load`` (which imports every model)."""
     kinds: dict[str, type] = {}
+    seen: set[type] = set()
 
     def walk(m: Any, depth: int) -> None:
         if isinstance(m, list | tuple):
             for x in m:
                 walk(x, depth)
             return
-        if not isinstance(m, BaseEstimator) or depth > 4 or type(m).__name__ in kinds and depth:
+        if not isinstance(m, BaseEstimator) or depth > 4 or type(m) in seen and depth:
             return
+        seen.add(type(m))
         kinds.setdefault(type(m).__name__, type(m))
         for v in list(m.__dict__.values()):
             walk(v, depth + 1)

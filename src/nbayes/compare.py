@@ -14,10 +14,8 @@ from typing import Any
 
 from ._math import LOG_LOSS_EPS
 from .errors import MissingDependencyError
-from .evaluate._lr_input import LRInput  # noqa: F401 (importable from here, as before)
-from .evaluate._sampling import GRID_POINTS, default_sizes  # noqa: F401
 from .evaluate.comparison import Comparison, Row, crossover_size  # noqa: F401
-from .evaluate.learning_curves import compare
+from .evaluate.learning_curves import LRInput, compare, default_sizes  # noqa: F401 (the public path of before)
 
 __all__ = ["compare", "Comparison", "Row", "MissingDependencyError"]
 

@@ -18,11 +18,13 @@ from typing import Any
 import numpy as np
 
 from .errors import DataError, InvalidParameterError, NBayesError
+from .linear import LogisticRegression
+from .linear.loss import Design, LogLoss
 
 __all__ = ["fit", "predict", "predict_proba", "fit_logistic"]
 
 
-def _dask():
+def _dask() -> Any:
     try:
         import dask
         import dask.dataframe  # noqa: F401
@@ -39,16 +41,20 @@ def _features(part: Any, target: str | None, text: str | None, model: Any, weigh
         texts = [t for t, _ in part]
         return texts, np.asarray([y for _, y in part], dtype=object)
     y = part[target].to_numpy()
-    if type(model).__name__ == "TextClassifier":
+    if model.input_kind == "text":
         col = text if text is not None else next(c for c in part.columns if c not in (target, weight))
         return part[col].fillna("").astype(str).tolist(), y
-    X = part.drop(columns=[c for c in (target, weight) if c])
-    if type(model).__name__ not in ("NaiveBayes", "CategoricalNB"):
-        X = X.to_numpy(dtype=float)
-    return X, y
+    return _table_input(part.drop(columns=[c for c in (target, weight) if c]), model), y
 
 
-def _count_partition(params: dict[str, Any], kind: type, part: Any, target: str | None, text: str | None, weight: str | None):
+def _table_input(frame: Any, model: Any) -> Any:
+    """A partition's feature columns as the model reads them (``input_kind``): the frame for a
+    table model, floats for a matrix model."""
+    return frame if model.input_kind == "table" else frame.to_numpy(dtype=float)
+
+
+def _count_partition(params: dict[str, Any], kind: type, part: Any, target: str | None, text: str | None,
+                     weight: str | None) -> Any:
     """A model of one partition's rows (None for an empty partition)."""
     model = kind(**params)
     X, y = _features(part, target, text, model, weight)
@@ -72,7 +78,7 @@ def _merge(a: Any, b: Any) -> Any:
 
 def _tree(items: list[Any], split_every: int) -> Any:
     """Delayed pairwise-then-grouped reduction of partial models with ``merge``."""
-    from dask import delayed
+    from dask.delayed import delayed
 
     level = list(items)
     while len(level) > 1:
@@ -99,19 +105,21 @@ def fit(model: Any, data: Any, *, target: str | None = None, text: str | None = 
     Runs on the current Dask scheduler (a ``distributed.Client`` if one is active).
     """
     dask = _dask()
-    if not hasattr(model, "merge"):
+    caps: frozenset[str] = getattr(model, "capabilities", frozenset())
+    if not {"partial_fit", "merge"} <= caps:
+        hint = "use nbayes.dask.fit_logistic" if "logistic" in caps else "its capabilities lack 'partial_fit' or 'merge'"
         raise InvalidParameterError(
-            f"nbayes.dask.fit trains models that merge (Naive Bayes, TextClassifier); for "
-            f"{type(model).__name__} use nbayes.dask.fit_logistic"
+            f"nbayes.dask.fit trains models that learn from chunks and merge (Naive Bayes, TextClassifier); for "
+            f"{type(model).__name__} {hint}"
         )
     params = model.get_params()
     parts = _partitions(data, target, sample_weight)
-    if type(model).__name__ == "NaiveBayes" and params.get("column_types") is None and target is not None:
+    if "columns" in caps and params.get("column_types") is None and target is not None:
         # every partition must type its columns alike: decide once, from the first rows
         head = data.head(1000, npartitions=-1).drop(columns=[c for c in (target, sample_weight) if c])
         kinds = type(model)().infer_column_kinds(head)
         params["column_types"] = dict(zip(map(str, head.columns), kinds))
-    from dask import delayed
+    from dask.delayed import delayed
 
     counted = [delayed(_count_partition)(params, type(model), p, target, text, sample_weight) for p in parts]
     try:
@@ -143,13 +151,11 @@ def _predict_part(part: Any, model: Any, target: str | None, text: str | None, p
 
     if isinstance(part, pd.DataFrame):
         frame = part.drop(columns=[target]) if target is not None and target in part.columns else part
-        if type(model).__name__ == "TextClassifier":
+        if model.input_kind == "text":
             col = text if text is not None else frame.columns[0]
             X: Any = frame[col].fillna("").astype(str).tolist()
-        elif type(model).__name__ in ("NaiveBayes", "CategoricalNB"):
-            X = frame
         else:
-            X = frame.to_numpy(dtype=float)
+            X = _table_input(frame, model)
         index = part.index
     else:
         X, index = list(part), None
@@ -176,7 +182,7 @@ def predict_proba(model: Any, data: Any, *, target: str | None = None, text: str
 def _map(model: Any, data: Any, target: str | None, text: str | None, proba: bool) -> Any:
     _dask()
     import pandas as pd
-    from dask import delayed
+    from dask.delayed import delayed
 
     model.check_fitted()
     shared = delayed(model, pure=True)  # one key: shipped once per worker, not once per task
@@ -192,16 +198,15 @@ def _map(model: Any, data: Any, target: str | None, text: str | None, proba: boo
 
 
 # ---------------------------------------------------------------------------- logistic regression
-def _lr_part(part: Any, target: str, classes: np.ndarray):
+def _lr_part(part: Any, target: str, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     X = part.drop(columns=[target]).to_numpy(dtype=float)
     y = part[target].to_numpy()
     codes = np.searchsorted(classes, y)
     return X, codes
 
 
-def _lr_value_grad(part: tuple[np.ndarray, np.ndarray], theta: np.ndarray, K: int, fit_intercept: bool):
-    from .linear.loss import Design, LogLoss
-
+def _lr_value_grad(part: tuple[np.ndarray, np.ndarray], theta: np.ndarray, K: int,
+                   fit_intercept: bool) -> tuple[float, np.ndarray]:
     X, codes = part
     if len(codes) == 0:
         return 0.0, np.zeros_like(theta)
@@ -217,10 +222,9 @@ def fit_logistic(model: Any, data: Any, *, target: str, tol: float | None = None
     dask = _dask()
     from scipy.optimize import minimize
 
-    from .linear import LogisticRegression
-
-    if not isinstance(model, LogisticRegression):
-        raise InvalidParameterError("nbayes.dask.fit_logistic takes a nbayes.LogisticRegression")
+    if "logistic" not in getattr(model, "capabilities", frozenset()):
+        raise InvalidParameterError("nbayes.dask.fit_logistic takes a logistic regression (capability "
+                                    f"'logistic': nbayes.LogisticRegression), got {type(model).__name__}")
     model.check_params()
     if target not in data.columns:
         raise DataError(f"nbayes.dask: target column {target!r} not among {list(data.columns)}")
@@ -228,7 +232,7 @@ def fit_logistic(model: Any, data: Any, *, target: str, tol: float | None = None
     classes = np.sort(np.asarray(labels))
     if len(classes) < 2:
         raise DataError(f"nbayes.dask.fit_logistic: the target has {len(classes)} class; needs at least 2")
-    from dask import delayed
+    from dask.delayed import delayed
 
     parts = dask.persist(*[delayed(_lr_part)(p, target, classes) for p in data.to_delayed()])
     d = len(data.columns) - 1

@@ -3,7 +3,7 @@
 unlabeled documents using EM", Machine Learning 39, sections 5.2 and 5.3).
 
 The algorithm is written once, in the models layer, against the models' statistics protocol
-(:mod:`nbayes.naive_bayes._em`, whose defaults ``model.fit(X, y, X_unlabeled=U)`` runs); this
+(:mod:`nbayes.naive_bayes.em`, whose defaults ``model.fit(X, y, X_unlabeled=U)`` runs); this
 bridge holds the settings and the fitted run: ``nbayes.EM(model, ...)`` fits a clone of
 ``model`` by EM and exposes it as ``estimator_``, with the EM report beside it. The method is
 described in docs/semi-supervised.md.
@@ -23,7 +23,7 @@ import numpy as np
 from ._estimator import Classifier, rebuild
 from .errors import InvalidParameterError, NotFittedError
 from .io.model_file import decode_params, encode_params, save_state
-from .naive_bayes._em import (
+from .naive_bayes.em import (
     CV_FOLDS,
     EM_ATTRS,
     OFF,
@@ -156,17 +156,20 @@ class EM(Classifier):
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest posterior probability for each row (``estimator_``'s)."""
         self.check_fitted()
-        return self.estimator_.predict(X)
+        result: np.ndarray = self.estimator_.predict(X)
+        return result
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """log P(y = c | x) under the EM-completed model."""
         self.check_fitted()
-        return self.estimator_.predict_log_proba(X)
+        result: np.ndarray = self.estimator_.predict_log_proba(X)
+        return result
 
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """log P(x, y = c) under the EM-completed model (components summed within each class)."""
         self.check_fitted()
-        return self.estimator_.predict_joint_log_proba(X)
+        result: np.ndarray = self.estimator_.predict_joint_log_proba(X)
+        return result
 
     def explain(self, X: Any) -> Any:
         """``estimator_.explain(X)`` (refused with several components per class)."""

@@ -8,11 +8,6 @@ from .private import cross_package_uses
 
 #: (using package, underscore name or private module it uses): to be made public or removed
 KNOWN: set[tuple[str, str]] = {
-    ('nbayes.calibration', 'nbayes.model_selection._split'),
-    ('nbayes.calibration', 'nbayes.model_selection._validate'),
-    ('nbayes.cli', 'nbayes.serve._model'),
-    ('nbayes.compare', 'nbayes.evaluate._lr_input'),
-    ('nbayes.compare', 'nbayes.evaluate._sampling'),
     ('nbayes.model_selection', '_active'),
     ('nbayes.model_selection', '_how'),
     ('nbayes.model_selection', '_idf'),
@@ -22,8 +17,6 @@ KNOWN: set[tuple[str, str]] = {
     ('nbayes.model_selection', '_set_derived'),
     ('nbayes.model_selection', '_weigh'),
     ('nbayes.model_selection', 'nbayes.naive_bayes._base'),
-    ('nbayes.semi_supervised', 'nbayes.naive_bayes._em'),
-    ('nbayes.serve', '_predict_index_proba'),
     ('nbayes.text', '_on'),
     ('nbayes.text', 'nbayes.naive_bayes._base'),
 }

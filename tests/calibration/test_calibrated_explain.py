@@ -144,10 +144,23 @@ def test_a_sigmoid_that_turns_the_order_explains_the_calibrated_winner(rng):
 
 def test_explain_of_a_base_without_explanations_is_a_clear_error(rng):
     X, y = counts(rng)
-    cal = CalibratedClassifier(nbayes.LogisticRegression(), cv=3).fit(X, y)
+    cal = CalibratedClassifier(nbayes.GaussianBayes(shrinkage="auto"), cv=3).fit(X, y)
     assert "explain" not in cal.capabilities
-    with pytest.raises(InvalidParameterError, match="LogisticRegression"):
+    with pytest.raises(InvalidParameterError, match="GaussianBayes"):
         cal.explain(X[:2])
+
+
+@pytest.mark.parametrize("method", ["temperature", "isotonic"])
+def test_a_calibrated_logistic_regression_explains(rng, method):
+    """A logistic regression explains (its decision function, term by term): calibrated, its
+    terms add up to the calibrated scores where the map is affine, else to the base model's."""
+    X, y = counts(rng)
+    cal = CalibratedClassifier(nbayes.LogisticRegression(), method=method, cv=3).fit(X, y)
+    assert "explain" in cal.capabilities
+    e = cal.explain(X[:5])
+    joint = e.explanation.joint()
+    want = cal.predict_log_proba(X[:5]) if e.calibrated else cal.base_estimator_.predict_log_proba(X[:5])
+    assert_allclose(joint - logsumexp(joint, axis=1, keepdims=True), want, **TOL)
 
 
 @pytest.mark.parametrize("make", [

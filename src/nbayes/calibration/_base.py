@@ -24,7 +24,8 @@ def _normalise(Z: np.ndarray) -> np.ndarray:
 
 def _softplus(z: np.ndarray) -> np.ndarray:
     """log(1 + e^z), exact for large |z|."""
-    return np.logaddexp(0.0, z)
+    result: np.ndarray = np.logaddexp(0.0, z)
+    return result
 
 
 def _log_odds(L: np.ndarray) -> np.ndarray:
@@ -35,7 +36,8 @@ def _log_odds(L: np.ndarray) -> np.ndarray:
     if K == 2:
         with np.errstate(invalid="ignore"):
             s = L[:, 1] - L[:, 0]
-        return s[:, None]
+        result: np.ndarray = s[:, None]
+        return result
     rows = np.arange(n)
     top = np.argmax(L, axis=1)
     m = L[rows, top][:, None]
@@ -46,7 +48,8 @@ def _log_odds(L: np.ndarray) -> np.ndarray:
     rest[rows, top] = -np.inf
     others[rows, top] = logsumexp(rest, axis=1)
     with np.errstate(invalid="ignore"):
-        return L - others  # rows are normalised: L_k and others_k are never both -inf
+        odds: np.ndarray = L - others  # rows are normalised: L_k and others_k are never both -inf
+        return odds
 
 
 def check_classes(model: Any, classes: np.ndarray, what: str) -> None:

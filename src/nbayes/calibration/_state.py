@@ -26,7 +26,8 @@ def state_of(model: Any) -> dict[str, Any]:
     """A model's file state (kind, params, meta, arrays); an error naming it if it has none."""
     if not hasattr(model, "to_state"):
         raise InvalidParameterError(f"a {type(model).__name__} cannot be written to a model file")
-    return model.to_state()
+    result: dict[str, Any] = model.to_state()
+    return result
 
 
 def to_state(model: "CalibratedClassifier") -> dict[str, Any]:

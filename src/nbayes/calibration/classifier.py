@@ -14,8 +14,7 @@ from .._validation import (check_choice, check_sample_weight, check_y, classes_a
 from ..errors import DataError, InvalidParameterError, ModelFileError, NotFittedError
 from ..io.model_file import save_state
 from ..model_selection import check_cv
-from ..model_selection._split import LeaveOneOutSplits
-from ..model_selection._validate import out_of_fold
+from ..model_selection import LeaveOneOutSplits, out_of_fold
 from . import _state
 from ._base import METHODS, Calibrator, check_classes
 from .explanation import CalibratedExplanation, explain_calibrated
@@ -189,8 +188,8 @@ class CalibratedClassifier(Classifier):
         self.oof_calibrated_log_proba_ = after  # and through the map fitted without each row
         return self
 
-    def _set(self, base: Any, calibrator: Calibrator | None, estimators: list | None = None,
-             calibrators: list | None = None) -> None:
+    def _set(self, base: Any, calibrator: Calibrator | None, estimators: list[Any] | None = None,
+             calibrators: list[Any] | None = None) -> None:
         """One map on the base model (``calibrator``), or an ensemble (``calibrator`` None)."""
         for name in ("n_splits_", "oof_log_proba_", "oof_calibrated_log_proba_"):
             self.__dict__.pop(name, None)  # a refit's, or a loaded model's: none
@@ -228,7 +227,8 @@ class CalibratedClassifier(Classifier):
     def _ensemble_log_proba(self, X: Any) -> np.ndarray:
         X = reusable(X)  # each fold model reads X: an iterator of documents is read once, here
         C = np.stack([c.transform(_log_proba_of(m, X)) for m, c in zip(self.estimators_, self.calibrators_)])
-        return logsumexp(C, axis=0) - np.log(len(self.calibrators_))
+        result: np.ndarray = logsumexp(C, axis=0) - np.log(len(self.calibrators_))
+        return result
 
     @property
     def prediction_prior(self) -> np.ndarray | None:
@@ -241,10 +241,12 @@ class CalibratedClassifier(Classifier):
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest calibrated probability (temperature: the base model's class)."""
         self.check_fitted()
-        return self.classes_[self._predict_index_proba(X)[0]]
+        result: np.ndarray = self.classes_[self.predict_index_proba(X)[0]]
+        return result
 
-    def _predict_index_proba(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """(index of the predicted class, calibrated probabilities), one pass of the base model."""
+    def predict_index_proba(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(index of the predicted class in ``classes_``, calibrated probabilities): one pass of the
+        base model (:meth:`nbayes.Classifier.predict_index_proba`)."""
         self.check_fitted()
         if self.calibrator_ is None:  # ensemble: the argmax of the averaged probabilities
             C = self._ensemble_log_proba(X)

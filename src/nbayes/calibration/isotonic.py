@@ -54,7 +54,8 @@ class IsotonicCalibration(Calibrator):
                 return np.column_stack([np.log1p(-p), np.log(p)])
             total = P.sum(axis=1, keepdims=True)
             P = np.where(total > 0, P, 1.0)  # every class mapped to 0: uniform
-            return np.log(P) - np.log(P.sum(axis=1, keepdims=True))
+            result: np.ndarray = np.log(P) - np.log(P.sum(axis=1, keepdims=True))
+            return result
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         out = {}

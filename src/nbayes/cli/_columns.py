@@ -1,8 +1,9 @@
 """From rows of a file to a model: the label column, the typing of the feature columns, the
 estimator a ``--model`` name makes, and the input in the form the model takes.
 
-What a model can take is read from its capabilities (``"text"``: documents; ``"columns"``: a
-table of named mixed columns), never from its class name.
+What a model can take is its ``input_kind`` (``"text"``: documents; ``"table"``: named columns
+of values of any type; ``"matrix"``: numbers), which it declares through its capabilities,
+never its class name.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def short_text(column: pl.Series, kind: str) -> bool:
 def streams(model: Any) -> bool:
     """Whether ``partial_fit`` over chunks equals ``fit`` for this model: it learns from chunks
     and is its statistics (not logistic regression's iterative fit, nor nblr's)."""
-    return {"partial_fit", "statistics"} <= model.capabilities
+    return bool({"partial_fit", "statistics"} <= model.capabilities)
 
 
 def model_name(model: Any) -> str:
@@ -164,7 +165,7 @@ def columns_of(model: Any, cli: dict[str, Any], frame: pl.DataFrame, target: str
     if names is not None:
         return {str(n): "?" for n in names}
     cols = [c for c in frame.columns if c != (target or cli.get("target"))]
-    if "text" in model.capabilities:
+    if model.input_kind == "text":
         return {("text" if "text" in cols else cols[0]): "text"}
     return {c: "?" for c in cols}
 
@@ -178,14 +179,13 @@ def model_input(model: Any, frame: pl.DataFrame, columns: dict[str, str], source
     if missing:
         raise DataError(f"{source}: no column {missing[0]!r}, which the model was trained on; columns are {frame.columns}")
     sub = frame.select(list(columns))
-    model = getattr(model, "base_estimator_", model)  # a calibrated model takes its base's input
-    caps = model.capabilities
-    if "text" in caps:
+    kind = model.input_kind  # a calibrated model reads what its base model reads
+    if kind == "text":
         col = sub.get_column(list(columns)[0])
         if column and col.dtype == pl.String:
             return col.fill_null("")
         return ["" if t is None else str(t) for t in col.to_list()]
-    if "columns" in caps or "categories" in caps:
+    if kind == "table":
         return sub
     return numeric_matrix(sub, source)
 

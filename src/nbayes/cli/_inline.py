@@ -84,7 +84,7 @@ def read_inputs(model: Any, cli: dict[str, Any], model_path: str, data: str | No
     given = [what for what, v in (("DATA", data), ("--text", texts), ("--row", rows)) if v]
     if len(given) > 1:
         raise DataError(f"give one of DATA, --text or --row, not {' and '.join(given)}")
-    text_model = "text" in getattr(model, "base_estimator_", model).capabilities
+    text_model = model.input_kind == "text"
     if not given:
         what = "DATA (a file) or --text TEXT" if text_model else "DATA (a file) or --row JSON (column -> value)"
         raise DataError(f"{model_path}: nothing to read; give {what}")

@@ -96,7 +96,7 @@ def evaluate(paths: tuple[str, ...], target: str, cv: int | None, model_name: st
         lab = labelled(chunks(source, "reading", not as_json), target, source)
         cols = columns_of(model, cli, lab.X, target)
         Xm = model_input(model, lab.X, cols, source)
-        if isinstance(model, MultiLabel):  # label sets: micro / macro-F1, precision@1, per label
+        if "label_sets" in model.capabilities:  # label sets: micro / macro-F1, precision@1, per label
             if report_path or calibrate:
                 raise click.UsageError("--report and --calibrate are for single-label models")
             sets = label_sets(lab.y, labels_sep if labels_sep is not None else cli.get("labels_sep"), source)

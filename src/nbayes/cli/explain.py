@@ -10,7 +10,6 @@ import polars as pl
 from rich.text import Text
 
 from ..errors import DataError
-from ..linear import LogisticRegression
 from ._columns import columns_of, file_rows, model_input
 from ._inline import InlineRows, inputs_options, read_inputs
 from ._modelfile import load
@@ -70,7 +69,7 @@ def _explain_chunk(model: Any, loaded: Any, frame: pl.DataFrame, cols: dict[str,
     """The explanations of a chunk's rows, each with its probability (the loaded model's: a
     calibrated model's own, ``calibrated_probability``, besides its base model's)."""
     X = model_input(model, frame, cols, source)
-    if "text" in model.capabilities:
+    if model.input_kind == "text":
         out = [_explain_text(model, t) for t in X]
     else:
         values = frame.select(list(cols)).to_dicts()
@@ -125,26 +124,13 @@ def _explain_text(model: Any, text: str) -> dict[str, Any]:
 
 def _explain_rows(model: Any, X: Any, names: list[str], values: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per row: the predicted class, the runner-up, the baseline and each feature's term."""
-    rows: list[tuple[Any, Any, np.ndarray, float]] = []
-    if isinstance(model, LogisticRegression):
-        A = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
-        Z = np.asarray(model.decision_function(X), dtype=float).reshape(len(A), -1)
-        for x, z in zip(A, Z):
-            if model.coef_.shape[0] == 1:  # binary: the log-odds of classes_[1]
-                a = 1 if z[0] > 0 else 0
-                sign = 1.0 if a == 1 else -1.0
-                terms, base, b = sign * model.coef_[0] * x, sign * float(model.intercept_[0]), 1 - a
-            else:
-                a, b = (int(i) for i in np.argsort(-z, kind="stable")[:2])
-                terms = (model.coef_[a] - model.coef_[b]) * x
-                base = float(model.intercept_[a] - model.intercept_[b])
-            rows.append((model.classes_[a], model.classes_[b], terms, base))
-    elif "explain" in model.capabilities:
+    if "explain" not in model.capabilities:
+        raise DataError(f"a {type(model).__name__} has no additive explanation")
+    with np.errstate(over="ignore", invalid="ignore"):
         ex = model.explain(X)
         rows = [ex.log_odds(i) for i in range(len(values))]
-        names = list(getattr(ex, "feature_names", None) or names)
-    else:
-        raise DataError(f"a {type(model).__name__} has no additive explanation")
+    if model.input_feature_names() is not None:  # the model's own names (a frame's columns)
+        names = list(ex.feature_names or names)
     return [{
         "predicted": plain(pred), "runner_up": plain(runner), "baseline": float(base),
         "features": [{"feature": str(n), "value": row.get(str(n)), "contribution": float(t)}

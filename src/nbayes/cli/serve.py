@@ -103,8 +103,7 @@ def serve(model_path: str, host: str, port: int, workers: int, max_body: int, ma
         import uvicorn
         from uvicorn.config import LOGGING_CONFIG
 
-        from ..serve._model import load_model
-        from ..serve.app import create_app
+        from ..serve.app import create_app, load_model
     except ImportError as exc:
         click.echo(f"nbayes: error: serve needs the web stack ({exc.name} is missing): pip install 'nbayes[serve]'", err=True)
         sys.exit(2)

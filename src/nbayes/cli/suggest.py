@@ -35,7 +35,7 @@ def suggest(model_path: str, pool_path: str, k: int, strategy: str, seed: int, n
     """
     model, _, cli = load(model_path)
     X, source, cols, frame = read_rows(model, cli, pool_path, na_values, not as_json)
-    if "text" in model.capabilities and not isinstance(X, list):
+    if model.input_kind == "text" and not isinstance(X, list):
         X = [str(t) if t is not None else "" for t in frame.get_column(list(cols)[0]).to_list()]
     pool = Pool(model, X)
     picks = choose(model, pool, k, strategy=strategy, random_state=seed)

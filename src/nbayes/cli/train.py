@@ -13,7 +13,6 @@ import polars as pl
 from ..calibration import CalibratedClassifier
 from ..errors import DataError
 from ..evaluate import training_calibration
-from ..linear import LogisticRegression
 from ..multilabel import MultiLabel
 from ..naive_bayes.binned import quantile_edges
 from ..semi_supervised import EM
@@ -257,7 +256,7 @@ def _train_dask(address: str, data: str, target: str, name: str, alpha: float | 
         kinds = choose_columns(head.drop(target), ignore, kinds_given, source)
         model = make_model(name, kinds, alpha, C, source, params)
         ddf = ddf[list(kinds) + [target]].dropna(subset=[target])
-        if isinstance(model, LogisticRegression):
+        if "logistic" in model.capabilities:
             model = nbd.fit_logistic(model, ddf, target=target)
         elif not streams(model):
             raise DataError(f"--dask: model {model_name(model)} needs all rows at once; train it without --dask")
@@ -268,7 +267,7 @@ def _train_dask(address: str, data: str, target: str, name: str, alpha: float | 
                 if binned:  # the partitions merge only when binned alike: edges from the first rows
                     model.set_params(bin_edges={c: quantile_edges(head.get_column(c).cast(pl.Float64).to_numpy(),
                                                                   model.bins).tolist() for c in binned})
-            text = next(iter(kinds)) if "text" in model.capabilities else None
+            text = next(iter(kinds)) if model.input_kind == "text" else None
             model = nbd.fit(model, ddf, target=target, text=text)
         rows = int(ddf.shape[0].compute())
     summary = {

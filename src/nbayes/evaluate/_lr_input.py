@@ -110,6 +110,7 @@ class LRInput:
             self.kind = "encode"
 
     def describe(self) -> str:
+        """What logistic regression is given, in words (the report's line)."""
         if self.kind == "raw":
             return "X as given"
         if self.kind == "matrix":
@@ -124,6 +125,8 @@ class LRInput:
         return None if self.kind == "encode" else take_rows(self.X, test)
 
     def train_test(self, rows: np.ndarray, test: np.ndarray, test_fixed: Any) -> tuple[Any, Any]:
+        """(the training rows' matrix, the test rows' matrix) of one draw, encoded with the
+        training rows' categories, means and standard deviations."""
         if self.kind != "encode":
             return take_rows(self.X, rows), test_fixed
         blocks_train, blocks_test = [], []

@@ -51,7 +51,9 @@ from ._lr_input import LR_PREPROCESS, _as_input, LRInput, _n_rows
 from ._sampling import _check_sizes, _draw, _rng, _split, default_sizes
 from .comparison import Comparison
 
-__all__ = ["compare", "true_class_proba"]
+#: ``LRInput`` (X as logistic regression needs it) and ``default_sizes`` (the grid of training
+#: sizes) are public here and at their old path, ``nbayes.compare``
+__all__ = ["LRInput", "compare", "default_sizes", "true_class_proba"]
 
 
 # ----------------------------------------------------------------------------- metrics

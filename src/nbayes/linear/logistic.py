@@ -10,13 +10,12 @@ or L-BFGS; streams use mini-batch stochastic gradient (``partial_fit``).
 from __future__ import annotations
 
 import warnings
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 from .._scipy import sparse as sp
 
-from .._estimator import Classifier, rebuild
+from .._estimator import Classifier, Explanation, rebuild
 from .._validation import (
     check_choice,
     check_number,
@@ -32,6 +31,7 @@ from ..stats.checks import check_shapes
 from ..io.model_file import decode_params, encode_params, save_state
 from .loss import Design, LogLoss
 from .._math import log_normalize_rows
+from . import _solvers
 from ._nb_start import nb_start
 from .transforms import transform_from_state
 
@@ -82,7 +82,7 @@ class LogisticRegression(Classifier):
     _accepts_sparse = True
     _allows_nan = False
 
-    _capabilities = frozenset({"online", "sparse", "sample_weight", "save"})
+    _capabilities = frozenset({"online", "sparse", "sample_weight", "save", "logistic", "explain"})
 
     #: partial_fit's AdaGrad state (accumulated squared gradients, rows seen, steps)
     _sgd: dict[str, Any]
@@ -317,6 +317,34 @@ class LogisticRegression(Classifier):
             return np.column_stack([-np.logaddexp(0.0, Z), -np.logaddexp(0.0, -Z)])
         return log_normalize_rows(Z)
 
+    def explain(self, X: Any) -> Explanation:
+        """Each feature's additive term of each class's score, per row:
+        ``contributions[i, k, j] = coef_[k, j] * x[i, j]`` (x as the model reads it) and
+        ``intercept[k] = intercept_[k]``, so ``explain(X).joint()`` is the decision function
+        (two classes: class 0's score 0, class 1's the log-odds). The scores differ from
+        ``predict_log_proba`` by a constant per row, so ``log_odds(i)`` gives the log-odds of
+        the predicted class against the runner-up, term by term. Dense: n x K x d floats.
+        A term that overflows (|x| near the float limit) is inf or NaN, never clipped.
+
+        >>> from nbayes import LogisticRegression
+        >>> m = LogisticRegression().fit([[0.0, 1.0], [1.0, 0.0], [0.2, 0.9], [0.9, 0.1]], ["a", "b", "a", "b"])
+        >>> e = m.explain([[1.0, 0.0]])
+        >>> bool(abs(e.joint()[0, 1] - e.joint()[0, 0] - m.decision_function([[1.0, 0.0]])[0]) < 1e-12)
+        True
+        """
+        self.check_fitted()
+        Xv, _ = self.prepare_input(X, fitting=False)
+        A = np.asarray(Xv.toarray() if sp.issparse(Xv) else Xv, dtype=np.float64)
+        W, b = np.asarray(self.coef_, dtype=np.float64), np.asarray(self.intercept_, dtype=np.float64)
+        if W.shape[0] == 1:  # two classes: class 0 scores 0, class 1 the log-odds
+            W, b = np.vstack([np.zeros_like(W), W]), np.concatenate([[0.0], b])
+        with np.errstate(over="ignore", invalid="ignore"):
+            contributions = A[:, None, :] * W[None, :, :]
+        names = self.input_feature_names()
+        if names is None or len(names) != A.shape[1]:
+            names = [f"x{j}" for j in range(A.shape[1])]
+        return Explanation(contributions, b, self.classes_, names)
+
     def predict(self, X: Any) -> np.ndarray:
         """The most probable class of each row."""
         Z = self.decision_function(X)
@@ -389,7 +417,7 @@ def minimise(loss: LogLoss, theta0: np.ndarray, *, solver: str = "newton", tol: 
     :class:`~nbayes.errors.ConvergenceWarning` when ``max_iter`` stopped it before ``tol``. The
     defaults are :class:`LogisticRegression`'s; models that build their own data (the
     NB-weighted logistic regression's scaled presence) fit through it."""
-    solve = {"newton": _solvers().newton, "lbfgs": _solvers().lbfgs}[solver]
+    solve = {"newton": _solvers.newton, "lbfgs": _solvers.lbfgs}[solver]
     res = solve(loss, theta0, tol, max_iter)
     if not res.converged:
         warnings.warn(
@@ -400,12 +428,6 @@ def minimise(loss: LogLoss, theta0: np.ndarray, *, solver: str = "newton", tol: 
             stacklevel=stacklevel,
         )
     return res
-
-
-def _solvers() -> ModuleType:  # imported lazily: SciPy's optimiser is only needed at fit
-    from . import _solvers as s
-
-    return s
 
 
 def _label_array(labels: list[Any]) -> np.ndarray:

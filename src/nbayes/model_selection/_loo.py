@@ -18,13 +18,14 @@ from typing import Any
 import numpy as np
 from .._scipy import sparse as sp
 
+from .._validation import encode_values, missing_mask
+from ..naive_bayes import BernoulliNB, CategoricalNB
+from ..naive_bayes.discrete import check_alpha
 from ._folds import StatsFolds, normalize
 from ._split import Splits
 
 
 def loo_folds(model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any) -> "LooFolds | None":
-    from ..naive_bayes import BernoulliNB, CategoricalNB
-
     if type(model) not in (BernoulliNB, CategoricalNB):
         return None
     t0 = time.perf_counter()
@@ -64,7 +65,7 @@ class LooFolds:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.engine, name)
 
-    def log_proba(self, params: dict, i: int):
+    def log_proba(self, params: dict[str, Any], i: int) -> Any:
         if params:
             return self.engine.log_proba(params, i)
         return self.lp[i : i + 1], self.per_row, 0.0  # split i holds out row i
@@ -78,12 +79,11 @@ def _priors(full: Any, cc: np.ndarray, codes: np.ndarray, w: np.ndarray) -> np.n
     counts = np.tile(cc + float(full.class_alpha), (n, 1))
     counts[np.arange(n), codes] -= w
     with np.errstate(divide="ignore"):
-        return np.log(counts) - np.log(counts.sum(axis=1, keepdims=True))
+        result: np.ndarray = np.log(counts) - np.log(counts.sum(axis=1, keepdims=True))
+        return result
 
 
 def _categorical(full: Any, T: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
-    from .._validation import encode_values, missing_mask
-
     if full.categories is not None or full.p is not None:
         return None
     if full.m is None:
@@ -131,8 +131,6 @@ def _categorical(full: Any, T: Any, codes: np.ndarray, w: np.ndarray) -> np.ndar
 
 
 def _bernoulli(full: Any, Xb: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
-    from ..naive_bayes.discrete import check_alpha
-
     if Xb.missing is not None:
         return None
     X = Xb.X
@@ -157,4 +155,5 @@ def _bernoulli(full: Any, Xb: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarr
         absent = np.log(np.maximum(N[c] - wc - d[c], 0.0) + a)  # x = 0
         own = np.asarray(X[rows] @ (present - absent)).ravel() + absent.sum() - np.log(D).sum()
         out[rows, c] = own
-    return out
+    result: np.ndarray | None = out
+    return result

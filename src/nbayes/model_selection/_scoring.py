@@ -10,13 +10,15 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..evaluate.metrics import brier_score_of, true_class_log_loss
 
 
 def _pred(lp: np.ndarray) -> np.ndarray:
-    return np.argmax(lp, axis=1)
+    result: np.ndarray = np.argmax(lp, axis=1)
+    return result
 
 
-def _confusion(y: np.ndarray, pred: np.ndarray, K: int):
+def _confusion(y: np.ndarray, pred: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     cm = np.bincount(y * K + pred, minlength=K * K).reshape(K, K).astype(np.float64)
     tp = np.diag(cm)
     return tp, cm.sum(axis=1), cm.sum(axis=0)
@@ -52,15 +54,11 @@ def _prf(y: np.ndarray, lp: np.ndarray, average: str, what: str) -> float:
 
 
 def neg_log_loss(y: np.ndarray, lp: np.ndarray) -> float:
-    from ..metrics import true_class_log_loss
-
     return -true_class_log_loss(np.exp(lp[np.arange(len(y)), y]))
 
 
 def neg_brier_score(y: np.ndarray, lp: np.ndarray) -> float:
     """scikit-learn's ``neg_brier_score`` (``brier_score_loss``, halved for two classes)."""
-    from ..metrics import brier_score_of
-
     return -brier_score_of(y, np.exp(lp))
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from .._estimator import BaseEstimator
 from .._frames import frame
 from .._progress import progress
+from .._validation import check_y, encode_labels
 from ..errors import DataError, InvalidParameterError, NotFittedError
 from ._folds import RefitFolds, engine_kind, folds_for, shaping_params
 from ._nested import Nested, is_composite, nested_params
@@ -121,7 +122,7 @@ class SearchCV(BaseEstimator):
             )
         splits = check_cv(self.cv, X, y, groups)
         shaping = shaping_params(model)
-        by_count: dict[str, tuple[dict, list[int]]] = {}
+        by_count: dict[str, tuple[dict[str, Any], list[int]]] = {}
         for c, cand in enumerate(candidates):
             # candidates share an engine (one count) when it counts and they differ only at
             # estimation; a refitting engine serves one candidate
@@ -197,21 +198,22 @@ class SearchCV(BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """``best_estimator_.predict(X)``."""
-        return self._best().predict(X)
+        result: np.ndarray = self._best().predict(X)
+        return result
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """``best_estimator_.predict_proba(X)``."""
-        return self._best().predict_proba(X)
+        result: np.ndarray = self._best().predict_proba(X)
+        return result
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """``best_estimator_.predict_log_proba(X)``."""
-        return self._best().predict_log_proba(X)
+        result: np.ndarray = self._best().predict_log_proba(X)
+        return result
 
     def score(self, X: Any, y: Any) -> float:
         """The search's scorer (the ``refit`` one of several) of ``best_estimator_`` on (X, y),
         as ``GridSearchCV.score``."""
-        from .._validation import check_y, encode_labels
-
         best = self._best()
         scorer = self.scorer_[self.refit] if self.multimetric_ else self.scorer_
         if not isinstance(scorer, str):
@@ -263,7 +265,8 @@ def _to_frame(search: SearchCV, library: str | None) -> Any:
     return frame(columns, library)
 
 
-def _results(candidates, test, train, fit_time, score_time, multi) -> dict[str, Any]:
+def _results(candidates: list[dict[str, Any]], test: dict[str, Any], train: dict[str, Any] | None, fit_time: Any,
+             score_time: Any, multi: bool) -> dict[str, Any]:
     from scipy.stats import rankdata
 
     C, S = fit_time.shape

@@ -123,6 +123,23 @@ class StratifiedKFold(_Splitter):
         return fold
 
 
+def _leaves_one_out(cv: Any, X: Any, y: Any, groups: Any, n: int) -> bool:
+    """Whether a splitter's folds are leave-one-out (scikit-learn's ``LeaveOneOut``, ``KFold(n)``
+    unshuffled, any equivalent): n folds, fold i holding out row i alone. Read from the folds it
+    makes, never its class, so the closed forms of leave-one-out apply to every such splitter."""
+    if n < 2 or not (hasattr(cv, "split") and hasattr(cv, "get_n_splits")):
+        return False
+    try:
+        if int(cv.get_n_splits(X, y, groups)) != n:
+            return False
+        for i, (train, test) in enumerate(cv.split(X, y, groups)):
+            if len(test) != 1 or int(test[0]) != i or len(train) != n - 1:
+                return False
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def check_cv(cv: Any, X: Any, y: Any, groups: Any = None) -> Splits:
     """``cv`` as a list of (train rows, test rows): an int (stratified K-fold, no shuffle, as
     scikit-learn's default for classifiers), "loo" (leave-one-out), a splitter with ``split``,
@@ -131,7 +148,7 @@ def check_cv(cv: Any, X: Any, y: Any, groups: Any = None) -> Splits:
     n = n_rows(X)
     if cv is None:
         cv = 5
-    if isinstance(cv, str) or type(cv).__name__ == "LeaveOneOut":
+    if isinstance(cv, str) or _leaves_one_out(cv, X, y, groups, n):
         if isinstance(cv, str) and cv != "loo":
             raise InvalidParameterError(f"cv must be an int, 'loo', a splitter or (train, test) pairs; got {cv!r}")
         if n < 2:

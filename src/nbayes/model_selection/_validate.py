@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from .._progress import progress
-from .._validation import encode_labels, n_rows
+from .._validation import encode_labels, n_rows, take_rows
 from ..errors import DataError, InvalidParameterError
-from ._folds import fold_log_proba, folds_for, take_rows
+from ._folds import fold_log_proba, folds_for
 from ._scoring import SCORERS, check_scoring
 from ._loo import LooFolds, loo_folds
 from ._split import LeaveOneOutSplits, check_cv
@@ -56,7 +56,7 @@ def cross_validate(
     scorers = check_scoring(scoring)
     fast_loo = _loo_engine(model, X, y, splits, sample_weight)
     engine = fast_loo or folds_for(model, X, y, splits, sample_weight)
-    out: dict[str, list] = {"fit_time": [], "score_time": []}
+    out: dict[str, list[Any]] = {"fit_time": [], "score_time": []}
     estimators: list[Any] = []
     train_scores: dict[str, list[float]] = {k: [] for k in scorers}
     test_scores: dict[str, list[float]] = {k: [] for k in scorers}
@@ -91,7 +91,8 @@ def _split(splits: Any, i: int, need_train: bool) -> tuple[Any, np.ndarray]:
     """Split i's (train, test); leave-one-out's training rows only when asked (n^2 otherwise)."""
     if isinstance(splits, LeaveOneOutSplits) and not need_train:
         return None, np.array([i])
-    return splits[i]
+    result: tuple[Any, np.ndarray] = splits[i]
+    return result
 
 
 
@@ -107,8 +108,9 @@ def cross_val_score(model: Any, X: Any, y: Any = None, *, groups: Any = None, sc
     """
     if isinstance(scoring, list | tuple | dict):
         raise InvalidParameterError("cross_val_score takes one scorer; use cross_validate for several")
-    return cross_validate(model, X, y, groups=groups, scoring=scoring, cv=cv,
-                          sample_weight=sample_weight)["test_score"]
+    scores: np.ndarray = cross_validate(model, X, y, groups=groups, scoring=scoring, cv=cv,
+                                        sample_weight=sample_weight)["test_score"]
+    return scores
 
 
 def cross_val_predict(
@@ -143,12 +145,14 @@ def cross_val_predict(
     if method == "predict_log_proba":
         return out
     if method == "predict_proba":
-        return np.exp(out)
-    return engine.classes[np.argmax(out, axis=1)]
+        result: np.ndarray = np.exp(out)
+        return result
+    labels: np.ndarray = engine.classes[np.argmax(out, axis=1)]
+    return labels
 
 
-def score_split(engine: Any, X: Any, scorers: dict, params: dict, i: int, lp: np.ndarray,
-                train_scores: bool) -> tuple[dict, dict, Any]:
+def score_split(engine: Any, X: Any, scorers: dict[str, Any], params: dict[str, Any], i: int, lp: np.ndarray,
+                train_scores: bool) -> tuple[dict[str, Any], dict[str, Any], Any]:
     """Split i's scores of the held-out rows (``lp``: their log-probabilities) and, when asked,
     of the training rows: ({name: test score}, {name: train score}, the fold model if built).
     Named scorers read the log-probabilities; callables get the fold model and the raw rows.
@@ -211,7 +215,7 @@ def out_of_fold(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any = No
     return out, engine
 
 
-def _loo_engine(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any):
+def _loo_engine(model: Any, X: Any, y: Any, splits: Any, sample_weight: Any) -> LooFolds | None:
     """The closed-form leave-one-out engine (categorical and Bernoulli models), when it applies."""
     if not isinstance(splits, LeaveOneOutSplits):
         return None

@@ -22,10 +22,11 @@ _WHERE = {
 
 __all__ = sorted(_WHERE)
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ._crossval import cross_validate_labels, label_set_scores
-    from ._labels import read_labels
-    from ._model import MultiLabel
+if TYPE_CHECKING:  # pragma: no cover - explicit re-exports (mypy reads no computed __all__)
+    from ._crossval import cross_validate_labels as cross_validate_labels
+    from ._crossval import label_set_scores as label_set_scores
+    from ._labels import read_labels as read_labels
+    from ._model import MultiLabel as MultiLabel
 
 
 def __getattr__(name: str) -> Any:

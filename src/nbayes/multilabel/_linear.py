@@ -113,7 +113,8 @@ class Table:
         """The weights W (V, L) (zero rows for terms outside the vocabulary)."""
         W = self.base[:, None] - self.alive[:, None] * self.c[None, :]
         W += self.D.toarray()
-        return W
+        result: np.ndarray = W
+        return result
 
 
 def log_odds_table(pos: sp.spmatrix, total: np.ndarray, cc_pos: np.ndarray, cc_all: float, alive: np.ndarray,

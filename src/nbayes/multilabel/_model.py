@@ -6,17 +6,14 @@ import numbers
 from typing import Any, Callable, ClassVar, Self
 
 import numpy as np
-from .._scipy import sparse as sp
-from .._scipy import expit
+from .._scipy import expit, sparse as sp
 
 from .._estimator import Classifier, rebuild
 from .._validation import check_choice, check_number, check_sample_weight, encode_labels, union_labels
 from ..errors import DataError, InvalidParameterError, MergeError, ModelFileError, UnlearnError
 from ..io.model_file import save_state
 from ..model_selection import KFold, check_cv
-from ..naive_bayes import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 from ..stats import TextStats
-from ..text import TextClassifier
 from . import _linear as linear
 from . import _state
 from ._decide import decisions, with_thresholds
@@ -95,11 +92,13 @@ class MultiLabel(Classifier):
 
     def _check_params(self) -> None:
         est = self.estimator
-        if not (isinstance(est, BaseNB) and ("statistics" in est.capabilities or self._nblr(est))):
+        caps: frozenset[str] = getattr(est, "capabilities", frozenset())
+        if not ("statistics" in caps or "nb_logistic" in caps) or "label_sets" in caps:
             raise InvalidParameterError(
-                "estimator: MultiLabel takes a Naive Bayes model on statistics (MultinomialNB, BernoulliNB, "
-                "ComplementNB, CategoricalNB, GaussianNB, NaiveBayes, TextClassifier) or "
-                f"TextClassifier(model='nblr'); got {type(est).__name__ if est is not None else None}"
+                "estimator: MultiLabel takes a single-label Naive Bayes model on statistics (capability "
+                "'statistics': MultinomialNB, BernoulliNB, ComplementNB, CategoricalNB, GaussianNB, NaiveBayes, "
+                "TextClassifier) or an NB-weighted logistic regression ('nb_logistic': TextClassifier(model='nblr')); "
+                f"got {type(est).__name__ if est is not None else None}"
             )
         if "text" in est.capabilities and getattr(est, "tfidf", False) and getattr(est, "idf", None) is None:
             raise InvalidParameterError(
@@ -126,7 +125,8 @@ class MultiLabel(Classifier):
 
     @staticmethod
     def _nblr(est: Any) -> bool:
-        return isinstance(est, TextClassifier) and est.model == "nblr"
+        """Whether the base is an NB-weighted logistic regression (``nb_logistic``): one a label."""
+        return "nb_logistic" in est.capabilities
 
     def _clone(self) -> Any:
         """A fresh base model with the estimator's settings and the layout of the statistics
@@ -138,15 +138,13 @@ class MultiLabel(Classifier):
 
     def _stacks(self) -> bool:
         """Whether one model over 2L classes (pairs: without, with each label) gives every label's
-        binary log-odds: when the base estimates each class from its own row alone (its prior's
-        normaliser cancels in the pair's difference). Complement NB (weights from the other
-        classes) and fixed class priors are estimated per label instead."""
+        binary log-odds: when the base estimates each class from its own row alone (capability
+        ``per_class``; its prior's normaliser cancels in the pair's difference). Complement NB
+        (weights from the other classes) and fixed class priors are estimated per label instead."""
         est = self.estimator
         if getattr(est, "class_prior", None) is not None or getattr(est, "priors", None) is not None:
             return False
-        if isinstance(est, TextClassifier):
-            return est.model in ("multinomial", "bernoulli", "nblr")
-        return type(est) in (MultinomialNB, BernoulliNB, CategoricalNB, GaussianNB)
+        return "per_class" in est.capabilities
 
     # ------------------------------------------------------------------ training
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
@@ -372,7 +370,8 @@ class MultiLabel(Classifier):
         if "_nblr_weights" in self.__dict__:
             W, b = self.__dict__["_nblr_weights"]
             X01 = presence(self.__dict__["_predictor"].transform(X))
-            return np.asarray(X01 @ W) + b
+            result: np.ndarray = np.asarray(X01 @ W) + b
+            return result
         return self._scores(X)[0]
 
     def _scores(self, X: Any) -> tuple[np.ndarray, np.ndarray | None]:

@@ -3,6 +3,8 @@ macro-F1 (each label its own best F1) or the micro-F1 (coordinate ascent over la
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from .._scipy import sparse as sp
 
@@ -73,7 +75,7 @@ def _micro(S: np.ndarray, Yd: np.ndarray, thr: np.ndarray) -> float:
     return 2 * tp / d if d > 0 else 0.0
 
 
-def _ascend(S: np.ndarray, Yd: np.ndarray, P: np.ndarray, cuts: list, thr: np.ndarray) -> np.ndarray:
+def _ascend(S: np.ndarray, Yd: np.ndarray, P: np.ndarray, cuts: list[Any], thr: np.ndarray) -> np.ndarray:
     """Coordinate ascent on the micro-F1 = 2 TP / (2 TP + FP + FN): each label in turn takes the
     cut best for the sum over all labels, the others fixed; stops when a sweep changes nothing."""
     thr = thr.copy()

@@ -67,6 +67,7 @@ class EMSettings:
     random_state: int | None = 0
 
     def check(self) -> None:
+        """Raise :class:`~nbayes.errors.InvalidParameterError` for a setting out of range."""
         lam = self.unlabeled_weight
         if not (isinstance(lam, str) and lam in ("cv", "auto")):
             if isinstance(lam, str):
@@ -82,6 +83,7 @@ class EMSettings:
 
     @property
     def mixture(self) -> bool:
+        """Whether several mixture components are fitted per class (``n_components``)."""
         return is_mixture(self.n_components)
 
 

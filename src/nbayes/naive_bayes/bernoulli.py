@@ -58,7 +58,7 @@ class BernoulliNB(BaseNB):
     _allows_nan = True
     statistics_params = ("binarize",)
 
-    _capabilities = BaseNB._capabilities | {"missing_values", "sparse", "unlabeled", "mixture"}
+    _capabilities = BaseNB._capabilities | {"missing_values", "sparse", "unlabeled", "mixture", "per_class"}
 
     def __init__(
         self,

@@ -68,7 +68,7 @@ class CategoricalNB(BaseNB):
     _allows_nan = True
     _string_input = True
 
-    _capabilities = BaseNB._capabilities | {"missing_values", "unlabeled", "categories"}
+    _capabilities = BaseNB._capabilities | {"missing_values", "unlabeled", "categories", "per_class"}
 
     def __init__(
         self,

@@ -37,7 +37,7 @@ class ComplementNB(BaseNB):
     _requires_nonnegative = True
 
     #: its decision leaves the class prior out (as scikit-learn), so no exact with_prior
-    _capabilities = (BaseNB._capabilities | {"sparse"}) - {"with_prior"}
+    _capabilities = (BaseNB._capabilities | {"sparse", "counts"}) - {"with_prior"}
 
     def __init__(
         self,

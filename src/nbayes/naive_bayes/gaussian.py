@@ -46,7 +46,7 @@ class GaussianNB(BaseNB):
     _accepts_sparse = False
     _allows_nan = True
 
-    _capabilities = BaseNB._capabilities | {"missing_values"}
+    _capabilities = BaseNB._capabilities | {"missing_values", "per_class"}
 
     stats_: MomentStats  # set by set_statistics
 
@@ -205,8 +205,6 @@ class GaussianNB(BaseNB):
     def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
         """log N(x; mu_c, sigma^2) = x mu_c / sigma^2 - mu_c^2 / (2 sigma^2) + (terms free of c)
         when sigma does not depend on the class (chapter 002 section 3.1)."""
-        from ..errors import InvalidParameterError
-
         var = self._var
         if not np.all(var == var[:1]):
             raise InvalidParameterError(

@@ -49,7 +49,7 @@ class MultinomialNB(BaseNB):
     _allows_nan = False
     _requires_nonnegative = True
 
-    _capabilities = BaseNB._capabilities | {"sparse", "unlabeled", "mixture"}
+    _capabilities = BaseNB._capabilities | {"sparse", "unlabeled", "mixture", "counts", "per_class"}
 
     def __init__(
         self,

@@ -22,7 +22,8 @@ def dumps(obj: Any) -> bytes:
     model file written elsewhere) is written by the standard library, escaped, never a 500."""
     if HAVE_ORJSON:
         try:
-            return orjson.dumps(obj)
+            result: bytes = orjson.dumps(obj)
+            return result
         except TypeError:
             pass
     try:

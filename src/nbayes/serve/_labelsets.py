@@ -26,7 +26,6 @@ import numpy as np
 from .._validation import check_sample_weight, encode_labels, label_array, show
 from ..errors import ModelFileError
 from ..io.info import json_value
-from ..multilabel import MultiLabel
 from . import _codec
 from ._delta import Delta, summed
 from ._model import Problem
@@ -46,7 +45,7 @@ class LabelSetDelta(Delta):
 
 def applies(model: Any) -> bool:
     """Whether ``model`` learns label sets."""
-    return isinstance(model, MultiLabel)
+    return "label_sets" in getattr(model, "capabilities", frozenset())
 
 
 def training_rows(model: Any) -> float:

@@ -10,33 +10,26 @@ from __future__ import annotations
 
 import gc
 import logging
-import math
 import os
-import sys
-from decimal import Decimal
 import threading
 import time
 import warnings
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
-from .._kernels.normalize import answer_rows
-from ..errors import StaleModelWarning
+from ..errors import NBayesError, StaleModelWarning
 from ..io.info import json_value, model_info
 from ..io.load import load_with_state
-from ..linear import LogisticRegression
-from ..multilabel import MultiLabel
-from ..naive_bayes import CategoricalNB, ComplementNB, MultinomialNB
 from ..text.online import built
+from ._features import FLOAT_MAX, INT_MAX, KIND_NAMES, MAX_CATEGORIES, table_features
+
+__all__ = ["FLOAT_MAX", "INT_MAX", "KIND_NAMES", "MAX_CATEGORIES", "Limits", "Loaded", "ModelHolder", "Problem",
+           "load_model", "table_features"]
 
 log = logging.getLogger("nbayes.serve")
-
-#: the kinds of a table feature, as the web page and the OpenAPI schema name them
-KIND_NAMES = {"gaussian": "number", "categorical": "category", "bernoulli": "boolean", "text": "text"}
-#: at most this many categories of a feature are listed in the metadata (the page's choices)
-MAX_CATEGORIES = 1000
 
 
 class Problem(Exception):
@@ -65,7 +58,8 @@ plain = json_value
 def plain_floats(a: np.ndarray) -> list[Any]:
     values = a.tolist()
     if np.isfinite(a).all():
-        return values
+        result: list[Any] = values
+        return result
     return [plain(v) for v in values]
 
 
@@ -94,23 +88,20 @@ class Loaded:
         # a calibrated model: its base model decides the input and explains; the map predicts.
         # A multi-label table model: its base model over the label rows describes the input (a
         # text one reads documents: no need to estimate that model for every learned version)
-        self.multilabel = isinstance(m, MultiLabel)
+        self.multilabel = "label_sets" in m.capabilities
         if self.multilabel:
-            self.base = m if "text" in m.capabilities else m.base_model_
+            self.base = m if m.input_kind == "text" else m.base_model_
         else:
             self.base = getattr(m, "base_estimator_", m)
-        self.kind = "text" if "text" in self.base.capabilities else "table"
+        #: what a request holds: documents, or rows of named values (a table or a matrix model)
+        self.input_kind = m.input_kind
+        self.kind = "text" if self.input_kind == "text" else "table"
         self.classes = [plain(c) for c in m.classes_.tolist()]
         self.class_keys = [str(c) for c in self.classes]
         if self.kind == "table":
             self.features = table_features(self.base, self.cli)
         self.input_feature_names = [f["name"] for f in self.features]
         self._index = {n: j for j, n in enumerate(self.input_feature_names)}
-        self._generative = _is_generative(m)
-        self.prior_fallback = np.ascontiguousarray(m.prior_fallback) if self._generative else None  # the prior, once
-        if self._generative:
-            assert self.prior_fallback is not None
-            self._fallback_best = int(np.argmax(self.prior_fallback))  # predict's class for a row impossible under all
 
     # ------------------------------------------------------------------ metadata
     def info(self) -> dict[str, Any]:
@@ -171,7 +162,7 @@ class Loaded:
 
     def matrix(self, rows: list[list[Any]]) -> Any:
         """The model's input for checked rows."""
-        if _takes_table(self.base):
+        if self.input_kind == "table":
             X = np.empty((len(rows), len(self.features)), dtype=object)
             for i, r in enumerate(rows):
                 X[i, :] = r
@@ -186,29 +177,14 @@ class Loaded:
         item whose values overflow the model's arithmetic (|x| near the float limit in a linear
         model) is refused (422), never answered with NaN."""
         with np.errstate(over="ignore", invalid="ignore"):
-            best, P, bad = self._predict(X)
-        if bad < 0 and not self._generative:
-            rows = ~np.isfinite(P).all(axis=1)
-            bad = int(np.argmax(rows)) if rows.any() else -1
-        if bad >= 0:
-            raise Problem(422, f"item {bad}: its values are too large for the model's arithmetic "
-                               "(the probabilities overflow)")
+            # the public path a Python user takes: predict's choice and predict_proba, from one
+            # pass over the input where the model can (a generative model: one compiled pass)
+            best, P = self.model.predict_index_proba(X)
+        if not np.isfinite(P).all():
+            finite = np.isfinite(P).all(axis=1)
+            raise Problem(422, f"item {int(np.argmin(finite))}: its values are too large for the model's "
+                               "arithmetic (the probabilities overflow)")
         return best, P
-
-    def _predict(self, X: Any) -> tuple[np.ndarray, np.ndarray, int]:
-        """(best class indices, probabilities, first row that overflowed or -1 if not known)."""
-        m = self.model
-        if self._generative:
-            # one compiled pass: predict_log_proba's normalisation, predict's choice (the prior's
-            # class for a row impossible under every class) and the overflow check
-            jll = np.ascontiguousarray(m.predict_joint_log_proba(X), dtype=np.float64)
-            best, log_p, bad = answer_rows(jll, self.prior_fallback, self._fallback_best)
-            return best, np.exp(log_p), int(bad)
-        if self.base is not m:  # calibrated: one pass of the base model, then the map
-            return (*m._predict_index_proba(X), -1)
-        P = m.predict_proba(X)
-        pos = {c: j for j, c in enumerate(m.classes_.tolist())}
-        return np.array([pos[c] for c in m.predict(X).tolist()], dtype=np.int64), P, -1
 
     def prediction(self, k: int, p: np.ndarray) -> dict[str, Any]:
         return {"label": self.classes[k], "probabilities": dict(zip(self.class_keys, plain_floats(p)))}
@@ -232,34 +208,18 @@ class Loaded:
 
     def explain_row(self, values: list[Any]) -> dict[str, Any]:
         m = self.base  # a calibrated model is explained by its base model (uncalibrated log-odds)
+        if "explain" not in m.capabilities:
+            raise Problem(422, f"a {type(m).__name__} has no additive explanation; /v1/predict answers it")
         X = self.matrix([values])
-        names = list(self.input_feature_names)
-        if isinstance(m, LogisticRegression):
-            x = np.asarray(X, dtype=float)[0]
-            with np.errstate(over="ignore", invalid="ignore"):
-                Z = np.atleast_1d(m.decision_function(X)[0])
-                if not (np.isfinite(Z).all() and np.isfinite(m.coef_ * x).all()):
-                    raise Problem(422, "the row's values are too large for the model's arithmetic (the log-odds overflow)")
-            if m.coef_.shape[0] == 1:  # binary: the log-odds of classes_[1]
-                a = 1 if Z[0] > 0 else 0
-                sign = 1.0 if a == 1 else -1.0
-                terms, base, b = sign * m.coef_[0] * x, sign * float(m.intercept_[0]), 1 - a
-                log_odds = sign * float(Z[0])
-            else:
-                a, b = (int(i) for i in np.argsort(-Z, kind="stable")[:2])
-                terms = (m.coef_[a] - m.coef_[b]) * x
-                base = float(m.intercept_[a] - m.intercept_[b])
-                log_odds = float(Z[a] - Z[b])
-            pred, runner = m.classes_[a], m.classes_[b]
-        elif "explain" in m.capabilities:
+        with np.errstate(over="ignore", invalid="ignore"):
             ex = m.explain(X)
+            if overflowed(ex, "joint_log_proba" in m.capabilities):
+                raise Problem(422, "the row's values are too large for the model's arithmetic (the log-odds overflow)")
             pred, runner, terms, base = ex.log_odds(0)
             joint = ex.joint()[0]
-            a, b = self.classes.index(plain(pred)), self.classes.index(plain(runner))
-            log_odds = _difference(joint[a], joint[b])
-            names = list(getattr(ex, "feature_names", names))
-        else:
-            raise Problem(422, f"a {type(m).__name__} has no additive explanation; /v1/predict answers it")
+        a, b = self.classes.index(plain(pred)), self.classes.index(plain(runner))
+        log_odds = _difference(joint[a], joint[b])
+        names = list(ex.feature_names) if m.input_feature_names() is not None else list(self.input_feature_names)
         return {
             "label": plain(pred),
             "runner_up": plain(runner),
@@ -331,8 +291,6 @@ class ModelHolder:
                 return False
             if not force and (sig == self.current.signature or sig == self._failed):
                 return False
-            from ..errors import NBayesError
-
             try:
                 new = load_model(self.path, sig, self.replay)
             except (NBayesError, OSError, MemoryError) as exc:
@@ -434,13 +392,6 @@ def _text(where: str, t: Any, limits: Limits) -> str:
     return t
 
 
-#: the largest JSON number a value may be (the schema's maximum; an integer literal beyond it is refused)
-FLOAT_MAX = sys.float_info.max
-#: the schema's bound as JSON writes it (repr: 1.7976931348623157e+308), exactly: an integer
-#: beyond this decimal breaks the declared minimum / maximum even where it rounds to FLOAT_MAX
-INT_MAX = int(Decimal(repr(FLOAT_MAX)))
-
-
 def _below(v: int | float, bound: float) -> bool:
     """``v < bound`` as the schema states it: a bound is written as its repr, so an integer is
     compared exactly with that decimal (it may round to the bound as a float)."""
@@ -478,65 +429,14 @@ def _check_value(where: str, f: dict[str, Any], v: Any, limits: Limits) -> None:
             raise Problem(422, f"{where} is {len(v):,} characters long; the limit is {limits.max_text:,}")
 
 
-# ---------------------------------------------------------------------------- features
-def table_features(model: Any, cli: dict[str, Any]) -> list[dict[str, Any]]:
-    """[{"name", "kind" (number, category, boolean, text), "categories"?}] in the model's order."""
-    display = model.display_feature_names() if hasattr(model, "display_feature_names") else None
-    if display is None:
-        names = getattr(model, "feature_names_in_", None)
-        n = int(getattr(model, "n_features_in_", 0))
-        display = [str(x) for x in names] if names is not None else [f"x{j}" for j in range(n)]
-    if "columns" in model.capabilities:
-        kinds = [KIND_NAMES.get(k, "category") for k in model.column_kinds_]
-    elif isinstance(model, CategoricalNB):
-        kinds = ["category"] * len(display)
-    else:
-        kinds = ["number"] * len(display)
-    cols = cli.get("columns") or {}
-    if list(cols) == display and "columns" in model.capabilities:
-        kinds = [KIND_NAMES.get(cols[c], k) for c, k in zip(display, kinds)]
-    out: list[dict[str, Any]] = [{"name": n, "kind": k} for n, k in zip(display, kinds)]
-    weights = None
-    if isinstance(model, MultinomialNB | ComplementNB):  # counts: never negative
-        for f in out:
-            f["minimum"] = 0
-        weights = [np.asarray(getattr(model, "feature_log_prob_", 0.0))]
-    elif isinstance(model, LogisticRegression):
-        weights = [model.coef_, model.intercept_]
-    if weights is not None and len(out):
-        # scores linear in x must stay finite: |x| up to a power of ten that keeps every
-        # weight * x and their sum far from the float limit (the schema's maximum says it)
-        big = max([1.0] + [float(np.max(np.abs(w[np.isfinite(w)]))) for w in weights if np.isfinite(w).any()])
-        bound = 10.0 ** math.floor(math.log10(FLOAT_MAX / (4.0 * len(out) * big)))
-        for f in out:
-            if f["kind"] == "number":
-                f["max_abs"] = bound
-    cats = _categories(model)
-    for f, values in zip([f for f in out if f["kind"] == "category"], cats):
-        shown = [plain(v) for v in values.tolist()]
-        if len(shown) <= MAX_CATEGORIES:
-            f["categories"] = shown
-    return out
-
-
-def _categories(model: Any) -> list[np.ndarray]:
-    if "columns" in model.capabilities:
-        comp = getattr(model, "components_", {}).get("categorical")
-        return list(getattr(comp, "categories_", []) or []) if comp is not None else []
-    if isinstance(model, CategoricalNB):
-        return list(getattr(model, "categories_", []))
-    return []
-
-
-def _takes_table(model: Any) -> bool:
-    """Whether the model reads a table of values of any type (not a float matrix)."""
-    return "columns" in model.capabilities or isinstance(model, CategoricalNB)
-
-
-def _is_generative(model: Any) -> bool:
-    from .._estimator import Generative
-
-    return isinstance(model, Generative) and hasattr(model, "predict_joint_log_proba")
+def overflowed(ex: Any, log_probabilities: bool) -> bool:
+    """Whether an explanation's terms overflowed the model's arithmetic: a NaN or +inf term,
+    or, for scores that are not log-probabilities (a logistic regression), any infinite one
+    (-inf is an impossible value only in a joint log-probability)."""
+    terms = np.concatenate([np.ravel(ex.contributions), np.ravel(ex.intercept)])
+    if log_probabilities:
+        return bool(np.isnan(terms).any() or np.isposinf(terms).any())
+    return not bool(np.isfinite(terms).all())
 
 
 def _difference(a: float, b: float) -> float:

@@ -46,8 +46,8 @@ def cannot(model: Any, op: str) -> str | None:
     extra = ""
     if hasattr(model, "base_estimator_"):
         extra = " (a calibrated model: its map was fitted on out-of-fold predictions of all rows)"
-    elif getattr(model, "model", None) == "nblr":
-        extra = " (model='nblr': weights fitted by logistic regression over all documents)"
+    elif "nb_logistic" in caps:
+        extra = " (an NB-weighted logistic regression, nblr: weights fitted over all documents at once)"
     elif getattr(model, "tfidf", False) and getattr(model, "idf", None) is None:
         extra = " (tfidf=True with an idf learned from all training documents; a frozen idf= learns)"
     elif "mixture" in caps and "partial_fit" not in caps:

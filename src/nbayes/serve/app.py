@@ -55,6 +55,7 @@ from ..errors import InvalidParameterError, NBayesError
 from . import _multilabel
 from ._learn import PUBLISH_EVERY, WINDOW, Learner
 from ._model import Limits, Loaded, ModelHolder, Problem, log
+from ._model import load_model as load_model  # public here: the CLI reads a file once before the workers start
 from ._json import dumps, loads
 from ._openapi_learn import add_learning
 from ._openapi_shift import add_pool, add_prior

@@ -109,9 +109,12 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         if self.model == "nblr":  # weights fitted by logistic regression over all documents
             caps -= {"partial_fit", "unlearn", "merge", "statistics", "with_prior", "unlabeled",
                       "mixture", "joint_log_proba"}
+            caps |= {"nb_logistic"}
         elif self.model == "complement":
             caps -= {"with_prior"}
-        if self.model not in ("multinomial", "bernoulli"):
+        if self.model in ("multinomial", "bernoulli"):
+            caps |= {"per_class"}
+        else:
             caps -= {"unlabeled", "mixture"}
         if self.tfidf:
             caps -= {"mixture"}

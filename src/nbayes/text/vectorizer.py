@@ -10,7 +10,7 @@ from .._scipy import sparse as sp
 
 from .._estimator import BaseEstimator
 from .._validation import check_documents
-from ..errors import DataError, InvalidParameterError
+from ..errors import DataError, InvalidParameterError, NotFittedError
 from ..stats.text import TextStats
 from .settings import TextSettings
 from .vocab import AnyTerms, HashedTerms, TermTable, hash_terms, learn_terms
@@ -97,8 +97,6 @@ class Vectorizer(TextSettings, BaseEstimator):
     def transform(self, texts: Any) -> sp.csr_matrix:
         """The document-term matrix of ``texts`` over the fitted vocabulary."""
         if not hasattr(self, "_table"):
-            from ..errors import NotFittedError
-
             raise NotFittedError("this Vectorizer is not fitted yet; call fit first")
         docs, _ = self.prepare_input(texts, fitting=False)
         X = self._counts(self._table, docs, self.binary)
