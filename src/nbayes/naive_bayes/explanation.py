@@ -9,7 +9,7 @@ import numpy as np
 
 from .._frames import explanation_frame
 
-__all__ = ["Explanation"]
+__all__ = ["Explanation", "top_of"]
 
 
 @dataclass
@@ -53,3 +53,13 @@ def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         out = a - b
     return np.where(a == b, 0.0, out)  # -inf - -inf: the same impossible term, no difference
+
+
+def top_of(scores: np.ndarray, names: list[str], classes: np.ndarray, k: int) -> dict[Any, list[tuple[str, float]]]:
+    """The ``k`` best-scored features per class, best first (NaN scores last), with their scores."""
+    out: dict[Any, list[tuple[str, float]]] = {}
+    for c, label in enumerate(classes.tolist()):
+        row = np.where(np.isnan(scores[c]), -np.inf, scores[c])
+        order = np.argsort(-row, kind="stable")[:k]
+        out[label] = [(names[j], float(scores[c, j])) for j in order]
+    return out
