@@ -13,18 +13,8 @@ KNOWN: set[tuple[str, str]] = {
     ('nbayes.cli', 'nbayes.serve._model'),
     ('nbayes.compare', 'nbayes.evaluate._lr_input'),
     ('nbayes.compare', 'nbayes.evaluate._sampling'),
-    ('nbayes.model_selection', '_active'),
-    ('nbayes.model_selection', '_how'),
-    ('nbayes.model_selection', '_idf'),
-    ('nbayes.model_selection', '_inner'),
-    ('nbayes.model_selection', '_min_categories'),
-    ('nbayes.model_selection', '_presence'),
-    ('nbayes.model_selection', '_set_derived'),
-    ('nbayes.model_selection', '_weigh'),
-    ('nbayes.model_selection', 'nbayes.naive_bayes._base'),
     ('nbayes.semi_supervised', 'nbayes.naive_bayes._em'),
     ('nbayes.serve', '_predict_index_proba'),
-    ('nbayes.text', '_on'),
     ('nbayes.text', 'nbayes.naive_bayes._base'),
 }
 

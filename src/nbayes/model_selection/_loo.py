@@ -97,7 +97,7 @@ def _categorical(full: Any, T: Any, codes: np.ndarray, w: np.ndarray) -> np.ndar
     own = np.zeros((n, K), dtype=bool)
     own[rows, codes] = True
     ws = np.where(own, w[:, None], 0.0)  # the weight row i takes away from class k
-    min_cat = full._min_categories(T.shape[1])
+    min_cat = full.estimation_settings(T.shape[1]).min_categories
     out = np.zeros((n, K))
     for j, (vals, cnt) in enumerate(zip(full.categories_, full.category_count_)):
         col = T.column(j)
