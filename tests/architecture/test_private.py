@@ -15,7 +15,6 @@ KNOWN: set[tuple[str, str]] = {
     ('nbayes.compare', 'nbayes.evaluate._sampling'),
     ('nbayes.semi_supervised', 'nbayes.naive_bayes._em'),
     ('nbayes.serve', '_predict_index_proba'),
-    ('nbayes.text', 'nbayes.naive_bayes._base'),
 }
 
 

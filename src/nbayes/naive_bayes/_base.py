@@ -9,7 +9,6 @@ computed aside and committed at the end, so a call that fails leaves the model u
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self, TypeVar
 
@@ -41,7 +40,7 @@ from ._magnitudes import estimate_checked
 from ._components import Components
 from ._em import EM_ATTRS, EMSettings, fit_em
 from ._priors import class_log_prior
-from .params import Params, PriorSettings, assign_parameters, estimate_prior
+from .params import ESTIMATING, Params, PriorSettings, assign_parameters, estimate_prior
 
 __all__ = ["BaseNB", "Explanation", "class_log_prior", "is_chunk_stream", "stream_chunks"]
 
@@ -471,11 +470,6 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         return model_from_state(cls, state)
 
 
-#: held while deferred parameters are estimated (or a stream's table is closed): threads
-#: predicting at once with a model fresh from ``partial_fit`` (a server does this) estimate
-#: once, the others wait; two estimations replacing the attributes one by one would let a
-#: third thread find one gone with nothing pending
-ESTIMATING = threading.RLock()
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -13,6 +13,7 @@ is local and the family can compute it exactly, or None (declined: estimate agai
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -22,6 +23,13 @@ from ._components import Components
 from ._priors import class_log_prior
 
 __all__ = ["Params", "PriorAttributes", "PriorSettings", "assign_parameters", "estimate_prior", "fitted"]
+
+
+#: held while deferred parameters are estimated (TextClassifier's streams, until they are values) (or a stream's table is closed): threads
+#: predicting at once with a model fresh from ``partial_fit`` (a server does this) estimate
+#: once, the others wait; two estimations replacing the attributes one by one would let a
+#: third thread find one gone with nothing pending
+ESTIMATING = threading.RLock()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)

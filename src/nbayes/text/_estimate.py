@@ -12,9 +12,8 @@ from .._scipy import sparse as sp
 
 from .._kernels.text_parts import kept_parts
 from ..errors import StatisticsError
-from ..naive_bayes._base import ESTIMATING
 from ..naive_bayes.bernoulli import BernoulliParams
-from ..naive_bayes.params import Params, assign_parameters
+from ..naive_bayes.params import ESTIMATING, Params, assign_parameters
 from ..stats import CountStats
 from ..stats.text import TextStats
 from ..stats.terms import CodeTerms, as_strings

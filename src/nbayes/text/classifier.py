@@ -16,7 +16,7 @@ from .._validation import (
     classes_and_codes,
 )
 from ..errors import DataError, InvalidParameterError, MergeError
-from ..naive_bayes._base import BaseNB
+from ..naive_bayes import BaseNB
 from ..naive_bayes.bernoulli import BernoulliNB, Binary
 from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, log_ratio_scores
