@@ -74,6 +74,7 @@ class TextReplay:
         return tid
 
     def add(self, classes: np.ndarray, s: TextStats) -> None:
+        """Add the statistics ``s`` (over their own sorted terms) of the classes ``classes``."""
         self.add_counts(classes, self.numbers(s.terms), s.class_count, dense(s.term_count), dense(s.doc_count),
                         s.df, s.tf, s.n_docs)
 
