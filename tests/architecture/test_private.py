@@ -8,17 +8,6 @@ from .private import cross_package_uses
 
 #: (using package, underscore name or private module it uses): to be made public or removed
 KNOWN: set[tuple[str, str]] = {
-    ('nbayes.model_selection', '_active'),
-    ('nbayes.model_selection', '_how'),
-    ('nbayes.model_selection', '_idf'),
-    ('nbayes.model_selection', '_inner'),
-    ('nbayes.model_selection', '_min_categories'),
-    ('nbayes.model_selection', '_presence'),
-    ('nbayes.model_selection', '_set_derived'),
-    ('nbayes.model_selection', '_weigh'),
-    ('nbayes.model_selection', 'nbayes.naive_bayes._base'),
-    ('nbayes.text', '_on'),
-    ('nbayes.text', 'nbayes.naive_bayes._base'),
 }
 
 

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 import nbayes
 from nbayes._kernels.online import extend_slots, inserted, merge_pairs, merge_rows, renumbered
 from nbayes._validation import encode_labels, sorted_unique
-from nbayes.text.online import _Update, _updates, add_counts, built, find, online_ready
+from nbayes.stats.text_insert import _Update, _updates
+from nbayes.text.online import add_counts, built, find, online_ready
 from nbayes.text.vocab import Pairs, TermTable
 
 LETTERS = list("abcdé") + ["𝔘"]

@@ -27,7 +27,8 @@ from .._tables import Table
 from ..semi_supervised import OFF, is_off, unlabeled_mask
 from ._split import LeaveOneOutSplits, Splits
 from .._kernels.normalize import log_normalize
-from ..naive_bayes._base import BaseNB
+from ..naive_bayes import BaseNB
+from ..naive_bayes.params import assign_parameters
 from ..naive_bayes.bernoulli import Binary
 from ..stats.counts import class_indicator, per_class_sum
 from ..naive_bayes.binned import Binned
@@ -36,7 +37,6 @@ from ..stats import CountStats
 from ..stats.text import TextStats
 from ..text.classifier import TextClassifier
 from ..text.settings import Docs
-from ..text.vocab import HashedTerms, TermTable
 
 #: TextClassifier settings that shape the counted terms: a new value is a new count
 TEXT_COUNT_PARAMS = TextClassifier.statistics_params
@@ -299,18 +299,18 @@ class TextFolds(_CountedFolds):
         self.counter = counter
         if counter.n_features is None:
             stats = counter.count_statistics(docs, self.codes, self.K, self.w)
-            table = stats.table if stats.table is not None else TermTable(stats.vocab, counter._how())
+            table = counter.term_table(stats)
             self.terms = stats.vocab  # as counted (code points): the strings are made only if read
             del stats
         else:
-            table = HashedTerms(counter.n_features, counter._how())
+            table = counter.term_table(None)
             self.terms = np.arange(counter.n_features)
         self.table = table
         # a few hundred documents at a time: their tokens are a transient (rows x 2) array
         step = 500
-        self.counts = sp.vstack([counter._counts(table, take(docs, np.arange(a, min(a + step, self.n))), False)
+        self.counts = sp.vstack([counter.count_matrix(table, take(docs, np.arange(a, min(a + step, self.n))))
                                  for a in range(0, self.n, step)], format="csr") if self.n else \
-            counter._counts(table, docs, False).tocsr()
+            counter.count_matrix(table, docs).tocsr()
         self.counts.sort_indices()
         # the presence matrix shares the counts' index arrays
         self.ones = sp.csr_matrix((np.ones(self.counts.nnz), self.counts.indices, self.counts.indptr),
@@ -353,29 +353,28 @@ class TextFolds(_CountedFolds):
             stats, present = self.total, np.ones(self.K, bool)
         else:
             stats, present = self.train_stats(i)
-        keep = m._active(stats)
+        keep = m.kept_terms(stats)
         idf = None
         if m.tfidf:
             key = (i, keep.tobytes(), m.tfidf_key())
             if key not in self._weighted:
                 if not self.reuse:
                     self._weighted.clear()  # one split at a time: hold one table, not one per split
-                idf = m._idf(stats, keep)
+                idf = m.learned_idf(stats, keep)
                 rows = self._rows(i)
                 remap = np.cumsum(present) - 1
                 Y = class_indicator(remap[self.codes[rows]], int(present.sum()), None if self.w is None else self.w[rows])
-                self._weighted[key] = (idf, per_class_sum(Y, m._weigh(self.counts[rows][:, keep], idf)))
+                self._weighted[key] = (idf, per_class_sum(Y, m.tfidf_rows(self.counts[rows][:, keep], idf)))
             idf, fc = self._weighted[key]
         else:
-            fc = stats.doc_count if m._presence else stats.term_count
+            fc = stats.doc_count if m.counts_presence else stats.term_count
             fc = fc[:, keep]
             fc = np.ascontiguousarray(fc.toarray()) if sp.issparse(fc) else fc  # the kept terms only
-        inner = m._inner()
+        inner = m.count_model()
         counts = CountStats(stats.class_count, fc)
-        derived = inner.estimate_parameters(counts, int(keep.sum()))
+        assign_parameters(inner, inner.estimate_parameters(counts, int(keep.sum())))
         inner.stats_ = counts
         inner.n_features_in_ = int(keep.sum())
-        inner._set_derived(derived)
         return m, inner, keep, idf, present
 
     def model(self, params: dict, i: int | None) -> Any:
@@ -400,10 +399,10 @@ class TextFolds(_CountedFolds):
         m, inner, keep, idf, present = self._estimated(params, i)
         t1 = time.perf_counter()
         test = self.splits[i][1]
-        binary = m._presence
+        binary = m.counts_presence
         X = (self.ones if binary else self.counts)[test][:, keep]
         if idf is not None:
-            X = m._weigh(X, idf)
+            X = m.tfidf_rows(X, idf)
         jll = inner.joint_log_likelihood(Binary(X, None) if m.model == "bernoulli" else X)
         lp = normalize(jll, inner.prior_fallback)
         return _spread(lp, present), t1 - t0, time.perf_counter() - t1

@@ -97,7 +97,7 @@ def _categorical(full: Any, T: Any, codes: np.ndarray, w: np.ndarray) -> np.ndar
     own = np.zeros((n, K), dtype=bool)
     own[rows, codes] = True
     ws = np.where(own, w[:, None], 0.0)  # the weight row i takes away from class k
-    min_cat = full._min_categories(T.shape[1])
+    min_cat = full.estimation_settings(T.shape[1]).min_categories
     out = np.zeros((n, K))
     for j, (vals, cnt) in enumerate(zip(full.categories_, full.category_count_)):
         col = T.column(j)
@@ -141,7 +141,7 @@ def _bernoulli(full: Any, Xb: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarr
     a = np.broadcast_to(np.asarray(check_alpha(full.alpha, V, full.force_alpha), dtype=np.float64), (V,))
     if np.any(a <= 0):
         return None
-    log_p, log_q = full.feature_log_prob_, full._log_absent
+    log_p, log_q = full.feature_log_prob_, full.params_.log_absent
     out = np.asarray(X @ (log_p - log_q).T) + log_q.sum(axis=1)
     d, N = full.stats_.feature_count, full.stats_.class_count
     pairs = np.stack([codes.astype(np.float64), w], axis=1)

@@ -9,13 +9,13 @@ computed aside and committed at the end, so a call that fails leaves the model u
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self, TypeVar
 
 import numpy as np
 
 from .._estimator import Generative, rebuild
+from ..io.model_file import save_state
 from .._validation import (
     check_number,
     check_sample_weight,
@@ -30,16 +30,17 @@ from .._validation import (
     union_labels,
 )
 from ..errors import DataError, InvalidParameterError, MergeError, NBayesError, UnlearnError
-from ..io.model_file import decode_params, encode_params, save_state
-from ._chunks import _is_empty, _Transaction, is_chunk_stream, stream_chunks, stream_into
-from ._files import _check_layout, _layout_of, _legacy_em_params, check_state
-from .explanation import Explanation
+from ._chunks import _is_empty, _Transaction, _same_labels, chunk_classes, is_chunk_stream, stream_chunks, stream_into
+from ._files import _check_layout
+from ._model_file import model_from_state, model_state
+from .explanation import Explanation, top_of
 from ._logistic_twin import LogisticTwin
 from ._mixture import MixtureHooks
 from ._magnitudes import estimate_checked
 from ._components import Components
-from ._em import EM_ATTRS, EMSettings, fit_em, report_from_meta, report_meta
+from ._em import EM_ATTRS, EMSettings, fit_em
 from ._priors import class_log_prior
+from .params import ESTIMATING, Params, PriorSettings, assign_parameters, estimate_prior
 
 __all__ = ["BaseNB", "Explanation", "class_log_prior", "is_chunk_stream", "stream_chunks"]
 
@@ -87,9 +88,10 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         (None: 1 each)."""
         raise NotImplementedError
 
-    def estimate_parameters(self, stats: Any, n_features: int) -> dict[str, Any]:
-        """Hook: the fitted attributes estimated from ``stats`` as a dict (with ``prior_parameters``);
-        it changes nothing on the model."""
+    def estimate_parameters(self, stats: Any, n_features: int) -> Params | dict[str, Any]:
+        """Hook: the parameters estimated from ``stats``: a :class:`~nbayes.naive_bayes.params.Params`
+        value (the family's pure ``estimate(stats, self.estimation_settings(n_features))``), or
+        the fitted attributes as a dict (with ``prior_parameters``); it changes nothing on the model."""
         raise NotImplementedError
 
     def log_likelihood(self, Xv: Any) -> np.ndarray:
@@ -124,19 +126,20 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         mix = self._mixture()
         return np.ones(len(self.classes_), dtype=np.intp) if mix is None else mix.sizes.copy()
 
+    def prior_settings(self) -> PriorSettings:
+        """What the class prior's estimation reads from this model (:func:`estimate_prior`)."""
+        return PriorSettings(fit_prior=self.fit_prior, class_prior=self.class_prior, class_alpha=self.class_alpha,
+                             classes=self._estimation_classes, components=self._mixture())
+
     def prior_parameters(self, count: np.ndarray) -> dict[str, Any]:
-        """The estimated priors: ``class_log_prior_`` and the intercept of ``_loglik`` (with
-        components: log P(c) + log P(m | c) per component, and ``component_log_weight_``)."""
-        mix = self._mixture()
-        if mix is None:
-            prior = class_log_prior(count, fit_prior=self.fit_prior, class_prior=self.class_prior,
-                                    class_alpha=self.class_alpha, classes=self._estimation_classes)
-            return {"class_log_prior_": prior, "_intercept": prior}
-        log_pc = class_log_prior(mix.class_sums(count), fit_prior=self.fit_prior, class_prior=self.class_prior,
-                                 class_alpha=self.class_alpha, classes=self._estimation_classes)
-        log_w = mix.log_weights(count, self.class_alpha)
-        return {"class_log_prior_": log_pc, "_intercept": log_pc[mix.owner] + log_w,
-                "component_log_weight_": log_w}
+        """The estimated priors by attribute name: ``class_log_prior_`` and the intercept of
+        ``_loglik`` (with components: log P(c) + log P(m | c) per component, and
+        ``component_log_weight_``): :func:`estimate_prior` of :meth:`prior_settings`."""
+        p = estimate_prior(count, self.prior_settings())
+        out = {"class_log_prior_": p["class_log_prior"], "_intercept": p["intercept"]}
+        if "component_log_weight" in p:
+            out["component_log_weight_"] = p["component_log_weight"]
+        return out
 
     # ------------------------------------------------------------------ training
     def fit(
@@ -214,31 +217,8 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         n = _n_rows(Xv)
         y = check_y(y, n)
         w = check_sample_weight(sample_weight, n)
-        labels = sorted_unique(y)
-        base = None if first else self.classes_
-        if classes is not None:
-            declared = sorted_unique(np.asarray(list(classes) if not hasattr(classes, "dtype") else classes))
-            if not first and not same_labels(declared, self.classes_):
-                raise DataError(
-                    f"classes={declared.tolist()!r} differs from the classes of the earlier "
-                    f"partial_fit calls {self.classes_.tolist()!r}"
-                )
-            _, unknown = encode_labels(labels, declared)
-            if unknown.any():
-                raise DataError(
-                    f"y holds label {show(labels[np.argmax(unknown)])}, which is not in "
-                    f"classes={declared.tolist()!r}"
-                )
-            base = declared if first else base
-        elif not first and self.__dict__.get("_declared_classes", False):
-            _, unknown = encode_labels(labels, self.classes_)
-            if unknown.any():
-                raise DataError(
-                    f"y holds label {show(labels[np.argmax(unknown)])}, which is not among the classes "
-                    f"declared by the first partial_fit (classes={self.classes_.tolist()!r}); the model "
-                    "is unchanged"
-                )
-        all_classes = labels if base is None else union_labels(base, labels)
+        all_classes = chunk_classes(sorted_unique(y), classes, None if first else self.classes_,
+                                    self.__dict__.get("_declared_classes", False))
         codes, _ = encode_labels(y, all_classes)
         new = self.count_statistics(Xv, codes, len(all_classes), w)
         if first:
@@ -253,12 +233,7 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         return self
 
     def _check_declared(self, classes: Any) -> None:
-        declared = sorted_unique(np.asarray(list(classes) if not hasattr(classes, "dtype") else classes))
-        if not same_labels(declared, self.classes_):
-            raise DataError(
-                f"classes={declared.tolist()!r} differs from the classes of the earlier "
-                f"partial_fit calls {self.classes_.tolist()!r}"
-            )
+        chunk_classes(self.classes_[:0], classes, self.classes_, False)
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Remove examples learned before, exactly: the model becomes the one trained without
@@ -359,13 +334,8 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
             self.__dict__.pop("feature_names_in_", None)
         self._set_derived(derived)
 
-    def _set_derived(self, derived: dict[str, Any]) -> None:
-        for key in self.__dict__.get("_derived_keys", ()):  # a refit's parameters replace all of the last
-            self.__dict__.pop(key, None)
-        for key, value in derived.items():
-            setattr(self, key, value)
-        self.__dict__["_derived_keys"] = frozenset(derived)
-        self.__dict__["_pending"] = False
+    def _set_derived(self, derived: dict[str, Any] | Params) -> None:
+        assign_parameters(self, derived)
 
     def _defer_estimation(self) -> None:
         """The statistics changed in place: the parameters are estimated again on the next use
@@ -437,13 +407,7 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         (log theta_c - log theta_not-c for counts; |mu_c - mu_not-c| / sigma for Gaussians)."""
         self.check_fitted()
         check_number("k", k, low=1, integer=True)
-        scores, names = self.feature_scores()
-        out: dict[Any, list[tuple[str, float]]] = {}
-        for c, label in enumerate(self.classes_.tolist()):
-            row = np.where(np.isnan(scores[c]), -np.inf, scores[c])
-            order = np.argsort(-row, kind="stable")[:k]
-            out[label] = [(names[j], float(scores[c, j])) for j in order]
-        return out
+        return top_of(*self.feature_scores(), self.classes_, k)
 
     def _no_explanation(self, what: str) -> None:
         mix = self._mixture()
@@ -487,7 +451,7 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         new.set_statistics(copy.deepcopy(self.stats_), self.classes_, self.n_features_in_, self.input_feature_names())
         return new
 
-    # ------------------------------------------------------------------ model files
+    # ------------------------------------------------------------------ model files (_model_file)
     def save(self, path: Any) -> None:
         """Write the model to ``path`` (atomically; no pickle). Read it back with
         :func:`nbayes.load`."""
@@ -495,54 +459,17 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         save_state(path, self.to_state(), rebuild(self))
 
     def to_state(self) -> dict[str, Any]:
-        """The model as the state of a model file (kind, parameters, meta data, the statistics' arrays);
-        ``save`` writes it."""
-        params, arrays = encode_params(self.get_params())
-        arrays["classes"] = self.classes_
-        arrays.update(self.stats_.to_arrays())
-        meta: dict[str, Any] = {
-            "n_features_in": int(self.n_features_in_),
-            "feature_names": self.input_feature_names(),
-            "n_samples_seen": float(np.sum(self.stats_.class_count)),
-        }
-        if self._has_components():  # fitted state: the statistics have one row per component
-            meta["n_components"] = self.__dict__["_layout"].sizes.tolist()
-        em = report_meta(self)
-        if em is not None:
-            meta["em"] = em
-        return {"kind": type(self).__name__, "params": params, "meta": meta, "arrays": arrays}
+        """The model as the state of a model file (kind, parameters, meta data, the statistics'
+        arrays); ``save`` writes it."""
+        return model_state(self)
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> Self:
-        """The model of a model-file state (the inverse of ``to_state``): the statistics are checked, then
-        the parameters estimated from them."""
-        arrays = state["arrays"]
-        params = decode_params(state["params"], arrays)
-        meta = state["meta"]
-        layout = meta.get("n_components", _legacy_em_params(params))
-        model = cls(**params)
-        if layout is not None:
-            model.__dict__["_layout"] = _layout_of(layout, len(arrays["classes"]))
-        n_features = int(meta["n_features_in"])
-        stats = cls.statistics_from_arrays(arrays, n_features)
-        mix = model.__dict__.get("_layout")
-        check_state(stats, arrays["classes"], n_features, meta, None if mix is None else int(mix.total))
-        model.set_statistics(stats, arrays["classes"], n_features, meta.get("feature_names"))
-        model._restore_em_report(meta)
-        return model
-
-    def _restore_em_report(self, meta: dict[str, Any]) -> None:
-        """The EM report a model file's meta holds (``meta["em"]``), as the fitted attributes
-        :data:`EM_ATTRS` (``nbayes info`` and ``GET /v1/model`` show it)."""
-        if meta.get("em") is not None:
-            self.__dict__.update(report_from_meta(meta["em"]))
+        """The model of a model-file state (the inverse of ``to_state``): the statistics are
+        checked, then the parameters estimated from them."""
+        return model_from_state(cls, state)
 
 
-#: held while deferred parameters are estimated (or a stream's table is closed): threads
-#: predicting at once with a model fresh from ``partial_fit`` (a server does this) estimate
-#: once, the others wait; two estimations replacing the attributes one by one would let a
-#: third thread find one gone with nothing pending
-ESTIMATING = threading.RLock()
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -555,10 +482,8 @@ def _n_cols(Xv: Any) -> int:
 
 
 def same_labels(a: np.ndarray, b: np.ndarray) -> bool:
-    if len(a) != len(b):
-        return False
-    _, unknown = encode_labels(a, b)
-    return not unknown.any()
+    """Whether two label arrays hold the same labels."""
+    return _same_labels(a, b)
 
 
 def _same_param(a: Any, b: Any) -> bool:

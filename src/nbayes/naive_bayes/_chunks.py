@@ -6,10 +6,12 @@ import copy
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._validation import label_array, n_rows
+import numpy as np
+
+from .._validation import encode_labels, label_array, n_rows, show, sorted_unique, union_labels
 from ..errors import DataError, NBayesError
 
-__all__ = ["is_chunk_stream", "stream_chunks", "stream_into"]
+__all__ = ["chunk_classes", "is_chunk_stream", "stream_chunks", "stream_into"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._base import BaseNB
@@ -72,3 +74,41 @@ def stream_into(model: _M, chunks: Any, *, fresh: bool, classes: Any = None) -> 
     model.__dict__.clear()
     model.__dict__.update(work.__dict__)
     return model
+
+
+def chunk_classes(labels: np.ndarray, classes: Any, fitted: np.ndarray | None, declared_before: bool) -> np.ndarray:
+    """The classes after a ``partial_fit`` chunk with the sorted ``labels``: those of the
+    earlier calls (``fitted``, None on the first call) and the chunk's. ``classes`` (this call's
+    argument) must equal the earlier classes and hold every label; classes declared by the first
+    call (``declared_before``) are a contract (CORRECTNESS.md): a label outside them is an error."""
+    base = fitted
+    if classes is not None:
+        declared = sorted_unique(np.asarray(list(classes) if not hasattr(classes, "dtype") else classes))
+        if fitted is not None and not _same_labels(declared, fitted):
+            raise DataError(
+                f"classes={declared.tolist()!r} differs from the classes of the earlier "
+                f"partial_fit calls {fitted.tolist()!r}"
+            )
+        _, unknown = encode_labels(labels, declared)
+        if unknown.any():
+            raise DataError(
+                f"y holds label {show(labels[np.argmax(unknown)])}, which is not in "
+                f"classes={declared.tolist()!r}"
+            )
+        base = declared if fitted is None else base
+    elif fitted is not None and declared_before:
+        _, unknown = encode_labels(labels, fitted)
+        if unknown.any():
+            raise DataError(
+                f"y holds label {show(labels[np.argmax(unknown)])}, which is not among the classes "
+                f"declared by the first partial_fit (classes={fitted.tolist()!r}); the model "
+                "is unchanged"
+            )
+    return labels if base is None else union_labels(base, labels)
+
+
+def _same_labels(a: np.ndarray, b: np.ndarray) -> bool:
+    if len(a) != len(b):
+        return False
+    _, unknown = encode_labels(a, b)
+    return not unknown.any()

@@ -23,7 +23,7 @@ _HINT = "the sums of values or weights pass float64's largest number, about 1.8e
 
 def estimate_checked(
     model: Any, stats: Any, n_features: int, names: Any = None
-) -> dict[str, Any]:
+) -> Any:
     """``model.estimate_parameters(stats, n_features)``, refusing statistics or parameters that
     overflowed. Raises DataError naming the column or the weights; numpy's floating-point
     warnings from the overflow never reach the caller."""
@@ -33,18 +33,23 @@ def estimate_checked(
         # estimation raises no floating-point warning on data within range (an MLE's log 0 is
         # guarded where it is meant): one here is an overflow
         with np.errstate(all="raise"):
-            derived: dict[str, Any] = model.estimate_parameters(stats, n_features)
+            derived: Any = model.estimate_parameters(stats, n_features)
     except FloatingPointError:
         with np.errstate(all="ignore"):  # once more, quietly, to find the column
             derived = model.estimate_parameters(stats, n_features)
-        for key, value in derived.items():
+        for key, value in _named(derived).items():
             _check_finite_parameter(model, key, value, n_features, names)
         raise DataError(
             f"X: {type(model).__name__}'s parameters overflow ({_HINT}); rescale the data or the weights"
         ) from None
-    for key, value in derived.items():
+    for key, value in _named(derived).items():
         _check_finite_parameter(model, key, value, n_features, names)
     return derived
+
+
+def _named(derived: Any) -> dict[str, Any]:
+    """The parameters by attribute name: a dict, or a Params value's ``attributes()``."""
+    return derived if isinstance(derived, dict) else derived.attributes()
 
 
 def _check_finite_stats(model: Any, stats: Any, n_features: int, names: Any) -> None:

@@ -14,7 +14,8 @@ from ..stats import CountStats
 from ._base import BaseNB
 from ..stats.counts import class_indicator, class_totals, per_class_sum
 from .discrete import check_alpha, dense_rows, dirichlet_log_density, soft_class_sum, times
-from .multinomial import log_ratio_scores
+from .multinomial import CountSettings, log_ratio_scores
+from .params import Params, PriorAttributes, estimate_prior, fitted
 
 
 @dataclass
@@ -30,7 +31,34 @@ class Binary:
         return int(n), int(d)
 
 
-class BernoulliNB(BaseNB):
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class BernoulliParams(Params):
+    """:class:`~nbayes.naive_bayes.BernoulliNB`'s parameters: ``feature_log_prob`` and
+    ``log_absent``, ndarrays of shape (n_classes, n_features), log p_cj and log(1 - p_cj),
+    with the prior part."""
+
+    feature_log_prob: np.ndarray
+    log_absent: np.ndarray
+
+
+def estimate(stats: CountStats, s: CountSettings) -> BernoulliParams:
+    """Bernoulli parameters of ``stats``: p_cj = (n_cj + alpha) / (N_cj + 2 alpha) (notes 001,
+    eq. 3 smoothed: Laplace at alpha = 1), N_cj the class-c rows where feature j is observed."""
+    alpha = s.alpha
+    observed = stats.observed_count
+    num = stats.feature_count + alpha
+    den = observed + 2 * alpha
+    # log(1 - p) as log((N - n + alpha) / den): no cancellation from forming 1 - p
+    rest = np.maximum(observed - stats.feature_count, 0.0) + alpha
+    empty = den <= 0  # no observed row and no smoothing: p = 1/2 (uniform over {0, 1})
+    safe = np.where(empty, 1.0, den)
+    with np.errstate(divide="ignore"):
+        log_p = np.where(empty, -np.log(2), np.log(num) - np.log(safe))
+        log_q = np.where(empty, -np.log(2), np.log(rest) - np.log(safe))
+    return BernoulliParams(feature_log_prob=log_p, log_absent=log_q, **estimate_prior(stats.class_count, s.prior))
+
+
+class BernoulliNB(PriorAttributes, BaseNB):
     """Naive Bayes over binary features, every feature's presence *and absence* counted:
     log P(x, c) = log pi_c + sum_j [x_j log p_cj + (1 - x_j) log(1 - p_cj)] (notes 001), with
     p_cj = (n_cj + alpha) / (N_cj + 2 alpha) (Laplace at alpha = 1: the notes' fix of adding an
@@ -46,11 +74,35 @@ class BernoulliNB(BaseNB):
     (a fixed ``unlabeled_weight``, ``unlabeled_label``, ``n_components``) wrap it:
     ``nbayes.EM(model, ...)``. See docs/semi-supervised.md.
 
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weight of the training rows of each class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        log P(c).
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        The (weighted) number n_cj of class-c rows where feature j is 1.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        log p_cj = log(n_cj + alpha) - log(N_cj + 2 alpha).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        The column names seen during fit, when the input had names.
+    stats_ : CountStats
+        The sufficient statistics (what ``merge``, ``unlearn`` and model files hold).
+    params_ : BernoulliParams
+        The fitted parameters as a read-only value, ``estimate(stats_, settings)``.
+
     >>> import numpy as np
     >>> X = np.array([[1, 1], [1, 0], [0, 0]])
     >>> model = BernoulliNB(alpha=1.0).fit(X, [1, 1, 0])
     >>> np.exp(model.feature_log_prob_).round(3).tolist()   # (0+1)/(1+2), (2+1)/(2+2) ...
     [[0.333, 0.333], [0.75, 0.5]]
+    >>> p = (model.feature_count_ + 1.0) / (model.class_count_[:, None] + 2.0)   # the arithmetic
+    >>> np.allclose(model.feature_log_prob_, np.log(p)), np.allclose(model.params_.log_absent, np.log(1 - p))
+    (True, True)
     """
 
     _accepts_sparse = True
@@ -59,6 +111,15 @@ class BernoulliNB(BaseNB):
     statistics_params = ("binarize",)
 
     _capabilities = BaseNB._capabilities | {"missing_values", "sparse", "unlabeled", "mixture", "per_class"}
+
+    feature_log_prob_ = fitted("feature_log_prob", "ndarray of shape (n_classes, n_features): log p_cj.")
+    _log_absent = fitted("log_absent", "ndarray of shape (n_classes, n_features): log(1 - p_cj).")
+
+    @property
+    def feature_count_(self) -> np.ndarray:
+        """ndarray of shape (n_classes, n_features): the (weighted) rows per class where the feature is 1."""
+        fc: np.ndarray = self.stats_.feature_count
+        return fc
 
     def __init__(
         self,
@@ -132,24 +193,12 @@ class BernoulliNB(BaseNB):
         alpha = check_alpha(self.alpha, log_p.shape[1], self.force_alpha)
         return dirichlet_log_density(alpha, log_p) + dirichlet_log_density(alpha, log_q)
 
-    def estimate_parameters(self, stats: CountStats, n_features: int) -> dict[str, Any]:
-        alpha = check_alpha(self.alpha, n_features, self.force_alpha)
-        observed = stats.observed_count
-        num = stats.feature_count + alpha
-        den = observed + 2 * alpha
-        # log(1 - p) as log((N - n + alpha) / den): no cancellation from forming 1 - p
-        rest = np.maximum(observed - stats.feature_count, 0.0) + alpha
-        empty = den <= 0  # no observed row and no smoothing: p = 1/2 (uniform over {0, 1})
-        safe = np.where(empty, 1.0, den)
-        with np.errstate(divide="ignore"):
-            log_p = np.where(empty, -np.log(2), np.log(num) - np.log(safe))
-            log_q = np.where(empty, -np.log(2), np.log(rest) - np.log(safe))
-        return {
-            "feature_count_": stats.feature_count,
-            "feature_log_prob_": log_p,
-            "_log_absent": log_q,
-            **self.prior_parameters(stats.class_count),
-        }
+    def estimation_settings(self, n_features: int) -> CountSettings:
+        """What :func:`estimate` reads from this model."""
+        return CountSettings(alpha=check_alpha(self.alpha, n_features, self.force_alpha), prior=self.prior_settings())
+
+    def estimate_parameters(self, stats: CountStats, n_features: int) -> BernoulliParams:
+        return estimate(stats, self.estimation_settings(n_features))
 
     def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
         # eq. 19 with Bernoulli features: sum_j x_j log(p/q) + sum_j log q

@@ -11,14 +11,17 @@ binned with them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from dataclasses import fields as dataclass_fields
 from typing import Any
 
 import numpy as np
 
 from ..stats import BinnedStats, CategoricalStats
 from ..stats.bins import bin_codes
+from ._categorical_params import CategoricalParams, CategoricalSettings, estimate
 from .categorical import CategoricalNB
+from .params import fitted
 
 #: the default number of quantile bins of a binned column (as the usual 20-bin discretisers)
 BINS = 20
@@ -70,6 +73,22 @@ def quantile_edges(x: np.ndarray, bins: int = BINS) -> np.ndarray:
     return edges[held[:-1] > 0]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class BinnedParams(CategoricalParams):
+    """:class:`BinnedNB`'s parameters: the categorical ones over bin numbers, and ``edges``
+    (list of n_features ndarrays) the bin edges of each column."""
+
+    edges: list[np.ndarray]
+
+
+def estimate_binned(stats: Any, s: CategoricalSettings) -> BinnedParams:
+    """Categorical estimation over bin numbers 0 .. B_j - 1 (every bin a declared value)."""
+    bins = [np.arange(B, dtype=np.int64) for B in stats.n_bins()]
+    p = estimate(CategoricalStats(stats.class_count, bins, stats.counts), replace(s, declared=list(bins)))
+    fields = {f.name: getattr(p, f.name) for f in dataclass_fields(p)}
+    return BinnedParams(edges=[np.array(e) for e in stats.edges], **fields)
+
+
 class BinnedNB(CategoricalNB):
     """The component of :class:`NaiveBayes` for its binned columns: a categorical model over
     bin indices, every bin of a column declared (J_j = number of bins, so an empty bin gets the
@@ -89,12 +108,10 @@ class BinnedNB(CategoricalNB):
             counts.append(np.ascontiguousarray((onehot[:, : len(e) + 1].T @ R).T))
         return BinnedStats(R.sum(axis=0), [np.asarray(e, dtype=np.float64) for e in Xv.edges], counts)
 
-    def estimate_parameters(self, stats: Any, n_features: int) -> dict[str, Any]:
-        bins = [np.arange(B, dtype=np.int64) for B in stats.n_bins()]
-        self.categories = bins
-        out = super().estimate_parameters(CategoricalStats(stats.class_count, bins, stats.counts), n_features)
-        out["edges_"] = [e.copy() for e in stats.edges]
-        return out
+    edges_ = fitted("edges", "list of n_features ndarrays: the bin edges of each column.")
+
+    def estimate_parameters(self, stats: Any, n_features: int) -> BinnedParams:
+        return estimate_binned(stats, self.estimation_settings(n_features))
 
     def _codes(self, Xv: Any) -> list[np.ndarray]:
         out = []

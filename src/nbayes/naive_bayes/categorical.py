@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,10 +9,12 @@ import numpy as np
 
 from .._kernels import threads
 from .._kernels.categorical import DTYPES, count_values, value_range
-from .._validation import check_choice, check_number, check_probability_vector, encode_labels, encode_values, union_labels
+from .._validation import check_choice, check_number, encode_labels, encode_values, union_labels
 from ..errors import DataError, InvalidParameterError
 from ..stats import CategoricalStats
-from ._base import BaseNB, class_log_prior
+from ._base import BaseNB
+from ._categorical_params import CategoricalParams, CategoricalSettings, estimate, m_prior
+from .params import PriorAttributes, fitted
 from .discrete import dirichlet_log_density
 from .._tables import Table, distinct, read_table
 
@@ -21,7 +22,7 @@ from .._tables import Table, distinct, read_table
 MAX_DIRECT_WIDTH = 1 << 16
 
 
-class CategoricalNB(BaseNB):
+class CategoricalNB(PriorAttributes, BaseNB):
     """Naive Bayes over discrete attributes whose values may be anything (strings, numbers,
     booleans, objects; NaN/None/NA are missing).
 
@@ -47,6 +48,31 @@ class CategoricalNB(BaseNB):
     PlayTennis (slides 000): the MLE joint scores of (sunny, cool, high, strong) are .0053 for
     yes and .0206 for no.
 
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weight of the training rows of each class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        log P(c).
+    categories_ : list of n_features ndarrays of shape (n_categories_j,)
+        The values of each feature.
+    category_count_ : list of n_features ndarrays of shape (n_classes, n_categories_j)
+        The (weighted) count n_cjv of each value per class.
+    feature_log_prob_ : list of n_features ndarrays of shape (n_classes, n_categories_j)
+        log theta_cjv = log(n_cjv + alpha) - log(n_cj + alpha J_j).
+    n_categories_ : ndarray of shape (n_features,)
+        J_j, the number of values of each feature.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        The column names seen during fit, when the input had names.
+    stats_ : CategoricalStats
+        The sufficient statistics (what ``merge``, ``unlearn`` and model files hold).
+    params_ : CategoricalParams
+        The fitted parameters as a read-only value, ``estimate(stats_, settings)``.
+
     >>> import numpy as np
     >>> X = [["Sunny", "Hot", "High", "Weak"], ["Sunny", "Hot", "High", "Strong"],
     ...      ["Overcast", "Hot", "High", "Weak"], ["Rain", "Mild", "High", "Weak"],
@@ -69,6 +95,16 @@ class CategoricalNB(BaseNB):
     _string_input = True
 
     _capabilities = BaseNB._capabilities | {"missing_values", "unlabeled", "categories", "per_class"}
+
+    categories_ = fitted("categories", "list of n_features ndarrays of shape (n_categories_j,): the values of each feature.")
+    category_count_ = fitted(
+        "category_count", "list of n_features ndarrays of shape (n_classes, n_categories_j): the (weighted) counts."
+    )
+    feature_log_prob_ = fitted(
+        "feature_log_prob", "list of n_features ndarrays of shape (n_classes, n_categories_j): log theta_cjv."
+    )
+    n_categories_ = fitted("n_categories", "ndarray of shape (n_features,): J_j, the values per feature.")
+    _tables = fitted("tables", "Per feature, the terms predict looks up: [values..., unseen, missing].")
 
     def __init__(
         self,
@@ -117,20 +153,7 @@ class CategoricalNB(BaseNB):
             )
 
     def _m_prior(self, j: int, values: np.ndarray) -> np.ndarray | None:
-        """The m-estimate's prior p_v of feature j over its declared ``values`` (the
-        m-estimate of Mitchell's slides, seeds/000): None for the uniform 1/J, else checked once: finite, non-negative and
-        summing to 1 (CORRECTNESS: "probability vectors"; not renormalised). Each entry is a
-        sequence in ``categories[j]`` order or a mapping from category to probability."""
-        if self.p is None:
-            return None
-        if len(self.p) != len(self.categories or ()):
-            raise InvalidParameterError(
-                f"parameter 'p' has {len(self.p)} entries; expected one per feature "
-                f"({len(self.categories or ())}, as 'categories'), None for the uniform prior"
-            )
-        if self.p[j] is None:
-            return None
-        return check_probability_vector(f"p[{j}]", self.p[j], values, sums_to_one=True, of="categories")
+        return m_prior(self.p, len(self.categories or ()), j, values)
 
     def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
         return read_table(
@@ -248,84 +271,19 @@ class CategoricalNB(BaseNB):
         return [None if c is None else _label_array(c) for c in self.categories]
 
     # ------------------------------------------------------------------ estimation
-    def estimate_parameters(self, stats: CategoricalStats, n_features: int) -> dict[str, Any]:
+    def estimation_settings(self, n_features: int) -> CategoricalSettings:
+        """What :func:`estimate` reads from this model."""
         declared = self._declared(n_features)
-        min_cat = self._min_categories(n_features)
-        values, logps, unseen, counts, padded, n_cats = [], [], [], [], [], []
-        for j in range(n_features):
-            vals, cnt = stats.categories[j], stats.counts[j]
-            keep = cnt.sum(axis=0) > 0
-            vals, cnt = vals[keep], cnt[:, keep]
-            pad = None
-            declared_j = declared[j]
-            if declared_j is not None:
-                vals, cnt = _on(vals, cnt, declared_j)
-            elif min_cat[j] > len(vals):
-                vals, cnt, pad = _pad_codes(vals, cnt, int(min_cat[j]))
-            J = max(len(vals), int(min_cat[j]))
-            logp, un = self._estimate_feature(j, vals, cnt, J)
-            values.append(vals)
-            counts.append(cnt)
-            logps.append(logp)
-            unseen.append(un)
-            padded.append(pad)
-            n_cats.append(J)
-        prior = class_log_prior(
-            stats.class_count,
-            fit_prior=self.fit_prior,
-            class_prior=self.class_prior,
-            class_alpha=self.class_alpha,
-            classes=self._estimation_classes,
+        return CategoricalSettings(
+            alpha=float(self.alpha) if self.force_alpha else max(float(self.alpha), 1e-10),
+            m=None if self.m is None else float(self.m),
+            p=self.p, n_declared=len(self.categories or ()),
+            declared=declared, min_categories=self._min_categories(n_features), handle_unknown=self.handle_unknown,
+            prior=self.prior_settings(),
         )
-        # per feature, the lookup table used at predict: [values..., unseen, missing]; the codes
-        # min_categories adds were never seen, so they take the unseen value's term
-        tables = []
-        for lp, u, pad in zip(logps, unseen, padded):
-            un = np.zeros(len(prior)) if u is None else u
-            if pad is not None:
-                lp = np.where(pad, un[:, None], lp)
-            tables.append(np.column_stack([lp, un, np.zeros(len(prior))]))
-        return {
-            "categories_": values,
-            "category_count_": counts,
-            "feature_log_prob_": logps,
-            "n_categories_": np.array(n_cats, dtype=np.int64),
-            "class_log_prior_": prior,
-            "_intercept": prior,
-            "_tables": tables,
-        }
 
-    def _estimate_feature(
-        self, j: int, vals: np.ndarray, cnt: np.ndarray, J: int
-    ) -> tuple[np.ndarray, np.ndarray | None]:
-        """log theta_cjv for the active values, and the unseen-value term (or None)."""
-        K = cnt.shape[0]
-        N = cnt.sum(axis=1, keepdims=True)
-        if self.m is not None:
-            m = float(self.m)
-            given = self._m_prior(j, vals)
-            if given is not None:
-                pv = given
-                p_unseen = None
-            else:
-                pv = np.full(len(vals), 1.0 / J) if J else np.zeros(0)
-                p_unseen = 1.0 / J if J else None
-            num = cnt + m * pv
-            den = N + m
-            un_num = None if p_unseen is None else np.full((K, 1), m * p_unseen)
-        else:
-            a = float(self.alpha) if self.force_alpha else max(float(self.alpha), 1e-10)
-            num = cnt + a
-            den = N + a * J
-            un_num = np.full((K, 1), a) if a > 0 else None
-        empty = den <= 0  # a class with no observed row and no smoothing: uniform 1/J
-        safe = np.where(empty, 1.0, den)
-        with np.errstate(divide="ignore"):
-            logp = np.where(empty, -np.log(max(J, 1)), np.log(num) - np.log(safe))
-            unseen = None
-            if un_num is not None and self.handle_unknown == "smooth":
-                unseen = np.where(empty, -np.log(max(J, 1)), np.log(un_num) - np.log(safe))[:, 0]
-        return logp, unseen
+    def estimate_parameters(self, stats: CategoricalStats, n_features: int) -> CategoricalParams:
+        return estimate(stats, self.estimation_settings(n_features))
 
     def _min_categories(self, d: int) -> np.ndarray:
         if self.min_categories is None:
@@ -386,50 +344,6 @@ class CategoricalNB(BaseNB):
 def _keep_seen(values: np.ndarray, cnt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     keep = cnt.sum(axis=0) > 0
     return values[keep], np.ascontiguousarray(cnt[:, keep])
-
-
-def _pad_codes(vals: np.ndarray, cnt: np.ndarray, J: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """``min_categories`` on integer codes: add the smallest non-negative codes not seen, with
-    zero counts, until there are J values (scikit-learn's codes 0..J-1 when the seen codes are
-    among them). Values that are not integers have no codes to add: unchanged (J alone is
-    floored). Returns the values, the counts and the mask of added values."""
-    if vals.dtype.kind in "iu":
-        ints = True
-    elif vals.dtype.kind == "f":
-        ints = bool(np.all(np.isfinite(vals) & (vals == np.round(vals))))
-    elif vals.dtype.kind == "O":
-        ints = all(isinstance(v, numbers.Integral) and not isinstance(v, bool | np.bool_) for v in vals.tolist())
-    else:
-        ints = False
-    if not ints:
-        return vals, cnt, None
-    seen = set(vals.tolist())
-    extra: list[int] = []
-    code = 0
-    while len(seen) + len(extra) < J:
-        if code not in seen:
-            extra.append(code)
-        code += 1
-    if vals.dtype.kind == "O" or not len(vals):
-        add = np.empty(len(extra), dtype=object if len(vals) else np.int64)
-        add[:] = extra
-    else:
-        add = np.asarray(extra, dtype=vals.dtype)
-    merged = union_labels(vals, add) if len(vals) else add
-    pos, _ = encode_labels(vals, merged) if len(vals) else (np.zeros(0, np.intp), None)
-    out = np.zeros((cnt.shape[0], len(merged)))
-    out[:, pos] = cnt
-    pad = np.ones(len(merged), dtype=bool)
-    pad[pos] = False
-    return merged, out, pad
-
-
-def _on(vals: np.ndarray, cnt: np.ndarray, declared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Lay the counts over the declared values (every seen value is among them)."""
-    pos, _ = encode_labels(vals, declared) if len(vals) else (np.zeros(0, np.intp), None)
-    out = np.zeros((cnt.shape[0], len(declared)))
-    out[:, pos] = cnt
-    return declared, out
 
 
 def _label_array(values: Any) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,10 +15,77 @@ from ..stats import MomentStats
 from ..stats.moments import overflow_error
 from ._base import BaseNB
 from ._magnitudes import estimate_checked
+from .params import Params, fitted
 
 VARIANCES = ("class_feature", "feature", "class", "pooled")
 #: the parameter dtypes a model file may record (float64 is the default, never recorded)
 _FLOAT_NAMES = frozenset({"float16", "float32", "longdouble"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class GaussianSettings:
+    """What Gaussian estimation reads: GaussianNB's settings, the labels of the statistics
+    (``priors`` given as a mapping) and the float dtype of the exposed parameters."""
+
+    var_smoothing: float = 1e-9
+    variance: str = "class_feature"
+    ddof: int = 0
+    mean_prior: Any = None
+    mean_prior_strength: float = 0.0
+    priors: Any = None
+    classes: Any = None
+    dtype: np.dtype = np.dtype(np.float64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class GaussianParams(Params):
+    """:class:`~nbayes.naive_bayes.GaussianNB`'s parameters (float64; ``dtype`` the float dtype
+    its attributes show them in): ``theta``, ``var`` : ndarray of shape (n_classes,
+    n_features); ``epsilon`` the variance floor; ``class_prior`` : ndarray of shape
+    (n_classes,); ``prec`` = 1 / (2 var) and ``lognorm`` = -log(2 pi var) / 2, what the kernel
+    reads; with the prior part (``intercept`` = ``class_log_prior`` = log ``class_prior``)."""
+
+    theta: np.ndarray
+    var: np.ndarray
+    epsilon: float
+    class_prior: np.ndarray
+    prec: np.ndarray
+    lognorm: np.ndarray
+    dtype: np.dtype = np.dtype(np.float64)
+
+
+def estimate(stats: MomentStats, s: GaussianSettings) -> GaussianParams:
+    """Gaussian parameters of ``stats``: the class means (chapter 002 eq. 13, or the MAP mean
+    (kappa0 mu0 + W xbar) / (kappa0 + W) of slides 003), the (tied) variances (eq. 14, or eq. 15
+    with ``ddof=1``) plus epsilon = ``var_smoothing`` x the largest per-feature variance of all
+    data seen, and the class prior (eq. 8, or ``priors``)."""
+    K, d = stats.weight.shape
+    # epsilon: var_smoothing x the largest per-feature variance of all data seen
+    w_all, mean_all, m2_all = stats.pooled()
+    var_all = m2_all / np.where(w_all > 0, w_all, 1.0)
+    largest = float(np.max(var_all)) if d else 0.0
+    # every feature constant so far (e.g. one row): the floor is var_smoothing itself,
+    # where scikit-learn would divide by a zero variance
+    epsilon = s.var_smoothing * (largest if largest > 0 else 1.0)
+    var = _tied_variance(stats, s.variance, s.ddof) + epsilon
+    if np.any(var <= 0):
+        c, j = np.argwhere(var <= 0)[0]
+        raise DataError(
+            f"GaussianNB: feature {j} has zero variance in class index {c} and "
+            "var_smoothing=0 leaves it at 0; set var_smoothing > 0"
+        )
+    theta = stats.mean.copy()  # (the value owns its arrays: the statistics' stay writable)
+    if s.mean_prior_strength > 0:
+        kappa = s.mean_prior_strength
+        mu0 = mean_all if s.mean_prior is None else _per_feature("mean_prior", s.mean_prior, d)
+        theta = (kappa * mu0 + stats.weight * stats.mean) / (kappa + stats.weight)
+    priors = class_priors(s.priors, stats.class_count, s.classes)
+    with np.errstate(divide="ignore"):
+        log_prior = np.log(priors)
+    return GaussianParams(
+        theta=theta, var=var, epsilon=epsilon, class_prior=np.array(priors, dtype=np.float64), prec=0.5 / var,
+        lognorm=-0.5 * np.log(2.0 * np.pi * var), dtype=s.dtype, class_log_prior=log_prior, intercept=log_prior,
+    )
 
 
 class GaussianNB(BaseNB):
@@ -34,6 +102,29 @@ class GaussianNB(BaseNB):
     epsilon, computed from the merged statistics, so ``partial_fit`` equals ``fit``). Missing
     values (NaN) are left out of the moments and of the product.
 
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weight of the training rows of each class.
+    class_prior_ : ndarray of shape (n_classes,)
+        P(c): the class frequencies, or ``priors``.
+    theta_ : ndarray of shape (n_classes, n_features)
+        The mean of each feature per class.
+    var_ : ndarray of shape (n_classes, n_features)
+        The variance of each feature per class, ``epsilon_`` included.
+    epsilon_ : float
+        The variance floor: ``var_smoothing`` x the largest per-feature variance.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        The column names seen during fit, when the input had names.
+    stats_ : MomentStats
+        The sufficient statistics (what ``merge``, ``unlearn`` and model files hold).
+    params_ : GaussianParams
+        The fitted parameters as a read-only value, ``estimate(stats_, settings)``.
+
     >>> import numpy as np
     >>> X = np.array([[1.0], [3.0], [10.0], [14.0]])
     >>> model = GaussianNB(var_smoothing=0.0).fit(X, ["a", "a", "b", "b"])
@@ -41,6 +132,9 @@ class GaussianNB(BaseNB):
     ([2.0, 12.0], [1.0, 4.0])
     >>> GaussianNB(var_smoothing=0.0, ddof=1).fit(X, ["a", "a", "b", "b"]).var_.ravel().tolist()
     [2.0, 8.0]
+    >>> m = GaussianNB().fit(X, ["a", "a", "b", "b"])   # the arithmetic of the floor
+    >>> bool(m.epsilon_ == 1e-9 * X.var()), m.var_.ravel().tolist() == [1.0 + m.epsilon_, 4.0 + m.epsilon_]
+    (True, True)
     """
 
     _accepts_sparse = False
@@ -49,6 +143,33 @@ class GaussianNB(BaseNB):
     _capabilities = BaseNB._capabilities | {"missing_values", "per_class"}
 
     stats_: MomentStats  # set by set_statistics
+    params_: GaussianParams  # set by set_statistics, with stats_
+
+    # the float64 parameters predict; the exposed ones are in the data's float dtype
+    @property
+    def theta_(self) -> np.ndarray:
+        """ndarray of shape (n_classes, n_features): the mean of each feature per class."""
+        p = self.params_
+        return p.theta.astype(p.dtype, copy=False)
+
+    @property
+    def var_(self) -> np.ndarray:
+        """ndarray of shape (n_classes, n_features): the variance of each feature per class (epsilon included)."""
+        p = self.params_
+        return p.var.astype(p.dtype, copy=False)
+
+    @property
+    def class_prior_(self) -> np.ndarray:
+        """ndarray of shape (n_classes,): the probability of each class."""
+        p = self.params_
+        return p.class_prior.astype(p.dtype, copy=False)
+
+    epsilon_ = fitted("epsilon", "float: the variance floor added to every variance.")
+    _intercept = fitted("intercept", "log P(c).")
+    _theta = fitted("theta", "The means in float64.")
+    _var = fitted("var", "The variances in float64.")
+    _prec = fitted("prec", "1 / (2 var).")
+    _lognorm = fitted("lognorm", "-log(2 pi var) / 2.")
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -106,8 +227,8 @@ class GaussianNB(BaseNB):
         self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None
     ) -> "GaussianNB":
         dtype = float_dtype(X)
-        if "_dtype" in self.__dict__:  # float32 only while every chunk so far was float32
-            dtype = np.promote_types(self.__dict__["_dtype"], dtype)
+        if "params_" in self.__dict__:  # float32 only while every chunk so far was float32
+            dtype = np.promote_types(_dtype_of(self), dtype)
         self.__dict__["_incoming_dtype"] = dtype
         try:
             super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
@@ -145,6 +266,7 @@ class GaussianNB(BaseNB):
                 )
             model.__dict__["_dtype"] = np.dtype(dtype)
             model._set_derived(estimate_checked(model, model.stats_, model.n_features_in_))
+            del model.__dict__["_dtype"]  # (the parameters hold it now)
         return model
 
     # ------------------------------------------------------------------ statistics
@@ -159,45 +281,22 @@ class GaussianNB(BaseNB):
             overflow_error(Xv, y, mu, m2, cc)
         return MomentStats(cc, W, mu, m2)
 
-    def estimate_parameters(self, stats: MomentStats, n_features: int) -> dict[str, Any]:
-        K, d = stats.weight.shape
-        # epsilon: var_smoothing x the largest per-feature variance of all data seen
-        w_all, mean_all, m2_all = stats.pooled()
-        var_all = m2_all / np.where(w_all > 0, w_all, 1.0)
-        largest = float(np.max(var_all)) if d else 0.0
-        # every feature constant so far (e.g. one row): the floor is var_smoothing itself,
-        # where scikit-learn would divide by a zero variance
-        epsilon = self.var_smoothing * (largest if largest > 0 else 1.0)
-        var = _tied_variance(stats, self.variance, self.ddof) + epsilon
-        if np.any(var <= 0):
-            c, j = np.argwhere(var <= 0)[0]
-            raise DataError(
-                f"GaussianNB: feature {j} has zero variance in class index {c} and "
-                "var_smoothing=0 leaves it at 0; set var_smoothing > 0"
-            )
-        theta = stats.mean
-        if self.mean_prior_strength > 0:
-            kappa = float(self.mean_prior_strength)
-            mu0 = mean_all if self.mean_prior is None else _per_feature("mean_prior", self.mean_prior, d)
-            theta = (kappa * mu0 + stats.weight * stats.mean) / (kappa + stats.weight)
-        priors = self._priors(stats.class_count)
-        with np.errstate(divide="ignore"):
-            log_prior = np.log(priors)
+    def estimation_settings(self, n_features: int) -> GaussianSettings:
+        """What :func:`estimate` reads from this model (the parameters' float dtype: that of
+        the data, or of the model file or merge being made)."""
         d = self.__dict__
-        dtype = np.dtype(d.get("_incoming_dtype", d.get("_dtype", np.float64)))
-        return {
-            # the exposed parameters in the data's float dtype; the float64 ones predict
-            "theta_": theta.astype(dtype, copy=False),
-            "var_": var.astype(dtype, copy=False),
-            "epsilon_": epsilon,
-            "class_prior_": priors.astype(dtype, copy=False),
-            "_dtype": dtype,
-            "_theta": theta,
-            "_var": var,
-            "_intercept": log_prior,
-            "_prec": 0.5 / var,
-            "_lognorm": -0.5 * np.log(2.0 * np.pi * var),
-        }
+        return GaussianSettings(
+            var_smoothing=float(self.var_smoothing), variance=self.variance, ddof=int(self.ddof),
+            mean_prior=self.mean_prior, mean_prior_strength=float(self.mean_prior_strength), priors=self.priors,
+            classes=self._estimation_classes, dtype=np.dtype(d.get("_incoming_dtype", _dtype_of(self))),
+        )
+
+    def estimate_parameters(self, stats: MomentStats, n_features: int) -> GaussianParams:
+        return estimate(stats, self.estimation_settings(n_features))
+
+    def set_statistics(self, stats: Any, classes: np.ndarray, n_features: int, names: list[str] | None) -> None:
+        super().set_statistics(stats, classes, n_features, names)
+        self.__dict__.pop("_dtype", None)  # (a dtype asked for by a merge or a file): the parameters hold it now
 
     def _priors(self, class_count: np.ndarray) -> np.ndarray:
         return class_priors(self.priors, class_count, self._estimation_classes)
@@ -275,7 +374,9 @@ def float_dtype(X: Any) -> np.dtype:
 
 
 def _dtype_of(model: Any) -> np.dtype:
-    dtype: np.dtype = np.dtype(model.__dict__.get("_dtype", np.float64))
+    """The parameters' float dtype: asked for (a merge, a model file), else the fitted one."""
+    d = model.__dict__
+    dtype: np.dtype = np.dtype(d["_dtype"] if "_dtype" in d else d["params_"].dtype if "params_" in d else np.float64)
     return dtype
 
 

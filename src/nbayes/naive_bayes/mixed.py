@@ -8,18 +8,17 @@ once. Missing values are left out of each component exactly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_choice, check_number, check_table, frame_names, is_missing, show
-from ..errors import DataError, InvalidParameterError, MergeError, StatisticsError
-from ..io.model_file import decode_params
+from ..errors import DataError, InvalidParameterError, MergeError
 from ..stats import BinnedStats, CategoricalStats, CountStats, MomentStats
-from ..stats.checks import check_class_count
-from ._base import BaseNB, class_log_prior
-from ._files import check_state
+from ._base import BaseNB
+from ._mixed_stats import KINDS, MixedStats, load_mixed, mixed_stats_from_arrays
+from .params import Params, PriorAttributes, assign_parameters, estimate_prior, fitted
 from .._tables import Table, frame_column, read_table
 from .bernoulli import BernoulliNB, Binary
 from .categorical import CategoricalNB
@@ -28,7 +27,6 @@ from .binned import BINS, Binned, BinnedNB
 from ._numeric import decide_numeric
 from ._typing import SAMPLE, _arrow_kind, _pandas_kind, _polars_kind, _strings_kind, _values_kind
 
-KINDS = ("gaussian", "categorical", "bernoulli", "text", "binned")
 NUMERIC = ("gaussian", "auto", "binned")
 
 
@@ -42,54 +40,6 @@ def _stats_class(kind: str) -> Any:
 
 
 @dataclass
-class MixedStats:
-    """The class weights and, per component kind, that component's statistics."""
-
-    class_count: np.ndarray
-    parts: dict[str, Any]
-
-    def embed(self, pos: np.ndarray, n_classes: int) -> "MixedStats":
-        """These statistics inside a class set of ``n_classes``; class k goes to row ``pos[k]``."""
-        cc = np.zeros(n_classes)
-        cc[pos] = self.class_count
-        return MixedStats(cc, {k: s.embed(pos, n_classes) for k, s in self.parts.items()})
-
-    def __add__(self, other: "MixedStats") -> "MixedStats":
-        return MixedStats(
-            self.class_count + other.class_count,
-            {k: s + other.parts[k] for k, s in self.parts.items()},
-        )
-
-    def subtract(self, other: "MixedStats", classes: np.ndarray) -> "MixedStats":
-        """Each part's statistics without ``other``'s part of the same kind."""
-        parts = {k: s.subtract(other.parts[k], classes) for k, s in self.parts.items()}
-        cc = next(iter(parts.values())).class_count if parts else self.class_count - other.class_count
-        return MixedStats(cc, parts)
-
-    def merge(self, other: "MixedStats") -> "MixedStats":
-        """The statistics of both sets of rows (same class layout): ``self + other``."""
-        return self + other
-
-    def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
-        """Each part's own check, and every part counting the same class weights."""
-        cc = check_class_count(self.class_count, n_classes)
-        for kind, part in self.parts.items():
-            part.check(n_classes=len(cc))
-            if not np.allclose(part.class_count, cc, rtol=1e-9, atol=1e-9):
-                raise StatisticsError(
-                    f"statistics 'part/{kind}/class_count' {np.asarray(part.class_count).tolist()} differ "
-                    f"from the model's class weights {cc.tolist()}"
-                )
-
-    def to_arrays(self) -> dict[str, np.ndarray]:
-        """The named arrays of a model file: the class weights and each part's arrays under ``part/<kind>/``."""
-        out = {"stats/class_count": self.class_count}
-        for kind, s in self.parts.items():
-            out.update({f"part/{kind}/{k}": v for k, v in s.to_arrays().items()})
-        return out
-
-
-@dataclass
 class Parts:
     """Prepared input: per component kind, that component's validated input."""
 
@@ -97,7 +47,16 @@ class Parts:
     shape: tuple[int, int]
 
 
-class NaiveBayes(BaseNB):
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class MixedParams(Params):
+    """:class:`NaiveBayes`' parameters: ``components``, one fitted model per column kind
+    (``"gaussian"``, ``"categorical"``, ``"bernoulli"``, ``"binned"``, ``"text"``), each with its
+    own ``stats_`` and ``params_``, and the class prior, added once."""
+
+    components: dict[str, Any]
+
+
+class NaiveBayes(PriorAttributes, BaseNB):
     """Naive Bayes over a table whose columns have different types.
 
     Column types come from the dtype: numbers (integers too) are ``"gaussian"``, strings,
@@ -130,6 +89,27 @@ class NaiveBayes(BaseNB):
     (``unlabeled_weight="cv"``, ``unlabeled_label``) wrap it:
     ``nbayes.EM(model, ...)``. See docs/semi-supervised.md.
 
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weight of the training rows of each class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        log P(c), added once.
+    column_kinds_ : list of str
+        The kind of each column (``"gaussian"``, ``"categorical"``, ``"bernoulli"``, ``"binned"``, ``"text"``).
+    components_ : dict
+        The fitted model of each column kind, over its columns.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        The column names seen during fit, when the input had names.
+    stats_ : MixedStats
+        The sufficient statistics (what ``merge``, ``unlearn`` and model files hold).
+    params_ : MixedParams
+        The fitted parameters as a read-only value, ``estimate(stats_, settings)``.
+
     >>> import numpy as np
     >>> X = np.array([[1.0, "red", True], [1.2, "red", True], [3.1, "blue", False],
     ...               [2.9, "blue", True]], dtype=object)
@@ -144,6 +124,8 @@ class NaiveBayes(BaseNB):
     _string_input = True
 
     _capabilities = (BaseNB._capabilities | {"missing_values", "columns", "unlabeled"}) - {"to_logistic"}
+
+    components_ = fitted("components", "dict: the fitted model of each column kind (its columns' parameters).")
 
     def __init__(
         self,
@@ -358,25 +340,20 @@ class NaiveBayes(BaseNB):
             total += sum(m._em_log_prior() for m in models)
         return float(total)
 
-    def estimate_parameters(self, stats: MixedStats, n_features: int) -> dict[str, Any]:
+    def estimate_parameters(self, stats: MixedStats, n_features: int) -> MixedParams:
+        """Each column kind's component estimates its own parameters (a fresh component per
+        estimation: the model's are replaced, never changed); the class prior is added once."""
         components = {}
         kinds = getattr(self, "_pending_kinds", None) or self.column_kinds_
         for kind, s in stats.parts.items():
             comp = self._component(kind)
             d = sum(1 for k in kinds if k == kind)
-            for key, value in comp.estimate_parameters(s, d).items():
-                setattr(comp, key, value)
+            assign_parameters(comp, comp.estimate_parameters(s, d))
             comp.stats_ = s
             comp.n_features_in_ = d
             components[kind] = comp
-        prior = class_log_prior(
-            stats.class_count,
-            fit_prior=self.fit_prior,
-            class_prior=self.class_prior,
-            class_alpha=self.class_alpha,
-            classes=self._estimation_classes,
-        )
-        return {"components_": components, "class_log_prior_": prior, "_intercept": prior}
+        prior = estimate_prior(stats.class_count, replace(self.prior_settings(), components=None))
+        return MixedParams(components=components, **prior)
 
     # ------------------------------------------------------------------ inference
     def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
@@ -421,7 +398,7 @@ class NaiveBayes(BaseNB):
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> "NaiveBayes":
-        return _load(cls, state)
+        return load_mixed(cls, state, _stats_class)
 
     def unfitted_like(self) -> "NaiveBayes":
         """An unfitted NaiveBayes with this one's settings and column kinds (those its
@@ -456,56 +433,7 @@ class NaiveBayes(BaseNB):
         """The statistics of ``MixedStats.to_arrays``' arrays (an update in the learning
         service's log): each part's under ``part/<kind>/``, its number of columns read from its
         arrays' names (a model file's reader, ``_load``, takes them from the column kinds)."""
-        parts = {}
-        for kind in KINDS:
-            prefix = f"part/{kind}/"
-            sub = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
-            if not sub:
-                continue
-            S = _stats_class(kind)
-            parts[kind] = S.from_arrays(sub) if S in (MomentStats, CountStats) else S.from_arrays(sub, _n_columns(sub))
-        return MixedStats(np.asarray(arrays["stats/class_count"], dtype=np.float64), parts)
-
-
-def _n_columns(sub: dict[str, np.ndarray]) -> int:
-    """The number of columns of a categorical part (``stats/categories/<j>``) or a text part
-    (``col/<j>/...``) from its arrays' names."""
-    cols = set()
-    for k in sub:
-        parts = k.split("/")
-        if k.startswith(("stats/categories/", "stats/edges/")) and parts[2].isdigit():
-            cols.add(int(parts[2]))
-        elif parts[0] == "col" and len(parts) > 1 and parts[1].isdigit():
-            cols.add(int(parts[1]))
-    return len(cols)
-
-
-def _load(cls: type[NaiveBayes], state: dict[str, Any]) -> NaiveBayes:
-    arrays, meta = state["arrays"], state["meta"]
-    kinds = list(meta["column_kinds"])
-    params = decode_params(state["params"], arrays)
-    if isinstance(params.get("column_types"), dict):
-        params["column_types"] = dict(params["column_types"])
-    model = cls(**params)
-    parts = {}
-    for kind in KINDS:
-        d = sum(1 for k in kinds if k == kind)
-        if not d:
-            continue
-        sub = {k[len(f"part/{kind}/") :]: v for k, v in arrays.items() if k.startswith(f"part/{kind}/")}
-        S = _stats_class(kind)
-        parts[kind] = S.from_arrays(sub) if S in (MomentStats, CountStats) else S.from_arrays(sub, d)
-        parts[kind].check(n_classes=len(arrays["classes"]), n_features=d)  # its shapes: its columns
-    stats = MixedStats(arrays["stats/class_count"], parts)
-    if sum(1 for k in kinds) != int(meta["n_features_in"]):
-        raise StatisticsError(f"meta: {len(kinds)} column kinds for {meta['n_features_in']} features")
-    check_state(stats, arrays["classes"], int(meta["n_features_in"]), meta)
-    model._pending_kinds = kinds
-    if meta.get("column_decisions"):
-        model._pending_decisions = [dict(d) for d in meta["column_decisions"]]
-    model.set_statistics(stats, arrays["classes"], int(meta["n_features_in"]), meta.get("feature_names"))
-    model._restore_em_report(meta)
-    return model
+        return mixed_stats_from_arrays(arrays, _stats_class)
 
 
 class _TypingLabels:

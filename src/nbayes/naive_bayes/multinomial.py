@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from .._validation import check_X_numeric, check_number
 from ..stats import CountStats
 from ._base import BaseNB
+from .params import Params, PriorAttributes, PriorSettings, estimate_prior, fitted
 from .discrete import (
     check_alpha,
     dense_rows,
@@ -19,7 +21,40 @@ from .discrete import (
 )
 
 
-class MultinomialNB(BaseNB):
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class CountSettings:
+    """What the count families' estimation reads: ``alpha`` checked (a number, or one per
+    feature, ``force_alpha`` applied), ``norm`` (ComplementNB) and the prior's settings."""
+
+    alpha: np.ndarray | float
+    prior: PriorSettings
+    norm: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class MultinomialParams(Params):
+    """:class:`~nbayes.naive_bayes.MultinomialNB`'s parameters: ``feature_log_prob`` : ndarray
+    of shape (n_classes, n_features), log theta_cj, with the prior part."""
+
+    feature_log_prob: np.ndarray
+
+
+def estimate(stats: CountStats, s: CountSettings) -> MultinomialParams:
+    """Multinomial parameters of ``stats``: theta_cj = (n_cj + alpha) / (n_c + alpha |V|)
+    (notes 004 eq. 4, the Dirichlet MAP estimate; alpha = 0 the MLE, log 0 = -inf)."""
+    n_features = stats.feature_count.shape[1]
+    flp = stats.feature_count + s.alpha  # smoothed counts, then (in place) their logs
+    total = flp.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore"):
+        np.log(flp, out=flp)
+        flp -= np.log(np.where(total > 0, total, 1.0))
+    empty = total[:, 0] <= 0
+    if empty.any():  # a class with no count and no smoothing: uniform (CORRECTNESS.md)
+        flp[empty] = -np.log(n_features)
+    return MultinomialParams(feature_log_prob=flp, **estimate_prior(stats.class_count, s.prior))
+
+
+class MultinomialNB(PriorAttributes, BaseNB):
     """Naive Bayes over counts: theta_cj = (n_cj + alpha) / (n_c + alpha |V|).
 
     The estimate is the smoothed (Dirichlet MAP) estimate of slides 000 and notes 004;
@@ -35,6 +70,27 @@ class MultinomialNB(BaseNB):
     (a fixed ``unlabeled_weight``, ``unlabeled_label``, ``n_components``) wrap it:
     ``nbayes.EM(model, ...)``. See docs/semi-supervised.md.
 
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weight of the training rows of each class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        log P(c).
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        The (weighted) count n_cj of each feature per class.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        log theta_cj = log(n_cj + alpha) - log(n_c + alpha |V|).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        The column names seen during fit, when the input had names.
+    stats_ : CountStats
+        The sufficient statistics (what ``merge``, ``unlearn`` and model files hold).
+    params_ : MultinomialParams
+        The fitted parameters as a read-only value, ``estimate(stats_, settings)``.
+
     >>> import numpy as np
     >>> X = np.array([[2, 1, 0], [0, 1, 3]])
     >>> model = MultinomialNB(alpha=1.0).fit(X, ["ham", "spam"])
@@ -42,6 +98,9 @@ class MultinomialNB(BaseNB):
     [0.5, 0.333, 0.167]
     >>> model.predict([[1, 0, 0]]).tolist()
     ['ham']
+    >>> fc = model.feature_count_ + 1.0   # the arithmetic: smoothed counts over their row sums
+    >>> np.allclose(model.feature_log_prob_, np.log(fc / fc.sum(axis=1, keepdims=True)))
+    True
     """
 
     _accepts_sparse = True
@@ -50,6 +109,14 @@ class MultinomialNB(BaseNB):
     _requires_nonnegative = True
 
     _capabilities = BaseNB._capabilities | {"sparse", "unlabeled", "mixture", "counts", "per_class"}
+
+    feature_log_prob_ = fitted("feature_log_prob", "ndarray of shape (n_classes, n_features): log theta_cj.")
+
+    @property
+    def feature_count_(self) -> np.ndarray:
+        """ndarray of shape (n_classes, n_features): the (weighted) count of each feature per class."""
+        fc: np.ndarray = self.stats_.feature_count
+        return fc
 
     def __init__(
         self,
@@ -90,21 +157,12 @@ class MultinomialNB(BaseNB):
         flp = self.feature_log_prob_
         return dirichlet_log_density(check_alpha(self.alpha, flp.shape[1], self.force_alpha), flp)
 
-    def estimate_parameters(self, stats: CountStats, n_features: int) -> dict[str, Any]:
-        alpha = check_alpha(self.alpha, n_features, self.force_alpha)
-        flp = stats.feature_count + alpha  # smoothed counts, then (in place) their logs
-        total = flp.sum(axis=1, keepdims=True)
-        with np.errstate(divide="ignore"):
-            np.log(flp, out=flp)
-            flp -= np.log(np.where(total > 0, total, 1.0))
-        empty = total[:, 0] <= 0
-        if empty.any():  # a class with no count and no smoothing: uniform (CORRECTNESS.md)
-            flp[empty] = -np.log(n_features)
-        return {
-            "feature_count_": stats.feature_count,
-            "feature_log_prob_": flp,
-            **self.prior_parameters(stats.class_count),
-        }
+    def estimation_settings(self, n_features: int) -> CountSettings:
+        """What :func:`estimate` reads from this model."""
+        return CountSettings(alpha=check_alpha(self.alpha, n_features, self.force_alpha), prior=self.prior_settings())
+
+    def estimate_parameters(self, stats: CountStats, n_features: int) -> MultinomialParams:
+        return estimate(stats, self.estimation_settings(n_features))
 
     def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
         return self.feature_log_prob_, self._intercept, None

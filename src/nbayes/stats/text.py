@@ -110,8 +110,9 @@ class TextStats:
             self.df, self.tf, self.n_docs, self.table, weighted, tail_embed(self.exact, pos, n_classes),
         )
 
-    def _on(self, terms: np.ndarray) -> "TextStats":
-        """The same statistics laid over a larger sorted vocabulary."""
+    def on(self, terms: np.ndarray) -> "TextStats":
+        """The same statistics laid over a larger sorted vocabulary ``terms`` (holding every
+        term of these): zero counts for the terms they lack."""
         if len(terms) == self.n_terms:
             return self
         pos = _positions(terms, self.terms)
@@ -132,7 +133,7 @@ class TextStats:
 
     def __add__(self, other: "TextStats") -> "TextStats":
         terms = union_terms(self.terms, other.terms)
-        a, b = self._on(terms), other._on(terms)
+        a, b = self.on(terms), other.on(terms)
         frozen = _frozen_pair(self, other, terms)
         weighted = None if frozen is None else (frozen[0], frozen[1], frozen[2] + frozen[3])
         if not (a.exact or b.exact) and _whole(a) and _whole(b):  # whole counts add exactly in float64
@@ -154,7 +155,7 @@ class TextStats:
         """The statistics of ``self``'s documents without ``other``'s, vocabularies aligned
         (:class:`~nbayes.errors.UnlearnError` when ``other`` removes more than ``self`` holds)."""
         terms = union_terms(self.terms, other.terms)
-        a, b = self._on(terms), other._on(terms)
+        a, b = self.on(terms), other.on(terms)
         if np.any(b.df > a.df) or b.n_docs > a.n_docs:
             over = np.flatnonzero(np.asarray(b.df) > np.asarray(a.df))
             where = f" (column {int(over[0])})" if len(over) else ""  # the service names the term

@@ -77,7 +77,7 @@ class TextEM:
     def _em_align(self: Any, stats: TextStats, views: list[CountedDocs]) -> TextStats:
         if not views:
             return stats
-        aligned = stats._on(views[0].terms)
+        aligned = stats.on(views[0].terms)
         # the statistics EM sets hold the terms of the counted documents (labelled and unlabelled),
         # not those only a scored view (a held-out fold) has: where they sit among the views' terms
         views[0].shared["present"] = np.flatnonzero(aligned.df + sum(v.df for v in views) > 0)

@@ -4,6 +4,7 @@ where the model allows it, else as a dense terms x classes table."""
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,8 @@ from .._scipy import sparse as sp
 
 from .._kernels.text_parts import kept_parts
 from ..errors import StatisticsError
-from ..naive_bayes._base import ESTIMATING
+from ..naive_bayes.bernoulli import BernoulliParams
+from ..naive_bayes.params import ESTIMATING, Params, assign_parameters
 from ..stats import CountStats
 from ..stats.text import TextStats
 from ..stats.terms import CodeTerms, as_strings
@@ -137,20 +139,24 @@ class TextEstimation:
         inner = self._inner()
         V = int(keep.sum())
         with np.errstate(divide="ignore", invalid="ignore") if V == 0 else contextlib.nullcontext():
-            derived = inner.estimate_parameters(CountStats(stats.class_count, fc), V)  # V = 0: no term yet
-        if "component_log_weight_" not in derived:
-            derived.update(_forget_empty(derived, stats.class_count))
-        for key, value in derived.items():
-            setattr(inner, key, value)
+            est = inner.estimate_parameters(CountStats(stats.class_count, fc), V)  # V = 0: no term yet
+        assert isinstance(est, Params)  # (the count families' parameters are values)
+        derived = est.attributes()
+        if est.component_log_weight is None:
+            gone = _forget_empty(derived, stats.class_count)
+            if gone:
+                est = replace(est, class_log_prior=gone["class_log_prior_"], intercept=gone["_intercept"])
+                derived.update(gone)
+        assign_parameters(inner, est)
         inner.stats_ = CountStats(stats.class_count, fc)
         inner.n_features_in_ = V
         flp = derived["feature_log_prob_"]
         const = np.zeros(len(stats.class_count))
         table: AnyTerms
         vocab: Any
-        if self.model == "bernoulli":
-            weights = flp - derived["_log_absent"]
-            const = derived["_log_absent"].sum(axis=1)
+        if isinstance(est, BernoulliParams):
+            weights = flp - est.log_absent
+            const = est.log_absent.sum(axis=1)
         else:
             weights = flp
         if self.n_features is not None:  # buckets: inactive ones weigh nothing

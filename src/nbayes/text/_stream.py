@@ -23,7 +23,7 @@ import numpy as np
 from .._scipy import sparse as sp
 
 from .._validation import check_sample_weight, check_y, encode_labels
-from ..naive_bayes._base import ESTIMATING, same_labels
+from ..naive_bayes.params import ESTIMATING
 from ..stats.text import TextStats
 from ._estimate import _DENSE
 from .vocab import TermTable, _Learner, count_hashed_into, learn_into, learned_terms
@@ -70,6 +70,14 @@ def _absorb(learner: _Learner, stats: TextStats) -> bool:
     return True
 
 
+def _same_labels(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two label arrays hold the same labels."""
+    if len(a) != len(b):
+        return False
+    _, unknown = encode_labels(a, b)
+    return not unknown.any()
+
+
 class StreamCounting:
     """Mixin of :class:`~nbayes.text.TextClassifier`: the in-place path of ``partial_fit``."""
 
@@ -80,7 +88,7 @@ class StreamCounting:
             not self.tfidf
             and ("stats_" in d or _OPEN in d)
             and "classes_" in d
-            and (classes is None or same_labels(np.asarray(list(classes), dtype=object), self.classes_))
+            and (classes is None or _same_labels(np.asarray(list(classes), dtype=object), self.classes_))
         )
 
     def _accumulate(self: Any, X: Any, y: Any, sample_weight: Any) -> bool:

@@ -17,7 +17,7 @@ from .._validation import (
     classes_and_codes,
 )
 from ..errors import DataError, InvalidParameterError, MergeError
-from ..naive_bayes._base import BaseNB
+from ..naive_bayes import BaseNB
 from ..naive_bayes.bernoulli import BernoulliNB, Binary
 from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, log_ratio_scores
@@ -26,7 +26,7 @@ from ..stats.text import TextStats
 from ._em import TextEM
 from .settings import TextSettings, Docs
 from ._tfidf import TfidfCounting
-from .vocab import AnyTerms, Pairs, TermTable, hash_terms, learn_terms
+from .vocab import AnyTerms, HashedTerms, Pairs, TermTable, hash_terms, learn_terms
 from ._stream import StreamCounting
 from .explain import TokenExplanation, explain_tokens
 from ._estimate import TextEstimation
@@ -196,6 +196,49 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
     def _presence(self) -> bool:
         """Whether a term counts once per document (binary counts, Bernoulli, NBLR)."""
         return bool(self.binary) or self.model in ("bernoulli", "nblr")
+
+    # ------------------------------------------------------------------ estimation over a count matrix
+    # (what cross-validation's text engine uses: documents counted once, fold statistics summed
+    # from the matrix, each candidate's estimation over the terms its fold keeps)
+    def term_table(self, stats: TextStats | None) -> AnyTerms:
+        """The table that finds the terms of ``stats`` (their vocabulary as counted; the buckets
+        in hashing mode, where ``stats`` may be None) in documents, for :meth:`count_matrix`."""
+        if self.n_features is not None:
+            return HashedTerms(self.n_features, self._how())
+        if stats is None:
+            raise InvalidParameterError("term_table: a vocabulary model needs the statistics whose terms it finds")
+        return stats.table if stats.table is not None else TermTable(stats.vocab, self._how())
+
+    def count_matrix(self, table: AnyTerms, docs: Docs) -> sp.csr_matrix:
+        """The documents (as ``prepare_input`` gives them) x the terms of ``table``: each term's
+        count in each document, CSR."""
+        return self._counts(table, docs, False)
+
+    def kept_terms(self, stats: TextStats) -> np.ndarray:
+        """Which terms of ``stats`` estimation keeps (a boolean mask): those a vectoriser fitted
+        on these documents keeps (df > 0, ``min_df``, ``max_df``, ``max_features``)."""
+        return self._active(stats)
+
+    def learned_idf(self, stats: TextStats, keep: np.ndarray) -> np.ndarray:
+        """The idf of the kept terms learned from ``stats`` (scikit-learn's, ``smooth_idf``)."""
+        return self._idf(stats, keep)
+
+    def tfidf_rows(self, X: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
+        """Count rows over the kept terms as the tf-idf rows of unit L2 norm this model reads."""
+        return self._weigh(X, idf)
+
+    @property
+    def counts_presence(self) -> bool:
+        """Whether a term counts once per document (binary counts, Bernoulli, NBLR): the matrix
+        of presences, not of counts, is what estimation and prediction read."""
+        return self._presence
+
+    def count_model(self) -> BaseNB:
+        """An unfitted count model (``MultinomialNB``, ``BernoulliNB`` or ``ComplementNB``) with
+        this model's estimation settings: fitted on the per-class sums of a count matrix's kept
+        columns (``estimate_parameters`` then ``assign_parameters``), it scores rows of that
+        matrix as this model scores the documents."""
+        return self._inner()
 
     # ------------------------------------------------------------------ statistics
     def count_statistics(self, docs: Docs, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> TextStats:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..naive_bayes.params import assign_parameters
 from ..stats.text import TextStats
 from ._buffer import to_buffer
 from .classifier import TextClassifier
@@ -92,8 +93,7 @@ class TextColumns:
         models = []
         for s in stats.columns:
             model = self._model()
-            for key, value in model.estimate_parameters(s, 1).items():
-                setattr(model, key, value)
+            assign_parameters(model, model.estimate_parameters(s, 1))
             model.stats_ = s
             models.append(model)
         return {"models_": models}

@@ -4,9 +4,10 @@
 :class:`~nbayes.text.TextClassifier` whose parameters are (class, term) pairs
 (:mod:`nbayes.text._estimate`), without densifying or re-estimating the whole model:
 
-- the update's terms are found with the model's term table; its new terms are inserted into the
-  sorted vocabulary, the table (its hash slots renumbered, the new terms added: no rebuild),
-  df / tf and the CSR per-class counts, each by one merge pass (:mod:`nbayes._kernels.online`);
+- the update's terms are found with the model's term table; the statistics' sum over the united
+  sorted vocabulary (df / tf and the CSR per-class counts, each by one merge pass) is
+  :func:`nbayes.stats.text_insert.add_sorted`'s; here the table gets the new terms (its hash
+  slots renumbered, the new terms added: no rebuild);
 - a pair's weight log(n_ct + alpha) - log(alpha) depends on its own count only: the update's
   pairs are recomputed and merged in, the others copied;
 - the per-class default weight base_c = log(alpha) - log(n_c + alpha V) is recomputed for
@@ -31,11 +32,12 @@ import numpy as np
 from .._scipy import sparse as sp
 
 from .._kernels.lookup import find_terms
-from .._kernels.online import extend_slots, heavy_rows, inserted, merge_pairs, merge_rows, renumbered, update_entries
+from .._kernels.online import extend_slots, heavy_rows, inserted, merge_pairs, renumbered
 from .._kernels.text import build
 from .._kernels.text_parts import extended_parts
 from .._validation import encode_labels
 from ..stats.text import TextStats
+from ..stats.text_insert import add_sorted
 from ._estimate import _forget_empty
 from .vocab import Pairs, TermTable
 
@@ -76,93 +78,6 @@ def online_ready(model: Any) -> bool:
     )
 
 
-class _Update:
-    """An update's nonzero counts as CSR over the model's K classes (entries in (class, new
-    term) order): ``ptr``, ``cols`` (new term ids), ``vals``, ``rows``, and where each goes in
-    the old order (``key``: the old id of a known term, else its insertion point; ``known``)."""
-
-    def __init__(self, m: Any, cpos: np.ndarray, pos: np.ndarray, key: np.ndarray, known: np.ndarray, K: int) -> None:
-        if sp.issparse(m):
-            c = m.tocoo()
-            r, j, v = c.row, c.col, c.data
-        else:
-            m = np.asarray(m, dtype=np.float64)
-            r, j = np.nonzero(m)
-            v = m[r, j]
-        nz = v != 0
-        r, j, v = cpos[r[nz]], j[nz], np.asarray(v[nz], dtype=np.float64)
-        order = np.lexsort((pos[j], r))
-        r, j = r[order], j[order]
-        self.rows, self.cols, self.vals = r.astype(np.int64), pos[j], v[order]
-        self.key, self.known = key[j], known[j]
-        self.ptr = np.zeros(K + 1, dtype=np.int64)
-        np.cumsum(np.bincount(r, minlength=K), out=self.ptr[1:])
-
-    @classmethod
-    def of(cls, rows: np.ndarray, cols: np.ndarray, key: np.ndarray, known: np.ndarray, vals: np.ndarray,
-           ptr: np.ndarray) -> "_Update":
-        """An update from its entries, already in (class, new term) order."""
-        up = cls.__new__(cls)
-        up.rows, up.cols, up.vals, up.key, up.known, up.ptr = rows, cols, vals, key, known, ptr
-        return up
-
-    def same_pattern(self, other: "_Update") -> bool:
-        if self.rows is other.rows and self.cols is other.cols:
-            return True
-        return bool(np.array_equal(self.rows, other.rows) and np.array_equal(self.cols, other.cols))
-
-    def merged(self, m: sp.csr_matrix, ins: np.ndarray, V: int, sums: int,
-               m2: sp.csr_matrix | None = None, up2: "_Update | None" = None) -> tuple[list[sp.csr_matrix], np.ndarray, np.ndarray]:
-        """``m`` (classes x old terms) plus this update: ([the sum over the V new terms], where
-        each update entry's sum is in its data, the row sums of the first (``sums`` 1) or second
-        (2) matrix). With ``m2`` (the same pattern as ``m``) and ``up2`` (the same pattern as
-        this update): both sums, in one pass, sharing one index array."""
-        it = np.int32 if max(V, m.nnz + len(self.vals)) < 2**31 - 1 else np.int64  # as scipy would choose
-        none = np.zeros(0)
-        indptr, indices, data, data2, at, row_sums = merge_rows(
-            m.indptr, m.indices.astype(it, copy=False), m.data, none if m2 is None else m2.data, ins, self.ptr,
-            self.key, self.known, self.cols, self.vals, none if up2 is None else up2.vals, sums)
-        indptr = indptr.astype(it)
-        if m2 is not None:  # shared by two matrices: an in-place change of one (none is made) would fail loudly
-            indices.flags.writeable = indptr.flags.writeable = False
-        out = []
-        for values in (data, data2) if m2 is not None else (data,):
-            matrix = sp.csr_matrix((values, indices, indptr), shape=(m.shape[0], V))
-            matrix.has_canonical_format = True  # merged in order, each (class, term) once
-            out.append(matrix)
-        return out, at, row_sums
-
-
-def _updates(tc: Any, dc: Any, cpos: np.ndarray, pos: np.ndarray, key: np.ndarray, known: np.ndarray,
-             K: int) -> tuple[_Update, _Update]:
-    """The update's term and document counts as :class:`_Update` s. When its classes and terms
-    keep their order in the model (the update's classes are sorted, as its terms) and the two
-    have one pattern (a term is in a class's documents iff it occurs there), both come from
-    one compiled pass without the GIL, sharing their index arrays; else each is sorted here."""
-    if (all(not sp.issparse(m) or m.has_canonical_format for m in (tc, dc))
-            and bool((np.diff(cpos) > 0).all()) and bool((np.diff(pos) > 0).all())):
-        A, B = (np.ascontiguousarray(m.toarray() if sp.issparse(m) else m, dtype=np.float64) for m in (tc, dc))
-        if A.shape == B.shape == (len(cpos), len(pos)):
-            rows, cols, keys, kn, va, vb, ptr, same = update_entries(A, B, cpos, pos, key, known, K)
-            if same:
-                return _Update.of(rows, cols, keys, kn, va, ptr), _Update.of(rows, cols, keys, kn, vb, ptr)
-    return _Update(tc, cpos, pos, key, known, K), _Update(dc, cpos, pos, key, known, K)
-
-
-def _shared_pattern(a: sp.csr_matrix, b: sp.csr_matrix) -> bool:
-    """Whether two CSR matrices have the same pattern (the versions made here share one index
-    array between the term and document counts: an identity check)."""
-    if _same_memory(a.indices, b.indices) and _same_memory(a.indptr, b.indptr):
-        return True
-    return bool(a.nnz == b.nnz and np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices))
-
-
-def _same_memory(x: np.ndarray, y: np.ndarray) -> bool:
-    """Whether two arrays are views of the same memory, laid out alike (so equal)."""
-    return bool(x.dtype == y.dtype and x.shape == y.shape and x.strides == y.strides
-                and x.__array_interface__["data"][0] == y.__array_interface__["data"][0])
-
-
 def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     """A copy of ``model`` whose statistics are its own plus ``d`` (over ``classes``, a subset of
     the model's) and whose parameters are estimated from them, the model untouched; None when
@@ -174,47 +89,16 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
         return None
     s: TextStats = model.stats_
     table: TermTable = model._table
-    K, V_old, bt = len(model.classes_), len(s.terms), s.terms
-    dt = d.terms
-    ids = find(table, dt)
-    known = ids >= 0
-    key = ids.astype(np.int64)
-    pos = key.copy()
-    if known.all():
-        ins = new_id = np.zeros(0, dtype=np.int64)
-        terms = bt
-    else:
-        fresh = dt[~known]  # sorted, as dt
-        ins = np.searchsorted(bt, fresh).astype(np.int64)  # a binary search for the new terms only
-        terms = np.insert(bt, ins, fresh)
-        new_id = renumbered(V_old, ins)
-        pos[known] = new_id[key[known]]
-        pos[~known] = ins + np.arange(len(ins))
-        key[~known] = ins
-    V = len(terms)
-    presence = model._presence
-    up_tc, up_dc = _updates(d.term_count, d.doc_count, cpos, pos, key, known, K)
-    if up_tc.same_pattern(up_dc) and _shared_pattern(s.term_count, s.doc_count):
-        # a term is in a class's documents iff it occurs there: one pass, one index array
-        (tc, dc), tc_at, sums = up_tc.merged(s.term_count, ins, V, 2 if presence else 1, s.doc_count, up_dc)
-        dc_at, tc_sums, dc_sums = tc_at, sums, sums
-    else:
-        (tc,), tc_at, tc_sums = up_tc.merged(s.term_count, ins, V, 0 if presence else 1)
-        (dc,), dc_at, dc_sums = up_dc.merged(s.doc_count, ins, V, 1 if presence else 0)
-    cc = s.class_count.copy()
-    cc[cpos] += d.class_count
-    zeros = np.zeros(len(ins))
-    df, tf = inserted(s.df, ins, zeros), inserted(s.tf, ins, zeros)
-    df[pos] += d.df
-    tf[pos] += d.tf
-    # class totals: each class's counts summed in term order, as the full estimation's bincount
-    fc, up, f_at, sums = (dc, up_dc, dc_at, dc_sums) if presence else (tc, up_tc, tc_at, tc_sums)
-    a = float(model.alpha)
-    n = fc.data[f_at]
-    if not (np.isfinite(n).all() and np.isfinite(sums).all() and np.isfinite(cc).all()
-            and np.isfinite(df[pos]).all() and np.isfinite(tf[pos]).all()):
+    K, dt = len(model.classes_), d.terms
+    # the statistics' sum over the united sorted vocabulary (nbayes.stats.text_insert), and
+    # the update's entries of the counts estimation reads, summed
+    summed = add_sorted(s, d, cpos, find(table, dt), model._presence)
+    if summed is None:
         return None  # an overflow: the general path refuses it with its message
-    stats = TextStats(terms, cc, tc, dc, df, tf, s.n_docs + d.n_docs, None)
+    stats, pos, ins, new_id, known = summed.stats, summed.pos, summed.ins, summed.new_id, summed.known
+    terms, V = stats.terms, len(stats.terms)
+    up, n, sums, cc = summed.entries, summed.values, summed.row_sums, stats.class_count
+    a = float(model.alpha)
     if not _all_kept(model, stats, pos, d.n_docs):
         return None  # a filter (min_df, max_df, max_features) drops terms: the general path
     o = np.lexsort((up.rows, up.cols))  # by (term, class)
