@@ -61,6 +61,7 @@ CALLS: dict[str, Callable[..., Any]] = {
     "predict_labels": lambda m, X, y, one, tmp: m.predict_labels(X),
     "estimator_for": lambda m, X, y, one, tmp: m.estimator_for("spam"),
     "predict_proba": lambda m, X, y, one, tmp: m.predict_proba(X),
+    "predict_index_proba": lambda m, X, y, one, tmp: m.predict_index_proba(X),
     "predict_log_proba": lambda m, X, y, one, tmp: m.predict_log_proba(X),
     "predict_joint_log_proba": lambda m, X, y, one, tmp: m.predict_joint_log_proba(X),
     "decision_function": lambda m, X, y, one, tmp: m.decision_function(X),
@@ -90,7 +91,11 @@ LEARNING = {"fit", "partial_fit", "get_params", "set_params"}
 PROTOCOL = {"check_params", "prepare_input", "count_statistics", "count_expected", "estimate_parameters",
             "log_likelihood", "joint_log_likelihood", "feature_terms", "feature_scores", "prior_parameters",
             "set_statistics", "input_feature_names", "statistics_from_arrays", "from_state", "settings",
-            "set_coefficients", "infer_column_kinds", "unfitted_like", "tfidf_key"}
+            "set_coefficients", "infer_column_kinds", "unfitted_like", "tfidf_key",
+            # estimation's settings values (nbayes.naive_bayes.params) and the text fold door
+            # (docs/architecture.md): what model selection calls to estimate over fold statistics
+            "estimation_settings", "prior_settings", "term_table", "count_matrix", "kept_terms",
+            "learned_idf", "tfidf_rows", "count_model"}
 
 
 def _public_methods(cls: type) -> list[str]:
