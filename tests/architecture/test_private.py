@@ -7,8 +7,7 @@ from __future__ import annotations
 from .private import cross_package_uses
 
 #: (using package, underscore name or private module it uses): to be made public or removed
-KNOWN: set[tuple[str, str]] = {
-}
+KNOWN: set[tuple[str, str]] = set()
 
 
 def test_no_new_use_of_another_packages_private_names():
