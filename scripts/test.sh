@@ -12,8 +12,7 @@ fi
 # kernel's source changes
 python3 -m pip install --quiet --disable-pip-version-check meson-python meson ninja 'Cython>=3.0.10'
 python3 -m pip install --quiet --disable-pip-version-check --no-build-isolation -e '.[test]'
-# types: mypy over src/ with the configuration in pyproject.toml (strict for every module but
-# those pyproject's strict list leaves out while issue #28 reworks them)
+# types: mypy over src/ with the configuration in pyproject.toml (strict, the whole package)
 python3 -m mypy
 # the tests on every core (pytest-xdist; one worker per core, the long tests handed to whichever
 # worker is free): about half the time of one process on 2 cores. NBAYES_TEST_WORKERS=0 runs them

@@ -42,9 +42,8 @@ from ..text.settings import Docs
 TEXT_COUNT_PARAMS = TextClassifier.statistics_params
 
 
-def engine_kind(model: Any, params: dict | None = None) -> type:
+def engine_kind(model: Any, params: dict[str, Any] | None = None) -> type["_Folds"]:
     """Which engine serves ``model`` with ``params`` set."""
-
     if not hasattr(model, "fit") or not hasattr(model, "get_params"):
         raise InvalidParameterError(
             f"model must be an nbayes classifier (with fit and get_params), got {type(model).__name__}"
@@ -59,7 +58,7 @@ def engine_kind(model: Any, params: dict | None = None) -> type:
     return RefitFolds
 
 
-def folds_for(model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any = None, params: dict | None = None):
+def folds_for(model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any = None, params: dict[str, Any] | None = None) -> "_Folds":
     """The engine for ``model`` (with ``params`` set) over ``splits``."""
     params = dict(params or {})
     return engine_kind(model, params)(model, X, y, splits, sample_weight, params)
@@ -79,7 +78,7 @@ def shaping_params(model: Any) -> tuple[str, ...]:
 class _Folds:
     """What every engine shares: labels, weights, splits, fold classes, timing."""
 
-    def __init__(self, model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any, params: dict) -> None:
+    def __init__(self, model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any, params: dict[str, Any]) -> None:
         self.base = model
         self.params = params
         self.X = X
@@ -105,7 +104,7 @@ class _Folds:
         #: keep per-split statistics for more candidates (SearchCV); off for one pass (memory)
         self.reuse = False
 
-    def new_model(self, params: dict) -> Any:
+    def new_model(self, params: dict[str, Any]) -> Any:
         """An unfitted model with the base's settings, the engine's and then ``params``."""
         model = type(self.base)(**{**self.base.get_params(), **self.params, **params})
         return model
@@ -121,7 +120,7 @@ class _Folds:
     #: keep the fold models ``log_proba`` builds with no parameters (a calibration ensemble)
     keep_models = False
 
-    def _kept(self, params: dict, i: int, m: Any) -> Any:
+    def _kept(self, params: dict[str, Any], i: int, m: Any) -> Any:
         if self.keep_models and not params:
             self.__dict__.setdefault("_fold_models", {})[i] = m
         return m
@@ -130,12 +129,12 @@ class _Folds:
         """Split i's model: the one ``log_proba`` built (``keep_models``), else built now."""
         return self.__dict__.get("_fold_models", {}).get(i) or self.model({}, i)
 
-    def log_proba(self, params: dict, i: int) -> tuple[np.ndarray, float, float]:
+    def log_proba(self, params: dict[str, Any], i: int) -> tuple[np.ndarray, float, float]:
         """Split i's held-out log-probabilities (columns: all classes; a class the fold never
         trained on is -inf), the time to build the fold model and the time to predict."""
         raise NotImplementedError
 
-    def model(self, params: dict, i: int | None) -> Any:
+    def model(self, params: dict[str, Any], i: int | None) -> Any:
         """The fitted fold model of split i (None: the model of all rows)."""
         raise NotImplementedError
 
@@ -159,7 +158,8 @@ def _spread(lp: np.ndarray, present: np.ndarray) -> np.ndarray:
 
 def normalize(jll: np.ndarray, fallback: np.ndarray) -> np.ndarray:
 
-    return log_normalize(np.ascontiguousarray(jll, dtype=np.float64), fallback)
+    out: np.ndarray = log_normalize(np.ascontiguousarray(jll, dtype=np.float64), fallback)
+    return out
 
 
 # ---------------------------------------------------------------------------- statistics
@@ -198,7 +198,7 @@ class _CountedFolds(_Folds):
     def train_stats(self, i: int) -> tuple[Any, np.ndarray]:
         if not (self.reuse and self._keeps_counts):
             return self._train_stats(i)
-        cache = self.__dict__.setdefault("_train", {})
+        cache: dict[int, tuple[Any, np.ndarray]] = self.__dict__.setdefault("_train", {})
         if i not in cache:  # every candidate of a search reuses it
             cache[i] = self._train_stats(i)
         return cache[i]
@@ -220,7 +220,7 @@ class StatsFolds(_CountedFolds):
     fold's training statistics are the total minus the fold's (or, for splits whose training
     rows are not the complement of the held-out ones, counted from those rows)."""
 
-    def __init__(self, model, X, y, splits, sample_weight, params) -> None:
+    def __init__(self, model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any, params: dict[str, Any]) -> None:
         super().__init__(model, X, y, splits, sample_weight, params)
         self.template = self.new_model({})
         self.template.check_params()
@@ -251,7 +251,7 @@ class StatsFolds(_CountedFolds):
         return stats
 
     # -- models
-    def model(self, params: dict, i: int | None) -> Any:
+    def model(self, params: dict[str, Any], i: int | None) -> Any:
         if i is None:
             stats, classes = self.total, self.classes
         else:
@@ -271,7 +271,7 @@ class StatsFolds(_CountedFolds):
             self._test_inputs[i] = take(self.Xv, self.splits[i][1])
         return self._test_inputs[i]
 
-    def log_proba(self, params: dict, i: int):
+    def log_proba(self, params: dict[str, Any], i: int) -> tuple[np.ndarray, float, float]:
         t0 = time.perf_counter()
         m = self._kept(params, i, self.model(params, i))
         t1 = time.perf_counter()
@@ -287,7 +287,7 @@ class TextFolds(_CountedFolds):
     fold's training documents keeps (df > 0 there, min_df, max_df, max_features), with the
     fold's idf for tf-idf, and scores the held-out rows by a sparse product."""
 
-    def __init__(self, model, X, y, splits, sample_weight, params) -> None:
+    def __init__(self, model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any, params: dict[str, Any]) -> None:
 
         super().__init__(model, X, y, splits, sample_weight, params)
         counter = self.new_model({"tfidf": False, "model": "multinomial", "min_df": 1, "max_df": 1.0,
@@ -318,7 +318,7 @@ class TextFolds(_CountedFolds):
         self._TextStats = TextStats
         self._fold: dict[bytes, Any] = {}
         self._total = None
-        self._weighted: dict[tuple, Any] = {}
+        self._weighted: dict[tuple[Any, ...], Any] = {}
 
     def count(self, rows: np.ndarray, codes: np.ndarray | None = None, K: int | None = None) -> Any:
 
@@ -344,7 +344,7 @@ class TextFolds(_CountedFolds):
     def _rows(self, i: int | None) -> np.ndarray:
         return np.arange(self.n) if i is None else self.splits[i][0]
 
-    def _estimated(self, params: dict, i: int | None):
+    def _estimated(self, params: dict[str, Any], i: int | None) -> tuple[Any, Any, Any, Any, np.ndarray]:
         """(inner count model with its parameters, kept terms, idf or None, classes present)."""
 
         m = self.new_model(params)
@@ -377,7 +377,7 @@ class TextFolds(_CountedFolds):
         inner.n_features_in_ = int(keep.sum())
         return m, inner, keep, idf, present
 
-    def model(self, params: dict, i: int | None) -> Any:
+    def model(self, params: dict[str, Any], i: int | None) -> Any:
         m = self.new_model(params)
         m.check_params()
         if i is None:
@@ -393,7 +393,7 @@ class TextFolds(_CountedFolds):
         m.set_statistics(stats, classes, 1, None)
         return m
 
-    def log_proba(self, params: dict, i: int):
+    def log_proba(self, params: dict[str, Any], i: int) -> tuple[np.ndarray, float, float]:
 
         t0 = time.perf_counter()
         m, inner, keep, idf, present = self._estimated(params, i)
@@ -420,14 +420,14 @@ class RefitFolds(_Folds):
     """Fit on each split's training rows and predict its held-out rows, as scikit-learn does:
     for models whose fit is not a sum of per-row statistics."""
 
-    def model(self, params: dict, i: int | None) -> Any:
+    def model(self, params: dict[str, Any], i: int | None) -> Any:
         m = self.new_model(params)
         rows = np.arange(self.n) if i is None else self.splits[i][0]
         w = None if self.w is None else self.w[rows]
         kwargs = {} if w is None else {"sample_weight": w}
         return m.fit(take_rows(self.X, rows), self.y[rows], **kwargs)
 
-    def log_proba(self, params: dict, i: int):
+    def log_proba(self, params: dict[str, Any], i: int) -> tuple[np.ndarray, float, float]:
         t0 = time.perf_counter()
         m = self._kept(params, i, self.model(params, i))
         t1 = time.perf_counter()
