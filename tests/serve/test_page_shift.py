@@ -4,9 +4,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import time
-
 import numpy as np
 import pytest
 
@@ -16,39 +13,8 @@ pytest.importorskip("uvicorn", reason="nbayes serve needs the extra: pip install
 import nbayes  # noqa: E402
 from nbayes.serve import create_app  # noqa: E402
 
-TOKEN = "page-token"
-SPAM = ["win a free prize now", "free cash claim now", "claim your free prize"]
-HAM = ["lunch at noon tomorrow", "see you at home tonight", "meeting moved to thursday"]
-
-
-def base():
-    return nbayes.TextClassifier(alpha=0.5).fit(SPAM + HAM, ["spam"] * 3 + ["ham"] * 3)
-
-
-def until(page, selector, ok, timeout=10.0):
-    """The text of ``selector`` once ``ok(text)`` (the page's CSP allows no eval)."""
-    end = time.monotonic() + timeout
-    while True:
-        text = page.inner_text(selector)
-        if ok(text):
-            return text
-        assert time.monotonic() < end, f"{selector}: {text!r}"
-        time.sleep(0.05)
-
-
-@contextlib.contextmanager
-def page_of(browser, url):
-    """The service's page, loaded and ready; no script error may happen on it."""
-    page = browser.new_context().new_page()
-    problems: list[str] = []
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    try:
-        page.goto(url + "/")
-        page.wait_for_selector("#go:not([disabled])", timeout=10_000)
-        yield page
-        assert not problems, problems
-    finally:
-        page.context.close()
+from .test_page import TOKEN, base, page_of, until  # noqa: E402  (the page's helpers, written once)
+from .test_page import HAM, SPAM  # noqa: E402
 
 POOL = {"p1": "zebra okapi free", "p2": "lunch prize", "p3": "home cash tonight", "p4": "river stone"}
 
