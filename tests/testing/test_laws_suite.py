@@ -101,10 +101,6 @@ KNOWN_FAILURES: list[tuple[str, str, str]] = [
      "outside the exact statistics arithmetic, so unlearn leaves tails (and tf-idf sums are not exact): "
      "TextClassifier().fit(docs, y, sample_weight=w).partial_fit(['oil ship grain'], [1], sample_weight=[0.1])"
      ".unlearn(['oil ship grain'], [1], sample_weight=[0.1]) has stats/exact/class_count the fit had not"),
-    ("unlearn_undoes_learn_under_any_magnitude", "categorical*",
-     "issue #27, open: a category value first seen in a batch stays in the value set (and the smoothing's "
-     "count of values) after the batch is unlearned: CategoricalNB().fit([['a'], ['b']], [0, 1])"
-     ".partial_fit([['c']], [0]).unlearn([['c']], [0]) has categories ['a', 'b', 'c']"),
 ]
 
 

@@ -30,13 +30,16 @@ _CLASS_FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
-def rows(stats: Any, idx: np.ndarray) -> Any:
-    """The statistics of the class rows ``idx`` (in that order, repeats allowed)."""
+def rows(stats: Any, idx: np.ndarray, keep_values: bool = False) -> Any:
+    """The statistics of the class rows ``idx`` (in that order, repeats allowed); with
+    ``keep_values``, categorical value sets stay whole through a later ``subtract`` (rows of
+    one corpus subtracted from each other, whose value sets must stay aligned)."""
     if isinstance(stats, CategoricalStats):
         return CategoricalStats(stats.class_count[idx], [c.copy() for c in stats.categories],
-                                [c[idx] for c in stats.counts], tail_rows(stats.exact, idx))
+                                [c[idx] for c in stats.counts], tail_rows(stats.exact, idx),
+                                keep_values or stats.fixed)
     if isinstance(stats, MixedStats):
-        return MixedStats(stats.class_count[idx], {k: rows(s, idx) for k, s in stats.parts.items()})
+        return MixedStats(stats.class_count[idx], {k: rows(s, idx, keep_values) for k, s in stats.parts.items()})
     fields = _CLASS_FIELDS.get(type(stats))
     if fields is None:
         raise InvalidParameterError(
@@ -174,7 +177,7 @@ def stacked(S: Any, names: np.ndarray) -> Any:
     L + l label l's."""
     L = len(S.class_count) - 1
     pos = rows(S, np.arange(L))
-    neg = rows(S, np.full(L, L)).subtract(pos, np.asarray(names, dtype=object))
+    neg = rows(S, np.full(L, L), keep_values=True).subtract(pos, np.asarray(names, dtype=object))
     return with_corpus(concat(with_corpus(neg, S), pos), S)
 
 

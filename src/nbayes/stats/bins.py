@@ -83,7 +83,7 @@ class BinnedStats:
         """The same counts as categorical statistics whose values are the bin numbers: the
         arithmetic (exact sums, refusals) is theirs, written once."""
         return CategoricalStats(self.class_count, [np.arange(len(e) + 1) for e in self.edges], self.counts,
-                                self.exact)
+                                self.exact, fixed=True)  # every bin is declared: an empty bin stays
 
     def _binned(self, c: CategoricalStats) -> "BinnedStats":
         return BinnedStats(c.class_count, [e.copy() for e in self.edges], c.counts, c.exact)

@@ -185,7 +185,12 @@ def trim_tails(tails: dict[str, list[Any]]) -> None:
 class CategoricalStats:
     """Weighted (class, value) counts per feature, each feature with its own value set.
 
-    ``categories[j]``: the values seen (or declared) for feature j, in canonical sorted order.
+    ``categories[j]``: the values held for feature j, in canonical sorted order: those with
+    weight in some class (a value first seen in a batch leaves when that batch is unlearned,
+    as a forgotten term leaves a vocabulary; CORRECTNESS: a forgotten value is gone), or, with
+    ``fixed``, a value set declared in advance that stays whatever the counts (the bins of
+    :class:`~nbayes.stats.BinnedStats`). Values declared with ``categories=`` live in the
+    estimator's settings, not here.
     ``counts[j][c, v]``: weight of class-c rows whose feature j equals ``categories[j][v]``.
     Missing entries are not counted, so feature j's denominator is ``counts[j][c].sum()``.
     """
@@ -195,6 +200,8 @@ class CategoricalStats:
     counts: list[np.ndarray] = field(default_factory=list)
     #: tails of the exact values ("class_count", "counts/<j>"), as CountStats.exact
     exact: dict[str, list[np.ndarray]] = field(default_factory=dict, repr=False, compare=False)
+    #: the value sets are declared (bins): a value whose counts return to 0 stays
+    fixed: bool = field(default=False, repr=False, compare=False)
 
     def embed(self, pos: np.ndarray, n_classes: int) -> "CategoricalStats":
         """These counts inside a class set of ``n_classes``; class k goes to row ``pos[k]``."""
@@ -205,7 +212,8 @@ class CategoricalStats:
             new = np.zeros((n_classes, cnt.shape[1]))
             new[pos] = cnt
             counts.append(new)
-        return CategoricalStats(cc, [c.copy() for c in self.categories], counts, tail_embed(self.exact, pos, n_classes))
+        return CategoricalStats(cc, [c.copy() for c in self.categories], counts, tail_embed(self.exact, pos, n_classes),
+                                self.fixed)
 
     def _aligned(self, other: "CategoricalStats") -> Iterator[tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]]:
         """Per feature: the united value set and both count tables (value and tail) laid out on it."""
@@ -233,7 +241,7 @@ class CategoricalStats:
             cats.append(c)
             counts.append(v)
             tails[f"counts/{j}"] = tail
-        out = CategoricalStats(cc, cats, counts, {k: v for k, v in tails.items() if v})
+        out = CategoricalStats(cc, cats, counts, {k: v for k, v in tails.items() if v}, self.fixed)
         if classes is not None:
             empty = cc == 0  # a class without weight holds no data (CORRECTNESS: a forgotten class is gone)
             for j, cnt in enumerate(counts):
@@ -241,7 +249,28 @@ class CategoricalStats:
                 for t in out.exact.get(f"counts/{j}", []):
                     t[empty] = 0.0
             trim_tails(out.exact)
+            if not self.fixed:
+                out.drop_unheld()
         return out
+
+    def drop_unheld(self) -> "CategoricalStats":
+        """Drop, in place, every value whose counts are exactly 0 in every class (value and
+        tail): a value no remaining row holds is gone, as a forgotten term leaves a vocabulary,
+        so learning a batch and unlearning it leaves the value sets of a model that never saw
+        it (and ``J``, the smoothing's count of values, with them). Returns ``self``."""
+        for j, cnt in enumerate(self.counts):
+            tail = self.exact.get(f"counts/{j}", [])
+            held = np.any(cnt != 0, axis=0)
+            for t in tail:
+                held |= np.any(t != 0, axis=0)
+            if held.all():
+                continue
+            self.categories[j] = self.categories[j][held]
+            self.counts[j] = np.ascontiguousarray(cnt[:, held])
+            if tail:
+                self.exact[f"counts/{j}"] = [np.ascontiguousarray(t[:, held]) for t in tail]
+        trim_tails(self.exact)
+        return self
 
     def __add__(self, other: "CategoricalStats") -> "CategoricalStats":
         return self._combine(other, +1, None)

@@ -33,7 +33,9 @@ def _state(model: Any) -> dict[str, Any]:
 
 def _batches(data: Dataset, rng: np.random.Generator) -> list[tuple[Any, np.ndarray, np.ndarray]]:
     """Batches to learn then unlearn: rows of the data (values already seen) under drawn
-    weights, and for numeric arrays the same rows with one value turned into an outlier."""
+    weights; for numeric columns the same rows with one value turned into an outlier; for
+    categorical columns a value first seen in the batch (under weight 1, and under weight 0:
+    a row of weight 0 is no row, so its value must not stay either)."""
     out = []
     for _ in range(3):
         idx = rng.choice(data.n_rows, size=3, replace=False)
@@ -45,10 +47,27 @@ def _batches(data: Dataset, rng: np.random.Generator) -> list[tuple[Any, np.ndar
             Xb[0, int(rng.integers(Xb.shape[1]))] = value
             out.append((Xb, data.y[idx], np.ones(2)))
     if data.kind == "categories" and isinstance(data.X, np.ndarray):  # a value never seen before
-        idx = rng.choice(data.n_rows, size=2, replace=False)
-        Xb = np.array(data.X[idx], dtype=object)
-        Xb[0, 0] = "a value first seen in this batch"
-        out.append((Xb, data.y[idx], np.ones(2)))
+        for weights in (np.ones(2), np.array([0.0, 1.0])):
+            idx = rng.choice(data.n_rows, size=2, replace=False)
+            Xb = np.array(data.X[idx], dtype=object)
+            Xb[0, 0] = "a value first seen in this batch"
+            out.append((Xb, data.y[idx], weights))
+    if data.kind == "frame" and hasattr(data.X, "columns"):  # a data frame of mixed columns
+        frame = data.X
+        for name in frame.columns:
+            col = frame[name]
+            if col.dtype == object:  # a categorical column: a value never seen before
+                for weights in (np.ones(2), np.array([0.0, 1.0])):
+                    idx = rng.choice(data.n_rows, size=2, replace=False)
+                    Xb = frame.iloc[idx].copy()
+                    Xb.iloc[0, Xb.columns.get_loc(name)] = "a value first seen in this batch"
+                    out.append((Xb, data.y[idx], weights))
+            elif col.dtype.kind == "f":  # a numeric column (Gaussian or binned): outliers
+                for value in OUTLIERS:
+                    idx = rng.choice(data.n_rows, size=2, replace=False)
+                    Xb = frame.iloc[idx].copy()
+                    Xb.iloc[0, Xb.columns.get_loc(name)] = value
+                    out.append((Xb, data.y[idx], np.ones(2)))
     return out
 
 
