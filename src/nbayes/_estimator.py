@@ -7,6 +7,7 @@ and ``__sklearn_tags__`` (imported lazily, only when scikit-learn asks for it).
 from __future__ import annotations
 
 import inspect
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
@@ -406,22 +407,32 @@ def _nan_row(k: int) -> np.ndarray:
     return row
 
 
+#: While ``save`` checks the bytes it is about to write: the fitted models being saved (the
+#: model and those it nests). A Naive Bayes model read back from those bytes whose statistics
+#: and settings equal one of these bit for bit takes that model's parameters instead of
+#: estimating a second copy (``naive_bayes._saved``): estimation is a pure function of the
+#: two, so it would give the same value, and the check costs the parsed file and statistics,
+#: not a second fitted model.
+SAVING: ContextVar[tuple[Any, ...]] = ContextVar("nbayes_saving", default=())
+
+
 def rebuild(model: Any) -> Callable[[dict[str, Any]], Any]:
     """The builder ``save`` hands :func:`nbayes.io.model_file.save_state` to read a state back
     before writing it: each kind's own ``from_state``, found among the classes of ``model``
     and the models it nests (its parameters and fitted attributes), so no import of
-    ``nbayes.io.load`` (which imports every model)."""
+    ``nbayes.io.load`` (which imports every model). Every check ``load`` makes runs; a model
+    whose statistics come back bit for bit reuses the saved model's parameters (``SAVING``)."""
     kinds: dict[str, type] = {}
-    seen: set[type] = set()
+    models: list[Any] = []
 
     def walk(m: Any, depth: int) -> None:
         if isinstance(m, list | tuple):
             for x in m:
                 walk(x, depth)
             return
-        if not isinstance(m, BaseEstimator) or depth > 4 or type(m) in seen and depth:
+        if not isinstance(m, BaseEstimator) or depth > 4 or any(m is x for x in models):
             return
-        seen.add(type(m))
+        models.append(m)
         kinds.setdefault(type(m).__name__, type(m))
         for v in list(m.__dict__.values()):
             walk(v, depth + 1)
@@ -432,8 +443,12 @@ def rebuild(model: Any) -> Callable[[dict[str, Any]], Any]:
         cls = kinds.get(state.get("kind"))  # type: ignore[arg-type]
         if cls is None:
             raise ModelFileError(f"a nested model of kind {state.get('kind')!r} that this model does not hold")
-        if getattr(cls, "_state_nests_models", False):
-            return cls.from_state(state, build)  # type: ignore[attr-defined]
-        return cls.from_state(state)  # type: ignore[attr-defined]
+        token = SAVING.set(tuple(models))
+        try:
+            if getattr(cls, "_state_nests_models", False):
+                return cls.from_state(state, build)  # type: ignore[attr-defined]
+            return cls.from_state(state)  # type: ignore[attr-defined]
+        finally:
+            SAVING.reset(token)
 
     return build

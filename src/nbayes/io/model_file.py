@@ -185,8 +185,11 @@ def save_state(path: str | os.PathLike[str], state: dict[str, Any],
     name = os.fsdecode(os.fspath(path)) if isinstance(path, str | bytes | os.PathLike) else repr(path)
     if build is not None:
         data = b"".join(bytes(part) for part in parts)
+        data += hashlib.sha256(data).digest()
         try:
-            build(state_from_bytes(data + hashlib.sha256(data).digest(), name))
+            parsed = _state_of(*_verify(data, name))
+            del data  # the parsed arrays are copies: the bytes go before the model is built
+            build(parsed)
         except (ModelFileError, KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise ModelFileError(f"{name}: cannot save, the file would not load back ({type(exc).__name__}: "
                                  f"{exc}); nothing was written") from None

@@ -37,6 +37,7 @@ from .explanation import Explanation, top_of
 from ._logistic_twin import LogisticTwin
 from ._mixture import MixtureHooks
 from ._magnitudes import estimate_checked
+from ._saved import saved_twin
 from ._components import Components
 from ._em import EM_ATTRS, EMSettings, fit_em
 from ._priors import class_log_prior
@@ -320,11 +321,15 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
             raise DataError("sample_weight: the weights sum to zero; the model would have no data")
         if "_layout" in self.__dict__:
             _check_layout(self, stats, classes)
-        self.__dict__["_estimating_classes"] = classes
-        try:
-            derived = estimate_checked(self, stats, n_features, names)  # may raise: nothing assigned yet
-        finally:
-            del self.__dict__["_estimating_classes"]
+        # save's check of what it writes: the saved model's own parameters when these statistics
+        # and settings are its own bit for bit (no second fitted model; naive_bayes._saved)
+        derived = saved_twin(self, stats, classes, n_features)
+        if derived is None:
+            self.__dict__["_estimating_classes"] = classes
+            try:
+                derived = estimate_checked(self, stats, n_features, names)  # may raise: nothing assigned yet
+            finally:
+                del self.__dict__["_estimating_classes"]
         self.stats_ = stats
         self.classes_ = classes
         self.n_features_in_ = n_features
