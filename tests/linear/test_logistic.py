@@ -92,10 +92,14 @@ def test_convergence_warning_and_trace(rng):
     assert np.all(np.diff(trace) < 1e-12 * trace[1:])
 
 
-def test_divergence_is_an_error_never_nan_coefficients():
+def test_features_at_the_float_limit_are_refused_or_fitted_never_nan_coefficients():
     X = np.array([[1e308], [-1e308], [1e308], [-1e308]])
-    with pytest.raises(ConvergenceError, match="non-finite"):
+    with pytest.raises(DataError, match="row 0, column 0 holds 1e\\+308.*float32"):
         LogisticRegression(C=1e6).fit(X, [0, 1, 1, 0])
+    # within the solver's range: the optimum (0: each value carries both labels), no NaN
+    m = LogisticRegression(C=1e6).fit(X * 1e-270, [0, 1, 1, 0])
+    np.testing.assert_allclose(m.coef_, 0.0, atol=1e-12)
+    np.testing.assert_allclose(m.predict_proba(X * 1e-270), 0.5)
 
 
 def test_warm_start_and_nb_init_reach_the_same_optimum(rng):

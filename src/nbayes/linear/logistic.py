@@ -30,7 +30,7 @@ from ..errors import ConvergenceError, ConvergenceWarning, DataError, InvalidPar
 from ..stats.checks import check_shapes
 from ..io.model_file import decode_params, encode_params, save_state
 from .loss import Design, LogLoss
-from .._math import log_normalize_rows
+from ._scores import check_solver_range, checked_weights, log_proba_of_scores, scaled_scores, unscaled
 from . import _solvers
 from ._nb_start import nb_start
 from .transforms import transform_from_state
@@ -198,7 +198,9 @@ class LogisticRegression(Classifier):
         weights = self._weights(codes, classes, sample_weight, Xv.shape[0])
         if not np.any(weights > 0):
             raise DataError("sample_weight: the weights sum to zero; nothing to learn from")
-        loss = LogLoss(Design(Xv), codes, len(classes), weights, float(self.C), bool(self.fit_intercept))
+        check_solver_range(Xv)
+        unit, C, scale = checked_weights(weights, float(self.C))  # same optimum, weights <= 1
+        loss = LogLoss(Design(Xv), codes, len(classes), unit, C, bool(self.fit_intercept))
         theta0 = self._start(loss, Xv, y, classes, sample_weight)
         res = minimise(loss, theta0, solver=self.solver, tol=float(self.tol), max_iter=int(self.max_iter), stacklevel=3)
         W, b = loss.split(res.theta)
@@ -207,8 +209,9 @@ class LogisticRegression(Classifier):
         self._n_seen = float(weights.sum())
         if hasattr(self, "_sgd"):
             del self._sgd
-        self.objective_ = float(res.f)
-        self.objective_trace_ = list(res.trace)
+        # the solver's objective is the weighted one divided by the weights' scale
+        self.objective_ = float(res.f) * scale
+        self.objective_trace_ = [float(f) * scale for f in res.trace]
         return self
 
     def _start(self, loss: LogLoss, Xv: Any, y: np.ndarray, classes: np.ndarray, sample_weight: Any) -> np.ndarray:
@@ -305,17 +308,19 @@ class LogisticRegression(Classifier):
     def decision_function(self, X: Any) -> np.ndarray:
         """x W^T + b: (n,) for two classes (the log-odds of classes_[1]), else (n, K)."""
         self.check_fitted()
+        Z, k = self._scaled_scores(X)
+        return unscaled(Z, k)
+
+    def _scaled_scores(self, X: Any) -> tuple[np.ndarray, int]:
+        """(Z, k): the scores are Z * 2**k, Z finite where the true scores are (linear._scores)."""
+        self.check_fitted()
         Xv, _ = self.prepare_input(X, fitting=False)
-        Z = np.asarray(Xv @ self.coef_.T) + self.intercept_
-        scores: np.ndarray = Z[:, 0] if Z.shape[1] == 1 else Z
-        return scores
+        Z, k = scaled_scores(Xv, self.coef_, self.intercept_)
+        return (Z[:, 0] if Z.shape[1] == 1 else Z), k
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """log P(y | x) by log-softmax (log-sigmoid for two classes), never log of a rounded 0."""
-        Z = self.decision_function(X)
-        if Z.ndim == 1:
-            return np.column_stack([-np.logaddexp(0.0, Z), -np.logaddexp(0.0, -Z)])
-        return log_normalize_rows(Z)
+        return log_proba_of_scores(*self._scaled_scores(X))
 
     def explain(self, X: Any) -> Explanation:
         """Each feature's additive term of each class's score, per row:
