@@ -68,3 +68,22 @@ def test_statistics_that_differ_from_the_model_are_estimated_and_checked(tmp_pat
     monkeypatch.setattr(nbayes.MultinomialNB, "to_state", lambda self: impossible)
     with pytest.raises(ModelFileError, match="would not load back.*feature_count"):
         model.save(tmp_path / "m.nbm")
+
+
+def test_the_command_line_writes_through_the_same_check(tmp_path, monkeypatch):
+    """``nbayes train`` / ``tune`` write with cli._modelfile.save: its meta is kept, and a state
+    load would refuse is not written (issue #27: no writer of model files skips the check)."""
+    from nbayes.cli._modelfile import save as cli_save
+    from nbayes.io.model_file import load_state
+
+    model = nbayes.MultinomialNB().fit(np.array([[1, 2], [3, 0], [0, 4]]), [0, 1, 1])
+    path = tmp_path / "m.nbm"
+    cli_save(model, path, {"target": "label"})
+    assert load_state(path)["meta"]["cli"] == {"target": "label"}
+    before = path.read_bytes()
+    state = model.to_state()
+    bad = {**state, "arrays": {**state["arrays"], "classes": state["arrays"]["classes"][:-1]}}
+    monkeypatch.setattr(nbayes.MultinomialNB, "to_state", lambda self: bad)
+    with pytest.raises(ModelFileError, match="cannot save, the file would not load back.*nothing was written"):
+        cli_save(model, path, {"target": "label"})
+    assert path.read_bytes() == before

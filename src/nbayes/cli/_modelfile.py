@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from ..io.load import load_with_state
-from ..io.model_file import save_state
+from ..io.model_file import save_model
 from ._paths import check_model_file, check_output
 
 
@@ -22,8 +22,7 @@ def load(path: str | os.PathLike[str], replay: bool = False) -> tuple[Any, dict[
 
 
 def save(model: Any, path: str | os.PathLike[str], meta: dict[str, Any]) -> None:
-    """Write ``model`` to ``path`` atomically, with ``meta`` as what the CLI recorded."""
+    """Write ``model`` to ``path`` atomically, with ``meta`` as what the CLI recorded: read back
+    and checked as ``load`` would before anything is written, as ``model.save`` does."""
     check_output(path, "the model file")
-    state = model.to_state()
-    state["meta"]["cli"] = meta
-    save_state(path, state)
+    save_model(model, path, meta={"cli": meta})

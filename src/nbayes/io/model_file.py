@@ -24,10 +24,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._estimator import rebuild
 from ..errors import DataError, ModelFileError
 
 __all__ = [
-    "FORMAT_VERSION", "MAGIC", "save_state", "load_state", "read_header", "encode_params", "decode_params",
+    "FORMAT_VERSION", "MAGIC", "save_model", "save_state", "load_state", "read_header", "encode_params", "decode_params",
     "state_to_bytes", "state_from_bytes",
 ]
 
@@ -217,6 +218,17 @@ def save_state(path: str | os.PathLike[str], state: dict[str, Any],
             raise ModelFileError(f"{path}: cannot save ({exc.strerror or exc}); nothing was written") from None
         raise
     fsync_dir(folder)
+
+
+def save_model(model: Any, path: str | os.PathLike[str], *, meta: dict[str, Any] | None = None) -> None:
+    """``model.save(path)`` with ``meta`` added to the file's meta data (what a caller records
+    beside the model, such as the command line's columns under ``"cli"``): the same state, read
+    back and checked as ``load`` would before anything is written (:func:`save_state`'s
+    ``build``), so no writer of model files skips the check."""
+    state = model.to_state()
+    if meta:
+        state["meta"] = {**state["meta"], **meta}
+    save_state(path, state, rebuild(model))
 
 
 def fsync_dir(folder: str) -> None:
