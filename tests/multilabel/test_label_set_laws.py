@@ -26,6 +26,8 @@ BASES = {
     "categorical": (lambda: nbayes.CategoricalNB(), "counts"),
     "gaussian": (lambda: nbayes.GaussianNB(), "counts"),
     "mixed": (lambda: nbayes.NaiveBayes(), "mixed"),
+    # binned columns: bins fixed in advance, so the model of the rest is binned alike
+    "mixed-binned": (lambda: nbayes.NaiveBayes(column_types={0: "binned"}, bin_edges={0: [1.5, 3.5, 5.5]}), "mixed"),
     "text": (lambda: nbayes.TextClassifier(alpha=0.5), "text"),
     "text-bernoulli": (lambda: nbayes.TextClassifier(model="bernoulli"), "text"),
     "text-complement": (lambda: nbayes.TextClassifier(model="complement"), "text"),
@@ -135,8 +137,9 @@ def test_fit_then_unlearn_of_a_subset_is_fit_on_the_rest(base, th, data):
 
 def invalid_label_sets(draw, n: int, classes: list) -> list:
     """Label sets fit refuses (allow_empty=False), or unlearn must: an empty set, a row that is
-    not a set, a missing label, the wrong number of rows, a label the model never learned."""
-    bad = draw(st.sampled_from(["empty", "string", "none", "missing", "length", "unknown", "indicator"]))
+    not a set, a missing label, a label that is a list, the wrong number of rows, a label the
+    model never learned."""
+    bad = draw(st.sampled_from(["empty", "string", "none", "missing", "length", "unknown", "indicator", "nested"]))
     tags = [[draw(st.sampled_from(classes))] for _ in range(n)]
     i = draw(st.integers(0, n - 1))
     if bad == "empty":
@@ -151,6 +154,8 @@ def invalid_label_sets(draw, n: int, classes: list) -> list:
         tags = tags[:-1]
     elif bad == "unknown":
         tags[i] = ["never-seen"]
+    elif bad == "nested":  # a label that is itself a collection of labels
+        tags[i] = [[classes[0]]]
     else:
         Y = np.zeros((n, len(classes) + 1), dtype=int)
         Y[:, 0] = 1

@@ -53,6 +53,9 @@ def read_labels(Y: Any, n: int, classes: np.ndarray | None = None,
     flat_list = [v for r in rows for v in r]
     for i, r in enumerate(rows):
         for v in r:
+            if isinstance(v, Iterable | dict) and not isinstance(v, str | bytes):
+                raise DataError(f"{who}: row {i} holds {show(v)}, a {type(v).__name__}, as a label; a label is one "
+                                "value (a string, number or boolean), a row a list of them")
             if is_missing(v):
                 raise DataError(f"{who}: row {i} holds a missing label ({show(v)}); labels must not be missing")
     flat = label_array(flat_list) if flat_list else np.empty(0, dtype=object)

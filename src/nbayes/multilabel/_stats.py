@@ -18,7 +18,7 @@ from .._scipy import sparse as sp
 from ..errors import InvalidParameterError, StatisticsError
 from ..model_selection import take
 from ..naive_bayes.mixed import MixedStats
-from ..stats import CategoricalStats, CountStats, MomentStats, TextStats
+from ..stats import BinnedStats, CategoricalStats, CountStats, MomentStats, TextStats
 from ..stats.checks import REL_TOL
 from ..stats.exact import concat_tails, tail_rows
 
@@ -38,13 +38,16 @@ def rows(stats: Any, idx: np.ndarray, keep_values: bool = False) -> Any:
         return CategoricalStats(stats.class_count[idx], [c.copy() for c in stats.categories],
                                 [c[idx] for c in stats.counts], tail_rows(stats.exact, idx),
                                 keep_values or stats.fixed)
+    if isinstance(stats, BinnedStats):  # bin counts: categorical counts over fixed bins
+        return BinnedStats(stats.class_count[idx], [e.copy() for e in stats.edges], [c[idx] for c in stats.counts],
+                           tail_rows(stats.exact, idx))
     if isinstance(stats, MixedStats):
         return MixedStats(stats.class_count[idx], {k: rows(s, idx, keep_values) for k, s in stats.parts.items()})
     fields = _CLASS_FIELDS.get(type(stats))
     if fields is None:
         raise InvalidParameterError(
             f"multi-label needs statistics it can split per label; {type(stats).__name__} is not one of "
-            "CountStats, CategoricalStats, MomentStats, TextStats"
+            "CountStats, CategoricalStats, BinnedStats, MomentStats, TextStats"
         )
     change: dict[str, Any] = {f: getattr(stats, f)[idx] for f in fields if getattr(stats, f) is not None}
     if isinstance(stats, TextStats) and stats.weighted is not None:
@@ -69,6 +72,9 @@ def collapse(stats: Any) -> Any:
     if isinstance(stats, CategoricalStats):
         return CategoricalStats(stats.class_count.sum(keepdims=True), [c.copy() for c in stats.categories],
                                 [c.sum(axis=0, keepdims=True) for c in stats.counts])
+    if isinstance(stats, BinnedStats):
+        return BinnedStats(stats.class_count.sum(keepdims=True), [e.copy() for e in stats.edges],
+                           [c.sum(axis=0, keepdims=True) for c in stats.counts])
     fields = _CLASS_FIELDS.get(type(stats))
     if fields is None or isinstance(stats, MomentStats):  # moments add by Chan's update, not by sums
         out = rows(stats, np.array([0]))
@@ -141,6 +147,11 @@ def concat(a: Any, b: Any) -> Any:
         return CategoricalStats(np.concatenate([a.class_count, b.class_count]), [c.copy() for c in a.categories],
                                 [np.concatenate([x, y]) for x, y in zip(a.counts, b.counts)],
                                 concat_tails(a.exact, b.exact, *refs))
+    if isinstance(a, BinnedStats):
+        refs = (_refs(a), _refs(b))
+        return BinnedStats(np.concatenate([a.class_count, b.class_count]), [e.copy() for e in a.edges],
+                           [np.concatenate([x, y]) for x, y in zip(a.counts, b.counts)],
+                           concat_tails(a.exact, b.exact, *refs))
     if isinstance(a, MomentStats) and ("s1" in a.exact or "s1" in b.exact):
         a, b = a.with_sums(), b.with_sums()
     if isinstance(a, MixedStats):
@@ -162,7 +173,7 @@ def concat(a: Any, b: Any) -> Any:
 
 def _refs(s: Any) -> dict[str, Any]:
     """Each field a tail may belong to, by its name in ``exact``."""
-    if isinstance(s, CategoricalStats):
+    if isinstance(s, CategoricalStats | BinnedStats):
         return {"class_count": s.class_count} | {f"counts/{j}": c for j, c in enumerate(s.counts)}
     out = {f: getattr(s, f) for f in _CLASS_FIELDS[type(s)] if getattr(s, f) is not None}
     if isinstance(s, MomentStats):
@@ -222,7 +233,7 @@ def _class_arrays(S: Any) -> list[tuple[str, Any]]:
     if isinstance(S, MixedStats):
         for k, part in S.parts.items():
             out += [(f"{k}: {w}", a) for w, a in _class_arrays(part)[1:]]
-    elif isinstance(S, CategoricalStats):
+    elif isinstance(S, CategoricalStats | BinnedStats):
         out += [(f"count of feature {j}", c) for j, c in enumerate(S.counts)]
     elif isinstance(S, CountStats):
         out += [("feature_count", S.feature_count)]
