@@ -24,6 +24,8 @@ __all__ = ["checked_weights", "check_solver_range", "log_proba_of_scores", "scal
 
 #: the largest magnitude a partial sum of the scaled scores may reach
 _ROOM = 1e300
+#: the largest weights solved as given (their sums hold in the solver's float32 products)
+_PLAIN = (1e-8, 1e8)
 #: the solver's Hessian products run in float32: features beyond its range would overflow there
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -93,10 +95,13 @@ def check_solver_range(Xv: Any) -> None:
 
 
 def checked_weights(weights: np.ndarray, C: float) -> tuple[np.ndarray, float, float]:
-    """(weights / s, C * s, s) with s the largest weight: the same optimum (the objective
-    C sum w_i loss_i + |W|^2 / 2 is unchanged), with weights of at most 1 that the solver's
-    sums hold; a DataError when C * s leaves float64's range."""
+    """(weights / s, C * s, s) with s the largest weight when it lies outside 1e-8..1e8 (else
+    the weights as given, s = 1): the same optimum (the objective C sum w_i loss_i + |W|^2 / 2
+    is unchanged), with weights of at most 1 that the solver's sums hold; a DataError when
+    C * s leaves float64's range."""
     s = float(np.max(weights))
+    if _PLAIN[0] <= s <= _PLAIN[1]:  # ordinary weights: solved as given (the same bytes as ever)
+        return weights, C, 1.0
     Cs = C * s
     if not math.isfinite(Cs) or Cs < 1e-300 or Cs > 1e300:
         raise DataError(

@@ -34,7 +34,8 @@ def decisions(model: "MultiLabel", X: Any) -> tuple[np.ndarray, np.ndarray, np.n
     bar = np.broadcast_to(model.thresholds_, s.shape)
     if model._per_term() and not nblr:
         n = length(model.__dict__["_predictor"], X) if n_terms is None else n_terms
-        bar = model.thresholds_ * n
+        with np.errstate(over="ignore"):  # a bar beyond float64 (a threshold near 1e308) is +-inf
+            bar = model.thresholds_ * n
         margin = s / n - model.thresholds_
     else:
         margin = s - model.thresholds_

@@ -84,9 +84,16 @@ def mixed_stats_from_arrays(arrays: dict[str, np.ndarray], stats_class: Callable
         sub = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
         if not sub:
             continue
-        S = stats_class(kind)
-        parts[kind] = S.from_arrays(sub) if S in (MomentStats, CountStats) else S.from_arrays(sub, _n_columns(sub))
+        parts[kind] = _part_from_arrays(kind, stats_class(kind), sub, _n_columns(sub))
     return MixedStats(np.asarray(arrays["stats/class_count"], dtype=np.float64), parts)
+
+
+def _part_from_arrays(kind: str, S: Any, sub: dict[str, np.ndarray], d: int) -> Any:
+    """A part's statistics from its arrays: ``d`` columns; the Bernoulli part's counts are of
+    0/1 features (each at most its observed weight)."""
+    if S is CountStats:
+        return CountStats.from_arrays(sub, presence=kind == "bernoulli")
+    return S.from_arrays(sub) if S is MomentStats else S.from_arrays(sub, d)
 
 
 def _n_columns(sub: dict[str, np.ndarray]) -> int:
@@ -117,8 +124,7 @@ def load_mixed(cls: type[_M], state: dict[str, Any], stats_class: Callable[[str]
         if not d:
             continue
         sub = {k[len(f"part/{kind}/") :]: v for k, v in arrays.items() if k.startswith(f"part/{kind}/")}
-        S = stats_class(kind)
-        parts[kind] = S.from_arrays(sub) if S in (MomentStats, CountStats) else S.from_arrays(sub, d)
+        parts[kind] = _part_from_arrays(kind, stats_class(kind), sub, d)
         parts[kind].check(n_classes=len(arrays["classes"]), n_features=d)  # its shapes: its columns
     stats = MixedStats(arrays["stats/class_count"], parts)
     if sum(1 for k in kinds) != int(meta["n_features_in"]):

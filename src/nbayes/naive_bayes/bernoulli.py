@@ -182,11 +182,11 @@ class BernoulliNB(PriorAttributes, BaseNB):
     def count_statistics(self, Xv: Binary, codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> CountStats:
         Y = class_indicator(codes, n_classes, w)
         missing = None if Xv.missing is None else per_class_sum(Y, Xv.missing)
-        return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv.X), missing)
+        return CountStats(class_totals(codes, n_classes, w), per_class_sum(Y, Xv.X), missing, presence=True)
 
     def count_expected(self, Xv: Binary, R: np.ndarray) -> CountStats:
         missing = None if Xv.missing is None else soft_class_sum(R, Xv.missing)
-        return CountStats(R.sum(axis=0), soft_class_sum(R, Xv.X), missing)
+        return CountStats(R.sum(axis=0), soft_class_sum(R, Xv.X), missing, presence=True)
 
     def _em_log_prior(self) -> float:
         log_p, log_q = self.feature_log_prob_, self._log_absent  # Beta(alpha + 1, alpha + 1)
@@ -240,7 +240,7 @@ class BernoulliNB(PriorAttributes, BaseNB):
 
     @classmethod
     def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> CountStats:
-        return CountStats.from_arrays(arrays)
+        return CountStats.from_arrays(arrays, presence=True)
 
 
 def _check_binary(values: np.ndarray, A: Any) -> None:

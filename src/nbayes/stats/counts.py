@@ -53,6 +53,8 @@ class CountStats:
     feature_count: np.ndarray
     missing_count: np.ndarray | None = None
     exact: dict[str, list[np.ndarray]] = field(default_factory=dict, repr=False, compare=False)
+    #: counts of 0/1 features (Bernoulli): each is at most the weight of the rows where it is observed
+    presence: bool = field(default=False, repr=False, compare=False)
 
     FIELDS = ("class_count", "feature_count", "missing_count")
 
@@ -90,11 +92,11 @@ class CountStats:
         if self.missing_count is not None:
             mc = np.zeros_like(fc)
             mc[pos] = self.missing_count
-        return CountStats(cc, fc, mc, tail_embed(self.exact, pos, n_classes))
+        return CountStats(cc, fc, mc, tail_embed(self.exact, pos, n_classes), self.presence)
 
     def __add__(self, other: "CountStats") -> "CountStats":
         values, tails = combine(self, other, self.FIELDS, +1)  # exact sums (stats.exact)
-        return CountStats(**values, exact=tails)
+        return CountStats(**values, exact=tails, presence=self.presence)
 
     def subtract(self, other: "CountStats", classes: np.ndarray) -> "CountStats":
         """The counts of ``self``'s rows without ``other``'s, exactly (:class:`~nbayes.errors.UnlearnError`
@@ -104,7 +106,7 @@ class CountStats:
         for name, what in names.items():
             if values[name] is not None:
                 check_removed(values[name], getattr(self, name), getattr(other, name), classes, what, tails.get(name))
-        out = CountStats(**values, exact=tails)
+        out = CountStats(**values, exact=tails, presence=self.presence)
         if out.missing_count is not None and not out.missing_count.any() and self.missing_count is None:
             out.missing_count = None
         forget_empty_classes(out, self.FIELDS)
@@ -125,6 +127,12 @@ class CountStats:
         if self.missing_count is not None:
             mc = check_array("missing_count", self.missing_count, fc.shape)
             check_at_most("missing_count", mc, "its class's weight", cc[:, None])
+        if self.presence:  # a 0/1 feature is present in at most the rows where it is observed:
+            # feature_count + missing_count <= class_count (a sum: no cancellation at any magnitude)
+            part = fc if self.missing_count is None else fc + np.asarray(self.missing_count)
+            name = "feature_count" if self.missing_count is None else "feature_count + missing_count"
+            check_at_most(name, part, "its class's weight (a 0/1 feature is present in at most the rows where "
+                          "it is observed)", cc[:, None])
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The named arrays of a model file (``stats/class_count``, ``stats/feature_count``,
@@ -135,12 +143,13 @@ class CountStats:
         return out | tail_arrays(self.exact)
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "CountStats":
-        """The counts read back from ``to_arrays``'s arrays."""
+    def from_arrays(cls, arrays: dict[str, np.ndarray], presence: bool = False) -> "CountStats":
+        """The counts read back from ``to_arrays``'s arrays (``presence``: of 0/1 features)."""
         out = cls(
             arrays["stats/class_count"],
             arrays["stats/feature_count"],
             arrays.get("stats/missing_count"),
+            presence=presence,
         )
         for name in cls.FIELDS:
             value = getattr(out, name)
