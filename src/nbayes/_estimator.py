@@ -49,6 +49,15 @@ CAPABILITIES: dict[str, str] = {
                    "and nb_interpolation: nbayes.MultiLabel fits one per label",
     "per_class": "each class's parameters are estimated from that class's statistics alone (a model over more "
                  "classes gives the same parameters per class: nbayes.MultiLabel stacks the labels into one model)",
+    "fold_statistics": "a fold's model is built from statistics, as fit builds it: count_statistics(prepare_input(X)) "
+                       "of some rows are sums (the total minus a fold's is the other rows'), set_statistics estimates "
+                       "the model of them and joint_log_likelihood scores prepared rows (model selection counts each "
+                       "fold once and re-estimates per candidate)",
+    "count_matrix": "text statistics are per-class sums of a document-term matrix: term_table, count_matrix, kept_terms "
+                    "and count_model (with tf-idf: learned_idf, tfidf_rows, tfidf_key) estimate the model from such sums "
+                    "as fit does (model selection tokenises the documents once)",
+    "leave_one_out": "leave_one_out_joint(Xv, codes, w): each training row's joint log-likelihood under the model of "
+                     "the statistics without that row, in closed form (None where the settings or data have none)",
 }
 
 #: What an estimator reads, :attr:`BaseEstimator.input_kind`: decided by its capabilities

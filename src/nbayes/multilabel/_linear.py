@@ -28,14 +28,17 @@ import numpy as np
 from .._scipy import sparse as sp
 
 from ..stats import TextStats
-from ..text import TextClassifier
 from ._stats import rows
 
 
 def applies(est: Any) -> bool:
-    """Whether ``est`` is a text model whose per-label log-odds this module computes exactly."""
+    """Whether ``est`` is a text model whose per-label log-odds this module computes exactly: one
+    estimated from document-term sums (capability ``count_matrix``) class by class
+    (``per_class``) by a count model linear in the counts (``counts``: multinomial, not
+    Bernoulli's presence and absence), with the default vocabulary and no tf-idf."""
+    caps: frozenset[str] = getattr(est, "capabilities", frozenset())
     return (
-        isinstance(est, TextClassifier) and est.model == "multinomial" and not est.tfidf
+        {"count_matrix", "per_class"} <= caps and "counts" in est.count_model().capabilities and not est.tfidf
         and est.min_df == 1 and est.max_df == 1.0 and est.max_features is None and est.n_features is None
         and est.class_prior is None and isinstance(est.alpha, numbers.Real) and not isinstance(est.alpha, bool)
         and float(est.alpha) > 0
@@ -55,7 +58,7 @@ class Corpus:
         return self.presence if binary else self.counts
 
 
-def corpus(est: TextClassifier, docs: Any) -> Corpus:
+def corpus(est: Any, docs: Any) -> Corpus:
     """Tokenise the prepared documents ``docs`` (``est.prepare_input``) once for the vocabulary
     and once for the document-term matrix."""
     n = int(docs.shape[0])
@@ -152,7 +155,7 @@ def log_odds_table(pos: sp.spmatrix, total: np.ndarray, cc_pos: np.ndarray, cc_a
     return Table(base, D, c, b, alive)
 
 
-def fold_scores(est: TextClassifier, c: Corpus, Y: sp.csr_matrix, w: np.ndarray | None,
+def fold_scores(est: Any, c: Corpus, Y: sp.csr_matrix, w: np.ndarray | None,
                 splits: list[tuple[np.ndarray, np.ndarray]], tiled: bool, per_term: bool) -> np.ndarray:
     """Each row's per-label log-odds (per known term with ``per_term``) under the model of its
     fold's training rows: that fold's sums are the total minus the held-out fold's (or, for
@@ -186,7 +189,7 @@ def fold_scores(est: TextClassifier, c: Corpus, Y: sp.csr_matrix, w: np.ndarray 
     return scores
 
 
-def predictor(est: Any, vocab: TextClassifier, S: Any, d: int, names: list[str] | None) -> "LinearText | None":
+def predictor(est: Any, vocab: Any, S: Any, d: int, names: list[str] | None) -> "LinearText | None":
     """The linear predictor of ``est`` over the L + 1 statistics rows ``S`` when it applies
     (``vocab``: a fresh clone of ``est``, made the vocabulary of all documents)."""
     if not (applies(est) and isinstance(S, TextStats)):
@@ -201,11 +204,11 @@ class LinearText:
     model of all documents, whose ``transform`` gives the document-term matrix) and every
     label's log-odds as one table: new documents are tokenised once and scored by one product."""
 
-    def __init__(self, vocab: TextClassifier, W: np.ndarray, b: np.ndarray) -> None:
+    def __init__(self, vocab: Any, W: np.ndarray, b: np.ndarray) -> None:
         self.vocab, self.W, self.b = vocab, W, b
 
     @classmethod
-    def of(cls, est: TextClassifier, S: TextStats, vocab: TextClassifier) -> "LinearText | None":
+    def of(cls, est: Any, S: TextStats, vocab: Any) -> "LinearText | None":
         """From the L + 1 statistics rows; None when no term or no document is left (the
         general path then answers by the prior)."""
         L = len(S.class_count) - 1
@@ -220,7 +223,8 @@ class LinearText:
         return cls(vocab, np.ascontiguousarray(table.dense()[alive]), table.b)
 
     def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
-        return self.vocab.prepare_input(X, fitting)
+        prepared: tuple[Any, list[str] | None] = self.vocab.prepare_input(X, fitting)
+        return prepared
 
     def scores(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """(log-odds (n, L), 1 + each document's number of known terms (n, 1))."""
