@@ -43,6 +43,10 @@ CAPABILITIES: dict[str, str] = {
     "unlabeled": "fit(X, y, X_unlabeled=...) learns from unlabelled rows by EM (nbayes.EM wraps it with settings)",
     "mixture": "nbayes.EM(model, n_components=...) fits several mixture components per class",
     "save": "model.save(path) and nbayes.load(path)",
+    "calibrated": "predict_proba passes the base model's through a map fitted on out-of-fold scores (method, "
+                  "calibrator_, oof_log_proba_: what nbayes.calibration.describe and nbayes.evaluate's "
+                  "calibration reports read)",
+    "binary": "X holds binary features (0/1; other values thresholded by the model's binarize)",
     "counts": "X holds counts or frequencies: no value is negative, scores are linear in x through feature_log_prob_",
     "logistic": "a logistic regression: decision_function(X) = X @ coef_.T + intercept_ (nbayes.dask.fit_logistic fits it)",
     "nb_logistic": "an NB-weighted logistic regression over term presence (Wang & Manning 2012), settings alpha, C "

@@ -17,7 +17,8 @@ from .imports import SRC, module_name
 
 #: packages above the models: they ask capabilities and protocol methods, never the class
 ABOVE = ("nbayes.serve", "nbayes.cli", "nbayes.dask", "nbayes.multilabel", "nbayes.calibration",
-         "nbayes.model_selection")
+         "nbayes.model_selection", "nbayes.semi_supervised", "nbayes.testing", "nbayes.active", "nbayes.evaluate",
+         "nbayes.shift")
 
 #: (module, what) left
 KNOWN_SWITCHES: set[tuple[str, str]] = set()

@@ -133,3 +133,21 @@ def test_multilabel_text_takes_its_shortcut(monkeypatch, base, path):
         assert len(models) <= 1  # the final model only, no model per fold
     else:
         assert len(models) > 1
+
+
+@pytest.mark.parametrize("model, linear", [
+    (nbayes.TextClassifier(), True), (nbayes.TextClassifier(alpha=0.2, fit_prior=False), True),
+    (nbayes.TextClassifier(model="bernoulli"), False), (nbayes.TextClassifier(model="complement"), False),
+    (nbayes.TextClassifier(binary=True), False), (nbayes.TextClassifier(tfidf=True), False),
+], ids=repr)
+def test_the_active_pool_scores_a_text_multinomial_model_by_its_linear_form(model, linear):
+    """nbayes.active's pool asks capabilities (count_matrix, per_class, its count model's
+    counts), not the mode string, for the sparse-product path; its scores are the model's."""
+    from nbayes.active import Pool
+
+    model.fit(DOCS, Y)
+    pool = Pool(model, ["cheap lunch now", "a word never seen", "meeting prize"])
+    assert (pool.linear_parameters() is not None) == linear
+    if linear:
+        cols, flp, prior = pool.linear_parameters()
+        assert_allclose(flp, model.feature_log_prob_)

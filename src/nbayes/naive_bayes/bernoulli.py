@@ -112,7 +112,7 @@ class BernoulliNB(PriorAttributes, BaseNB):
     statistics_params = ("binarize",)
 
     _capabilities = BaseNB._capabilities | {"missing_values", "sparse", "unlabeled", "mixture", "per_class",
-                                             "leave_one_out"}
+                                             "leave_one_out", "binary"}
 
     feature_log_prob_ = fitted("feature_log_prob", "ndarray of shape (n_classes, n_features): log p_cj.")
     _log_absent = fitted("log_absent", "ndarray of shape (n_classes, n_features): log(1 - p_cj).")
