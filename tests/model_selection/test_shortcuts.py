@@ -25,7 +25,6 @@ Y = ["spam", "ham", "spam", "ham", "spam", "ham", "spam", "ham", "spam", "ham", 
     (nbayes.TextClassifier(), {}, TextFolds),
     (nbayes.TextClassifier(model="bernoulli", tfidf=False), {}, TextFolds),
     (nbayes.TextClassifier(tfidf=True), {}, TextFolds),
-    (nbayes.TextClassifier(idf={"a": 1.0}), {}, TextFolds),  # (no tf-idf: the idf is not read)
     (nbayes.TextClassifier(model="nblr"), {}, RefitFolds),
     (nbayes.TextClassifier(), {"model": "nblr"}, RefitFolds),
     (nbayes.TextClassifier(tfidf=True, idf={"a": 1.0}), {}, RefitFolds),

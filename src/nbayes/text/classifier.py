@@ -112,7 +112,7 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
             caps |= {"nb_logistic"}
         elif self.model == "complement":
             caps -= {"with_prior"}
-        if self.tfidf and self.idf is not None:  # a given idf: cross-validation fits per fold
+        if self.idf is not None:  # a frozen idf (tf-idf): cross-validation fits per fold
             caps -= {"fold_statistics"}
         elif "fold_statistics" in caps:  # estimated from document-term sums (not NBLR)
             caps |= {"count_matrix"}
