@@ -108,10 +108,14 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         caps = set(super().capabilities)
         if self.model == "nblr":  # weights fitted by logistic regression over all documents
             caps -= {"partial_fit", "unlearn", "merge", "statistics", "with_prior", "unlabeled",
-                      "mixture", "joint_log_proba"}
+                      "mixture", "joint_log_proba", "fold_statistics"}
             caps |= {"nb_logistic"}
         elif self.model == "complement":
             caps -= {"with_prior"}
+        if self.idf is not None:  # a frozen idf (tf-idf): cross-validation fits per fold
+            caps -= {"fold_statistics"}
+        elif "fold_statistics" in caps:  # estimated from document-term sums (not NBLR)
+            caps |= {"count_matrix"}
         if self.model in ("multinomial", "bernoulli"):
             caps |= {"per_class"}
         else:
