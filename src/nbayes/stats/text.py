@@ -17,7 +17,7 @@ from .._scipy import sparse as sp
 from ..errors import StatisticsError, UnlearnError
 from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable, check_removed
 from .counts import forget_empty_classes
-from .exact import combine, read_tail, tail_arrays, tail_embed
+from .exact import add_exact, combine, read_tail, tail_arrays, tail_embed
 from .terms import CodeTerms, _positions, as_strings
 from .text_arrays import compact, csr, csr_from, decode_terms, drop_zeros, encode_terms, union_pattern, values_at
 from .terms import union_terms as union_terms  # (re-exported: imported from here)
@@ -134,8 +134,7 @@ class TextStats:
     def __add__(self, other: "TextStats") -> "TextStats":
         terms = union_terms(self.terms, other.terms)
         a, b = self.on(terms), other.on(terms)
-        frozen = _frozen_pair(self, other, terms)
-        weighted = None if frozen is None else (frozen[0], frozen[1], frozen[2] + frozen[3])
+        weighted, sums_tail = _weighted(self, other, terms, +1, None)
         if not (a.exact or b.exact) and _whole(a) and _whole(b):  # whole counts add exactly in float64
             values: dict[str, Any] = {"class_count": a.class_count + b.class_count,
                                       "term_count": _plus(a.term_count, b.term_count),
@@ -148,7 +147,8 @@ class TextStats:
                      for k, v in tails.items()}
         return TextStats(
             terms, values["class_count"], values["term_count"], values["doc_count"],
-            a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs, _table_of(terms, self, other), weighted, tails,
+            a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs, _table_of(terms, self, other), weighted,
+            tails | sums_tail,
         )
 
     def subtract(self, other: "TextStats", classes: np.ndarray) -> "TextStats":
@@ -161,8 +161,7 @@ class TextStats:
             where = f" (column {int(over[0])})" if len(over) else ""  # the service names the term
             raise UnlearnError(f"unlearn would remove documents this model never learned{where}; "
                                "the model is unchanged")
-        frozen = _frozen_pair(self, other, terms)
-        weighted = None if frozen is None else (frozen[0], frozen[1], _minus(frozen[2], frozen[3]))
+        weighted, sums_tail = _weighted(self, other, terms, -1, classes)
         values, tails = combine(a, b, self.FIELDS, -1)  # exact differences (stats.exact)
         check_removed(values["class_count"], a.class_count, b.class_count, classes, "documents", tails.get("class_count"))
         check_removed(values["term_count"], a.term_count, b.term_count, classes, "term counts", tails.get("term_count"))
@@ -174,7 +173,7 @@ class TextStats:
         # folds subtract over one shared vocabulary; a model drops them (without_absent_terms)
         out = TextStats(
             terms, values["class_count"], values["term_count"], values["doc_count"], a.df - b.df, a.tf - b.tf,
-            a.n_docs - b.n_docs, _table_of(terms, self, other), weighted, tails,
+            a.n_docs - b.n_docs, _table_of(terms, self, other), weighted, tails | sums_tail,
         )
         forget_empty_classes(out, self.FIELDS)
         return out
@@ -266,8 +265,7 @@ class TextStats:
         for name in ("term_count", "doc_count"):  # tails on the pairs, as the counts
             if self.exact.get(name):
                 out[f"stats/exact/pairs/{name}"] = np.stack([values_at(csr(t), pattern) for t in self.exact[name]])
-        if self.exact.get("class_count"):
-            out.update(tail_arrays({"class_count": self.exact["class_count"]}))
+        out.update(tail_arrays({k: v for k, v in self.exact.items() if k in ("class_count", "tfidf_sums")}))
         return extra | out | {
             "stats/class_count": self.class_count,
             "stats/pairs/indptr": pattern.indptr.astype(np.int64),
@@ -350,6 +348,9 @@ class TextStats:
             stats.exact[name] = [x.toarray() for x in mats] if hashing else mats
         if "stats/tfidf_keep" in arrays:
             stats.weighted = (arrays["stats/tfidf_keep"], arrays["stats/idf"], arrays["stats/tfidf_sums"])
+            tail = read_tail(arrays, "tfidf_sums", np.shape(arrays["stats/tfidf_sums"]))
+            if tail:
+                stats.exact["tfidf_sums"] = tail
         return stats
 
 
@@ -396,17 +397,17 @@ def _form(m: Counts, a: Counts, b: Counts) -> Counts:
     return m.toarray() if sp.issparse(m) else m
 
 
-def _minus(x: Counts, y: Counts) -> Counts:
-    """x - y, what cancels to rounding noise snapped to 0, never below 0 (no pair kept at 0)."""
-    if not sp.issparse(x) and not sp.issparse(y):
-        d = x - y
-        out: np.ndarray = np.maximum(np.where(np.abs(d) <= REL_TOL * np.abs(x), 0.0, d), 0.0)
-        return out
-    xs = csr(x)
-    d = csr(xs - csr(y))
-    before = values_at(xs, d)
-    d.data = np.maximum(np.where(np.abs(d.data) <= REL_TOL * np.abs(before), 0.0, d.data), 0.0)
-    return drop_zeros(d)
+def _weighted(a: "TextStats", b: "TextStats", terms: np.ndarray, sign: int,
+              classes: np.ndarray | None) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray] | None, dict[str, Any]]:
+    """The tf-idf sums of ``a + sign * b`` (one frozen idf), exactly: ((keep, idf, sums), their
+    tail as an ``exact`` entry); an UnlearnError (``classes``) when a difference goes below 0."""
+    frozen = _frozen_pair(a, b, terms)
+    if frozen is None:
+        return None, {}
+    sums, tail = add_exact(frozen[2], a.exact.get("tfidf_sums"), frozen[3], b.exact.get("tfidf_sums"), sign)
+    if classes is not None:
+        check_removed(sums, frozen[2], frozen[3], classes, "tf-idf weight", tail)
+    return (frozen[0], frozen[1], sums), ({"tfidf_sums": tail} if tail else {})
 
 
 def _check_removable(have: Counts, remove: Counts, classes: np.ndarray, what: str) -> None:
