@@ -123,18 +123,32 @@ def _products(w: np.ndarray, x: np.ndarray) -> list[np.ndarray]:
     return [p, e] if e.any() else [p]
 
 
-def group_sums(keys: np.ndarray, comps: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+def group_sums(keys: np.ndarray, comps: list[np.ndarray], presorted: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
     """(distinct keys sorted, the canonical expansion of the exact sum of each key's
-    contributions): ``comps`` are the contributions as expansions (equal-length arrays). Summed
-    pairwise in a tree of exact additions (:func:`nbayes.stats.exact.add_exact`), vectorised."""
-    order = np.argsort(keys, kind="stable")
-    keys = np.asarray(keys)[order]
-    comps = [np.asarray(c, dtype=np.float64)[order] for c in comps]
-    while len(keys) > 1:
+    contributions): ``comps`` are the contributions as expansions (equal-length arrays; keys
+    sorted already with ``presorted``). Summed pairwise in a tree of exact additions
+    (:func:`nbayes.stats.exact.add_exact`), vectorised; a key summed to one term leaves the tree."""
+    keys = np.asarray(keys)
+    comps = [np.asarray(c, dtype=np.float64) for c in comps]
+    if not presorted:
+        order = np.argsort(keys, kind="stable")
+        keys, comps = keys[order], [c[order] for c in comps]
+    distinct = keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if len(keys) else keys
+    out = [np.zeros(len(distinct)) for _ in comps]
+    while len(keys):
         dup = keys[1:] == keys[:-1]
-        if not dup.any():
-            break
+        alone = ~(np.concatenate([dup, [False]]) | np.concatenate([[False], dup]))
+        if alone.any():  # these keys are summed: their place among the distinct keys
+            at = np.searchsorted(distinct, keys[alone])
+            while len(out) < len(comps):
+                out.append(np.zeros(len(distinct)))
+            for k, c in enumerate(comps):
+                out[k][at] = c[alone]
+            keys, comps = keys[~alone], [c[~alone] for c in comps]
+            dup = keys[1:] == keys[:-1]
         n = len(keys)
+        if n == 0:
+            break
         first = np.concatenate([[True], ~dup])
         rank = np.arange(n) - np.maximum.accumulate(np.where(first, np.arange(n), 0))
         a = np.flatnonzero((rank[:-1] % 2 == 0) & dup)
@@ -149,9 +163,9 @@ def group_sums(keys: np.ndarray, comps: list[np.ndarray]) -> tuple[np.ndarray, l
         keep[b] = False
         keys = keys[keep]
         comps = [c[keep] for c in comps]
-        while len(comps) > 1 and not comps[-1].any():
-            comps.pop()
-    return keys, comps
+    while len(out) > 1 and not out[-1].any():
+        out.pop()
+    return distinct, out
 
 
 def class_totals(codes: np.ndarray, n_classes: int, w: np.ndarray | None) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -167,18 +181,22 @@ def class_sums(X: Any, codes: np.ndarray, n_classes: int, w: np.ndarray | None,
     """Per class and column, the exact sum of ``w_d * X[d, j]`` over the documents d of the class
     (X: documents x columns, CSR): (value, tail), dense arrays or CSR matrices holding the
     nonzero sums (``dense``)."""
-    X = sp.csr_matrix(X)
-    X.sum_duplicates()
     n, V = X.shape
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(X.indptr))
+    codes = np.asarray(codes, dtype=np.int64)
+    by_class = np.argsort(codes, kind="stable")
+    # the documents in class order, by column: the entries come sorted by (column, class)
+    C = sp.csr_matrix(X)[by_class].tocsc()
+    C.sum_duplicates()
+    cols = np.repeat(np.arange(V, dtype=np.int64), np.diff(C.indptr))
+    docs = by_class[C.indices]
     weights = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
-    keys = np.asarray(codes, dtype=np.int64)[rows] * np.int64(V) + X.indices.astype(np.int64)
-    keys, comps = group_sums(keys, _products(weights[rows], np.asarray(X.data, dtype=np.float64)))
+    keys = cols * np.int64(n_classes) + codes[docs]
+    keys, comps = group_sums(keys, _products(weights[docs], np.asarray(C.data, dtype=np.float64)), presorted=True)
+    r, j = keys % n_classes, keys // n_classes
     if dense:
-        return _spread(keys, comps, (n_classes, V))
+        return _spread(r * V + j, comps, (n_classes, V))
     nz = comps[0] != 0
-    keys, comps = keys[nz], [c[nz] for c in comps]
-    r, j = keys // V, keys % V
+    r, j, comps = r[nz], j[nz], [c[nz] for c in comps]
 
     def mat(v: np.ndarray) -> sp.csr_matrix:
         m = sp.csr_matrix((v, (r, j)), shape=(n_classes, V))
