@@ -15,8 +15,9 @@ import numpy as np
 from .._scipy import sparse as sp
 
 from ..errors import StatisticsError, UnlearnError
-from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable, check_removed
+from .checks import REL_TOL, check_removable, check_removed
 from .counts import forget_empty_classes
+from .text_checks import check_text
 from .exact import add_exact, combine, read_tail, tail_arrays, tail_embed
 from .terms import CodeTerms, _positions, as_strings
 from .text_arrays import compact, csr, csr_from, decode_terms, drop_zeros, encode_terms, union_pattern, values_at
@@ -183,46 +184,10 @@ class TextStats:
         return self + other
 
     def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
-        """Raise StatisticsError unless a corpus could have produced these statistics: counts
-        finite and non-negative, one row per class and one column per term, a class's documents
-        containing a term within its documents, corpus document frequencies within the number
-        of documents and within the occurrences."""
-        cc = check_class_count(self.class_count, n_classes)
-        V = self.n_terms
-        for name in ("term_count", "doc_count"):
-            m = getattr(self, name)
-            if m.ndim != 2 or m.shape != (len(cc), V):
-                raise StatisticsError(f"statistics {name!r}: expected shape {(len(cc), V)}, got {m.shape}")
-        if self.sparse or sp.issparse(self.doc_count):
-            dc = csr(self.doc_count)
-            for name in ("term_count", "doc_count"):
-                m = csr(getattr(self, name))
-                _check_pairs(name, m)
-            rows = np.repeat(np.arange(len(cc)), np.diff(dc.indptr))
-            excess = dc.data > cc[rows] * (1 + REL_TOL) + REL_TOL
-            if excess.any():
-                i = int(np.flatnonzero(excess)[0])
-                at = (int(rows[i]), int(dc.indices[i]))
-                check_at_most("doc_count", np.array([[dc.data[i]]]), "its class's weight", np.array([[cc[at[0]]]]))
-        else:
-            tc = check_array("term_count", self.term_count)
-            dc_dense = check_array("doc_count", self.doc_count, tc.shape)
-            check_at_most("doc_count", dc_dense, "its class's weight", cc[:, None])
-        df = check_array("df", self.df, (V,))
-        tf = check_array("tf", self.tf, (V,))
-        n_docs = float(check_array("n_docs", np.asarray(self.n_docs, dtype=float)))
-        check_at_most("df", df, "n_docs", np.asarray(n_docs))
-        check_at_most("df", df, "tf", tf)
-        if isinstance(self.vocab, CodeTerms) and self.vocab._strings is None:  # checked on the code points
-            i, same = self.vocab.first_unsorted()
-            if i >= 0:
-                raise StatisticsError(f"statistics 'terms': the vocabulary {'repeats a term' if same else 'is not sorted'}")
-        elif self.terms.dtype.kind == "O" and len(set(self.terms.tolist())) != V:
-            raise StatisticsError("statistics 'terms': the vocabulary repeats a term")
-        elif self.terms.dtype.kind == "O" and V > 1:
-            listed = self.terms.tolist()
-            if any(x >= y for x, y in zip(listed[:-1], listed[1:])):
-                raise StatisticsError("statistics 'terms': the vocabulary is not sorted")
+        """Raise StatisticsError unless a corpus could have produced these statistics: every
+        array's shape against the classes and terms, counts finite and non-negative, and the
+        invariants between them (:func:`nbayes.stats.text_checks.check_text`)."""
+        check_text(self, n_classes)
 
     def without_absent_terms(self) -> "TextStats":
         """These statistics without the vocabulary terms no document holds (df = 0, so no count
@@ -325,8 +290,8 @@ class TextStats:
             tc = drop_zeros(sp.csr_matrix((tcv, idx, indptr), shape=shape))
             dc = drop_zeros(sp.csr_matrix((dcv, idx.copy(), indptr.copy()), shape=shape))
             if not (tc.has_canonical_format and dc.has_canonical_format):
-                tc.sum_duplicates()
-                dc.sum_duplicates()
+                raise StatisticsError("statistics 'pairs/terms': a class's terms repeat or are not increasing; "
+                                      "expected each (class, term) pair once, in term order")
             if hashing:
                 tc, dc = tc.toarray(), dc.toarray()
         stats = cls(
@@ -421,18 +386,6 @@ def _check_removable(have: Counts, remove: Counts, classes: np.ndarray, what: st
     if excess.any():
         k = int(np.searchsorted(r.indptr, int(np.flatnonzero(excess)[0]), side="right") - 1)
         check_removable(h[k].toarray(), r[k].toarray(), classes[k : k + 1], what)
-
-
-def _check_pairs(name: str, m: sp.csr_matrix) -> None:
-    """Stored counts finite and >= 0; a StatisticsError names the [class, term] entry."""
-    bad = ~np.isfinite(m.data) | (m.data < 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        row = int(np.searchsorted(m.indptr, i, side="right") - 1)
-        raise StatisticsError(
-            f"statistics {name!r}: entry {[row, int(m.indices[i])]} is {m.data[i]!r}; "
-            "expected finite and >= 0 (a count or weight)"
-        )
 
 
 def _frozen_pair(
