@@ -283,10 +283,7 @@ class TextStats:
             tcv = np.asarray(arrays["stats/pairs/term_count"], dtype=float)
             dcv = np.asarray(arrays["stats/pairs/doc_count"], dtype=float)
             shape = (len(cc), len(terms))
-            if (indptr.ndim != 1 or len(indptr) != len(cc) + 1 or indptr[0] != 0 or np.any(np.diff(indptr) < 0)
-                    or indptr[-1] != len(idx) or len(tcv) != len(idx) or len(dcv) != len(idx)
-                    or (len(idx) and (idx.min() < 0 or idx.max() >= len(terms)))):
-                raise StatisticsError("statistics 'pairs': the (class, term) pairs do not fit the classes and terms")
+            _check_pairs_layout(indptr, idx, tcv, dcv, cc, len(terms))
             tc = drop_zeros(sp.csr_matrix((tcv, idx, indptr), shape=shape))
             dc = drop_zeros(sp.csr_matrix((dcv, idx.copy(), indptr.copy()), shape=shape))
             if not (tc.has_canonical_format and dc.has_canonical_format):
@@ -386,6 +383,24 @@ def _check_removable(have: Counts, remove: Counts, classes: np.ndarray, what: st
     if excess.any():
         k = int(np.searchsorted(r.indptr, int(np.flatnonzero(excess)[0]), side="right") - 1)
         check_removable(h[k].toarray(), r[k].toarray(), classes[k : k + 1], what)
+
+
+def _check_pairs_layout(indptr: np.ndarray, idx: np.ndarray, tcv: np.ndarray, dcv: np.ndarray, cc: np.ndarray,
+                        V: int) -> None:
+    """A file's (class, term) pairs fit its classes (``class_count``) and terms."""
+    what = None
+    if indptr.ndim != 1 or len(indptr) != len(cc) + 1:
+        what = (f"'pairs/indptr': expected {len(cc) + 1} offsets (one more than the {len(cc)} classes of "
+                f"'class_count'), got shape {indptr.shape}")
+    elif indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != len(idx):
+        what = f"'pairs/indptr': expected offsets rising from 0 to the {len(idx)} pairs of 'pairs/terms'"
+    elif len(tcv) != len(idx) or len(dcv) != len(idx):
+        what = (f"'pairs/term_count' and 'pairs/doc_count': expected one count per pair ({len(idx)}), got "
+                f"{len(tcv)} and {len(dcv)}")
+    elif len(idx) and (idx.min() < 0 or idx.max() >= V):
+        what = f"'pairs/terms': expected term numbers in [0, {V}) (the vocabulary's), got {int(idx.min())}..{int(idx.max())}"
+    if what is not None:
+        raise StatisticsError(f"statistics {what}: the (class, term) pairs do not fit the classes and terms")
 
 
 def _frozen_pair(
