@@ -126,3 +126,22 @@ def test_a_stream_of_fractional_chunks_is_exact(name, tmp_path):
     for X, y, cw in reversed(chunks):
         model.unlearn(X, y, sample_weight=cw)
     assert _arrays(model) == before
+
+
+def test_frozen_tfidf_sums_are_the_exact_weighted_sums_of_each_documents_vector():
+    """The rule (docs/architecture.md): each document's tf-idf vector is computed from it alone
+    (counts, the frozen idf, unit L2 norm); the per-class sums of weight times vector are exact."""
+    w = np.array([0.1, 1 / 3, 7.0, 1e-20, 0.3, 1e12, 2.5, 1.0])
+    model = nbayes.TextClassifier(tfidf=True, idf=FROZEN).fit(DOCS, Y, sample_weight=w)
+    idf = model._fitted_idf()
+    rows = model.tfidf_rows(model.transform(DOCS).astype(float), idf).toarray()
+    for d in range(len(DOCS)):  # each row: one document's vector, the same alone as in the batch
+        alone = model.tfidf_rows(model.transform([DOCS[d]]).astype(float), idf).toarray()[0]
+        assert alone.tobytes() == rows[d].tobytes()
+    sums = model.stats_.weighted[2]
+    tail = model.stats_.exact.get("tfidf_sums", [])
+    for c in (0, 1):
+        for j in range(sums.shape[1]):
+            want = sum((Fraction(float(w[d])) * Fraction(float(rows[d, j])) for d in range(len(DOCS)) if Y[d] == c),
+                       Fraction(0))
+            assert _exact([sums, *tail], c * sums.shape[1] + j) == want
