@@ -107,8 +107,9 @@ class StreamCounting:
         K = len(self.classes_)
         cc = np.bincount(codes, weights=w, minlength=K).astype(np.float64)
         d = self.__dict__
-        # in place only while every float sum is of whole numbers below 2**53 (exact); else the
-        # general path counts the chunk exactly and adds it exactly (nbayes.stats.text_exact)
+        # in place only while every float sum stays exact (counts on one grid, whole numbers or
+        # halves, below 2**53 of it); else the general path counts the chunk exactly and adds it
+        # exactly (nbayes.stats.text_exact)
         held = d[_OPEN][0].bound if isinstance(d.get(_OPEN), tuple) else whole_bound(self.stats_)
         bound = plain_bound(w, 4 * (len(docs.buf) + n + 1) * (self._how().hi - self._how().lo + 1))
         total = add_bounds(held, bound)
