@@ -29,7 +29,7 @@ from .._scipy import sparse as sp
 from .exact import SCALE, add_exact, from_int, to_int
 from .expansion import two_prod
 
-__all__ = ["Bound", "add_bounds", "plain_bound", "exact_counts", "class_sums", "class_totals", "group_sums",
+__all__ = ["Bound", "add_bounds", "counts_bound", "plain_bound", "exact_counts", "class_sums", "class_totals", "group_sums",
            "whole_bound", "set_whole_bound"]
 
 #: a bound of counts held on a grid: (top, e) when every count is a multiple of 2**-e and at
@@ -86,10 +86,16 @@ def whole_bound(stats: Any) -> Bound | None:
         return out
     bound: Bound | None = None
     if not stats.exact and stats.weighted is None:
-        bound = (0.0, 0)
-        for a in (stats.class_count, stats.term_count, stats.doc_count):
-            bound = add_bounds(bound, _grid(a.data if sp.issparse(a) else a))
+        bound = counts_bound(stats.class_count, stats.term_count, stats.doc_count)
     d[_BOUND] = bound
+    return bound
+
+
+def counts_bound(*arrays: Any) -> Bound | None:
+    """The bound (see :func:`add_bounds`) of the counts in ``arrays`` (dense or CSR)."""
+    bound: Bound | None = (0.0, 0)
+    for a in arrays:
+        bound = add_bounds(bound, _grid(a.data if sp.issparse(a) else a))
     return bound
 
 
