@@ -23,6 +23,7 @@ from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, log_ratio_scores
 from ..stats.checks import check_shapes
 from ..stats.text import TextStats
+from ..stats.text_exact import exact_counts, plain_bound, set_whole_bound
 from ._em import TextEM
 from .settings import TextSettings, Docs
 from ._tfidf import TfidfCounting
@@ -258,6 +259,12 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
                                                         self.n_features, self._how())
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
         stats = TextStats(terms, cc, counts, dcounts, df, tf, float(docs.shape[0]), table)
+        bound = plain_bound(w, max(float(np.sum(tf)), float(docs.shape[0])))
+        if bound is None:  # weights whose float sums may round: the batch summed again exactly
+            exact_counts(stats, self._counts(table if table is not None else self.term_table(None), docs, False),
+                         codes, w)
+        else:
+            set_whole_bound(stats, bound)
         if self.tfidf:
             stats.weighted = self._tfidf_sums(stats, docs, codes, n_classes, w)
         return stats
