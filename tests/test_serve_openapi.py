@@ -225,3 +225,32 @@ def test_answers_of_a_service_that_learns_new_classes_follow_its_schema(model_fi
             jsonschema.validate(answer, {"$ref": f"#/components/schemas/{schema_name}",
                                          "components": spec["components"]})
         assert "" in c.post("/v1/predict", json=item).json()["probabilities"]
+
+
+def test_an_unknown_query_parameter_is_refused_on_every_endpoint(model_files, tmp_path):
+    """A query parameter an endpoint does not take is a 422 naming it and the accepted ones (a
+    misspelt ``?visable=true`` was answered 200 and ignored); the schema lists each operation's
+    query parameters, the same as the service accepts, and says so."""
+    from nbayes.serve._query import QUERY
+
+    path = tmp_path / "text.nbm"
+    path.write_bytes((model_files / "text.nbm").read_bytes())
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with TestClient(create_app(str(path), learn=True, token=TOKEN, track_prior=True, **LIMITS)) as c:
+        spec = c.get("/openapi.json").json()
+        operations = [(p, m, op) for p, ops in spec["paths"].items() for m, op in ops.items()]
+        assert {p for p, _, _ in operations} >= {"/v1/predict", "/v1/explain", "/v1/learn", "/v1/label", "/healthz", "/"}
+        for p, method, op in operations:
+            declared = tuple(q["name"] for q in op.get("parameters", ()) if q["in"] == "query")
+            assert declared == QUERY.get(p, ()), p
+            assert "refused with 422" in op["description"] and "422" in op["responses"], p
+            r = c.request(method.upper(), f"{p}?visable=true&x=1", json={}, headers=auth)
+            assert r.status_code == 422, (p, r.text)
+            message = r.json()["error"]
+            assert "'visable'" in message and "'x'" in message, message
+            assert (f"its query parameters are: {', '.join(declared)}" if declared else "no query parameters") in message
+        assert c.get("/openapi.json?pretty=1").status_code == 422  # (not in its own schema: refused too)
+        # the accepted ones are still accepted, and a request without a query string unchanged
+        assert c.post("/v1/learn?visible=true", json={"texts": ["a b"], "labels": ["spam"]}, headers=auth).status_code == 200
+        assert c.post("/v1/predict", json={"text": "free prize"}).json()["label"] == "spam"
+        assert c.get("/healthz").status_code == 200

@@ -11,14 +11,9 @@ fast.
 
 from __future__ import annotations
 
-from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-try:
-    __version__ = version("nbayes")
-except PackageNotFoundError:  # running from a source tree
-    __version__ = "0.0.0+unknown"
+from ._lazy import exports
 
 _WHERE = {
     "BernoulliNB": "nbayes.naive_bayes",
@@ -37,13 +32,13 @@ _WHERE = {
     "TextClassifier": "nbayes.text",
     "compare": "nbayes.evaluate",
     "load": "nbayes.io.load",
-    "errors": "nbayes.errors",
-    "metrics": "nbayes.metrics",
-    "evaluate": "nbayes.evaluate",
-    "calibration": "nbayes.calibration",
-    "model_selection": "nbayes.model_selection",
-    "shift": "nbayes.shift",
-    "active": "nbayes.active",
+    "errors": "nbayes.errors:",
+    "metrics": "nbayes.metrics:",
+    "evaluate": "nbayes.evaluate:",
+    "calibration": "nbayes.calibration:",
+    "model_selection": "nbayes.model_selection:",
+    "shift": "nbayes.shift:",
+    "active": "nbayes.active:",
 }
 
 __all__ = sorted(_WHERE) + ["__version__"]
@@ -78,16 +73,20 @@ if TYPE_CHECKING:  # pragma: no cover
     from .semi_supervised import EM as EM
     from .text import TextClassifier as TextClassifier
 
-
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'nbayes' has no attribute {name!r}")
-    module = import_module(where)
-    value = module if name in ("errors", "metrics", "calibration", "model_selection", "evaluate", "shift", "active") else getattr(module, name)
-    globals()[name] = value
-    return value
+    __version__: str
 
 
-def __dir__() -> list[str]:
-    return __all__
+
+
+def _version() -> str:
+    """The installed distribution's version (importlib.metadata, read on first use: it costs
+    more than the rest of ``import nbayes``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("nbayes")
+    except PackageNotFoundError:  # running from a source tree
+        return "0.0.0+unknown"
+
+
+__getattr__, __dir__ = exports(__name__, _WHERE, {"__version__": _version})

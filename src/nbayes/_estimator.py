@@ -44,12 +44,25 @@ CAPABILITIES: dict[str, str] = {
     "unlabeled": "fit(X, y, X_unlabeled=...) learns from unlabelled rows by EM (nbayes.EM wraps it with settings)",
     "mixture": "nbayes.EM(model, n_components=...) fits several mixture components per class",
     "save": "model.save(path) and nbayes.load(path)",
+    "calibrated": "predict_proba passes the base model's through a map fitted on out-of-fold scores (method, "
+                  "calibrator_, oof_log_proba_: what nbayes.calibration.describe and nbayes.evaluate's "
+                  "calibration reports read)",
+    "binary": "X holds binary features (0/1; other values thresholded by the model's binarize)",
     "counts": "X holds counts or frequencies: no value is negative, scores are linear in x through feature_log_prob_",
     "logistic": "a logistic regression: decision_function(X) = X @ coef_.T + intercept_ (nbayes.dask.fit_logistic fits it)",
     "nb_logistic": "an NB-weighted logistic regression over term presence (Wang & Manning 2012), settings alpha, C "
                    "and nb_interpolation: nbayes.MultiLabel fits one per label",
     "per_class": "each class's parameters are estimated from that class's statistics alone (a model over more "
                  "classes gives the same parameters per class: nbayes.MultiLabel stacks the labels into one model)",
+    "fold_statistics": "a fold's model is built from statistics, as fit builds it: count_statistics(prepare_input(X)) "
+                       "of some rows are sums (the total minus a fold's is the other rows'), set_statistics estimates "
+                       "the model of them and joint_log_likelihood scores prepared rows (model selection counts each "
+                       "fold once and re-estimates per candidate)",
+    "count_matrix": "text statistics are per-class sums of a document-term matrix: term_table, count_matrix, kept_terms "
+                    "and count_model (with tf-idf: learned_idf, tfidf_rows, tfidf_key) estimate the model from such sums "
+                    "as fit does (model selection tokenises the documents once)",
+    "leave_one_out": "leave_one_out_joint(Xv, codes, w): each training row's joint log-likelihood under the model of "
+                     "the statistics without that row, in closed form (None where the settings or data have none)",
 }
 
 #: What an estimator reads, :attr:`BaseEstimator.input_kind`: decided by its capabilities

@@ -3,7 +3,9 @@ no layer decides what a model is by its class. What a model reads is its ``input
 can do its ``capabilities``; so nowhere in the package is a class's name compared (``type(x).__name__
 == "TextClassifier"``) or a type matched against a list of classes (``type(x) in (A, B)``), and the
 bridges and applications (the service, the CLI, Dask, multi-label, calibration, model selection)
-hold no ``isinstance`` over the models' classes. What is left is listed and may only shrink."""
+hold no ``isinstance`` over the models' classes, nor compare a model's mode setting with a string
+(``est.model == "bernoulli"``, ``params["model"] != "nblr"``): they ask a capability or call a
+protocol method. The allow-lists are empty and stay so."""
 
 from __future__ import annotations
 
@@ -15,19 +17,13 @@ from .imports import SRC, module_name
 
 #: packages above the models: they ask capabilities and protocol methods, never the class
 ABOVE = ("nbayes.serve", "nbayes.cli", "nbayes.dask", "nbayes.multilabel", "nbayes.calibration",
-         "nbayes.model_selection")
+         "nbayes.model_selection", "nbayes.semi_supervised", "nbayes.testing", "nbayes.active", "nbayes.evaluate",
+         "nbayes.shift")
 
-#: (module, what) left: the exact-arithmetic shortcuts that re-derive one model family's
-#: estimation (helper A's fitted-parameter values replace them by the models' own estimate)
-KNOWN_SWITCHES: set[tuple[str, str]] = {
-    ("nbayes.model_selection._loo", "type(model) not in (BernoulliNB, CategoricalNB)"),
-}
-#: the fold engine re-derives TextClassifier's estimation (helper A's part of issue 28): not scanned
-ENGINE = "nbayes.model_selection._folds"
-KNOWN_ISINSTANCE: set[tuple[str, str]] = {
-    ("nbayes.model_selection._loo", "CategoricalNB"),
-    ("nbayes.multilabel._linear", "TextClassifier"),
-}
+#: (module, what) left
+KNOWN_SWITCHES: set[tuple[str, str]] = set()
+KNOWN_ISINSTANCE: set[tuple[str, str]] = set()
+KNOWN_MODE_STRINGS: set[tuple[str, str]] = set()
 
 
 def _trees():
@@ -76,7 +72,7 @@ def model_isinstance() -> set[tuple[str, str]]:
 
     found = set()
     for mod, tree in _trees():
-        if mod.endswith("__main__") or mod == ENGINE or not any(mod == p or mod.startswith(p + ".") for p in ABOVE):
+        if mod.endswith("__main__") or not any(mod == p or mod.startswith(p + ".") for p in ABOVE):
             continue
         module = importlib.import_module(mod)
         own = ".".join(mod.split(".")[:2])
@@ -97,6 +93,84 @@ def model_isinstance() -> set[tuple[str, str]]:
     return found
 
 
+def _above(mod: str) -> bool:
+    return not mod.endswith("__main__") and any(mod == p or mod.startswith(p + ".") for p in ABOVE)
+
+
+def _package(mod: str) -> str:
+    return ".".join(mod.split(".")[:2])
+
+
+def mode_settings() -> dict[str, set[str]]:
+    """For each hyperparameter that is a mode string (its default is a string: ``model``,
+    ``variance``, ``handle_unknown`` ...), the packages whose estimators have it."""
+    import nbayes
+    from nbayes._estimator import BaseEstimator
+
+    for path in sorted(SRC.rglob("*.py")):  # every estimator class defined
+        if not module_name(path).endswith("__main__"):
+            importlib.import_module(module_name(path))
+    out: dict[str, set[str]] = {}
+    todo = [BaseEstimator]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if not cls.__module__.startswith(nbayes.__name__ + "."):
+            continue  # (a test's plug-in model)
+        for p in inspect.signature(cls.__init__).parameters.values():
+            if isinstance(p.default, str):
+                out.setdefault(p.name, set()).add(_package(cls.__module__))
+    return out
+
+
+def _strings(node: ast.AST) -> bool:
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return bool(node.elts) and all(_strings(e) for e in node.elts)
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _setting_read(node: ast.AST) -> str | None:
+    """The setting a node reads: ``x.name``, ``getattr(x, "name", ...)``, ``x["name"]`` or
+    ``x.get("name", ...)``; else None."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return node.slice.value
+    if isinstance(node, ast.Call):
+        f = node.func
+        key = node.args[1] if isinstance(f, ast.Name) and f.id == "getattr" and len(node.args) >= 2 else (
+            node.args[0] if isinstance(f, ast.Attribute) and f.attr == "get" and node.args else None)
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return key.value
+    return None
+
+
+def mode_string_switches(tree_of: dict[str, ast.AST] | None = None,
+                         modes: dict[str, set[str]] | None = None) -> set[tuple[str, str]]:
+    """(module above the models, comparison) for each comparison of a model's mode setting
+    (a hyperparameter with a string default of an estimator of another package, none of the
+    module's own package) with a string: ``est.model == "bernoulli"``, ``merged["model"] !=
+    "nblr"``, ``getattr(m, "model", None) in ("multinomial", "bernoulli")``."""
+    modes = mode_settings() if modes is None else modes
+    trees = dict(_trees()) if tree_of is None else tree_of
+    found = set()
+    for mod, tree in trees.items():
+        if not _above(mod):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            if not any(_strings(x) for x in sides):
+                continue
+            for x in sides:
+                name = _setting_read(x)
+                owners = modes.get(name or "", set())
+                if owners and _package(mod) not in owners:
+                    found.add((mod, ast.unparse(node)))
+    return found
+
+
 def test_no_class_name_switches():
     found = switches()
     new = found - KNOWN_SWITCHES
@@ -113,6 +187,14 @@ def test_no_isinstance_over_the_models_above_them():
     assert not stale, f"remove these fixed entries from KNOWN_ISINSTANCE: {sorted(stale)}"
 
 
+def test_no_mode_string_switches_above_the_models():
+    found = mode_string_switches()
+    new = found - KNOWN_MODE_STRINGS
+    assert not new, "a model's mode setting compared with a string (ask capabilities): " + repr(sorted(new))
+    stale = KNOWN_MODE_STRINGS - found
+    assert not stale, f"remove these fixed entries from KNOWN_MODE_STRINGS: {sorted(stale)}"
+
+
 def test_the_checks_see_a_switch(tmp_path):
     """The scanners find what they are for (each could fail)."""
     tree = ast.parse('if type(m).__name__ == "TextClassifier" or type(m) in (A, B): pass')
@@ -120,3 +202,19 @@ def test_the_checks_see_a_switch(tmp_path):
     assert any(_names_a_class(x) for n in cmp for x in [n.left, *n.comparators])
     assert any(_is_type_call(n.left) and all(_classes(c) for c in n.comparators) for n in cmp)
     assert not _classes(ast.parse("seen", mode="eval").body)  # a variable holding types is not a switch
+
+
+def test_the_mode_string_check_sees_each_spelling():
+    """Each way of reading a setting is caught above the models; a package's own setting and a
+    setting of no model are not (each assertion could fail)."""
+    modes = mode_settings()
+    assert "nbayes.text" in modes["model"]  # TextClassifier(model="multinomial")
+    code = ('a = est.model == "bernoulli"\nb = merged["model"] != "nblr"\n'
+            'c = getattr(est, "model", None) in ("multinomial", "bernoulli")\nd = p.get("model") == "nblr"\n'
+            'e = kind == "text"\nf = model.input_kind == "text"\n')
+    found = mode_string_switches({"nbayes.multilabel._x": ast.parse(code)}, modes)
+    assert {c for _, c in found} == {"est.model == 'bernoulli'", "merged['model'] != 'nblr'",
+                                     "getattr(est, 'model', None) in ('multinomial', 'bernoulli')",
+                                     "p.get('model') == 'nblr'"}
+    assert not mode_string_switches({"nbayes.text._x": ast.parse(code)}, modes)  # the model's own package
+    assert not mode_string_switches({"nbayes.stats._x": ast.parse(code)}, modes)  # below the models

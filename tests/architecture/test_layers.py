@@ -14,7 +14,7 @@ from .imports import SRC, imports, module_name
 #: lowest first; a module belongs to the layer of its longest matching prefix
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("boundary", ("nbayes.errors", "nbayes._validation", "nbayes.validation", "nbayes._tables", "nbayes._kernels", "nbayes._math",
-                  "nbayes._scipy", "nbayes._progress", "nbayes._frames")),
+                  "nbayes._scipy", "nbayes._progress", "nbayes._frames", "nbayes._lazy")),
     ("estimator", ("nbayes._estimator", "nbayes._prior_shift")),
     ("statistics", ("nbayes.stats", "nbayes.io.model_file")),
     ("models", ("nbayes.linear", "nbayes.naive_bayes", "nbayes.gaussian_bayes", "nbayes.text")),

@@ -82,6 +82,8 @@ CALLS: dict[str, Callable[..., Any]] = {
     "label_statistics": lambda m, X, y, one, tmp: m.label_statistics(X, y),
     "add_statistics": lambda m, X, y, one, tmp: m.add_statistics(None, np.array(["spam"])),
     "predict_with_thresholds": lambda m, X, y, one, tmp: m.predict_with_thresholds(X),
+    "leave_one_out_joint": lambda m, X, y, one, tmp: m.leave_one_out_joint(X, np.zeros(len(y), dtype=np.intp),
+                                                                          np.ones(len(y))),
 }
 
 #: methods that fit (or describe settings): they work before fit

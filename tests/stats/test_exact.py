@@ -46,7 +46,6 @@ def test_a_gaussian_outlier_learned_and_unlearned_leaves_the_variance(tmp_path):
     _round_trip(nbayes.GaussianNB(), X, y, None, np.array([[1.7e12, 40.0]]), [0], None, tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="TextClassifier's own update path leaves a class_count tail (issue #27, open)")
 def test_a_fractional_text_weight_learned_and_unlearned(tmp_path):
     docs = ["oil tanker ship", "grain wheat", "oil price", "wheat harvest ship"]
     _round_trip(nbayes.TextClassifier(), docs, [0, 1, 0, 1], [0.1, 0.7, 0.2, 0.3],

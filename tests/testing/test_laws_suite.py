@@ -96,11 +96,6 @@ KNOWN_FAILURES: list[tuple[str, str, str]] = [
      "terms in the vocabulary (|V|, smoothing): "
      "TextClassifier().fit(['a cheap offer', 'cheap pills', 'lunch noon', 'noon meeting'], "
      "['s', 's', 'h', 'h'], sample_weight=[0, 1, 1, 1]) != fit on the last three"),
-    ("unlearn_undoes_learn_under_any_magnitude", "text*",
-     "issue #27, open: TextClassifier counts a batch with plain float sums and its partial_fit adds them "
-     "outside the exact statistics arithmetic, so unlearn leaves tails (and tf-idf sums are not exact): "
-     "TextClassifier().fit(docs, y, sample_weight=w).partial_fit(['oil ship grain'], [1], sample_weight=[0.1])"
-     ".unlearn(['oil ship grain'], [1], sample_weight=[0.1]) has stats/exact/class_count the fit had not"),
 ]
 
 

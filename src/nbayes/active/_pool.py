@@ -67,8 +67,11 @@ class Pool:
         its log prior) for a text model with per-term log-probabilities, else None."""
         m = self.model
         p = m.get_params()
-        if not self.text or p.get("model", "multinomial") != "multinomial" or any(
-                p.get(k) for k in ("tfidf", "binary", "n_features")):
+        # a text multinomial model: estimated from document-term sums class by class by a count
+        # model linear in the counts (not Bernoulli's, not complement's)
+        caps: frozenset[str] = getattr(m, "capabilities", frozenset())
+        if not self.text or not {"count_matrix", "per_class"} <= caps or "counts" not in m.count_model().capabilities \
+                or any(p.get(k) for k in ("tfidf", "binary", "n_features")):
             return None
         try:
             flp = np.asarray(m.feature_log_prob_, dtype=np.float64)

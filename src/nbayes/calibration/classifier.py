@@ -123,9 +123,10 @@ class CalibratedClassifier(Classifier):
 
     @property
     def capabilities(self) -> frozenset[str]:
-        """The base model's capabilities that a calibrated model keeps (:data:`PASSED_ON`)."""
+        """The base model's capabilities that a calibrated model keeps (:data:`PASSED_ON`), and
+        ``calibrated``."""
         base = self.__dict__.get("base_estimator_", self.estimator)
-        return frozenset(getattr(base, "capabilities", frozenset())) & PASSED_ON
+        return (frozenset(getattr(base, "capabilities", frozenset())) & PASSED_ON) | {"calibrated"}
 
     # ------------------------------------------------------------------ training
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "CalibratedClassifier":

@@ -18,8 +18,9 @@ Every log-loss here is one core (:func:`nbayes._math.log_loss_of_true_class`).
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
 
 # ``name as name``: an explicit re-export (mypy's strict mode exports no other import; the
 # computed ``__all__`` below is beyond its reading)
@@ -81,14 +82,4 @@ if TYPE_CHECKING:  # pragma: no cover
     )
 
 
-def __getattr__(name: str) -> Any:
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError(f"module 'nbayes.evaluate' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{where}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = exports(__name__, {name: f".{where}" for name, where in _LAZY.items()}, eager=__all__)

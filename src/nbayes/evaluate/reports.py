@@ -79,10 +79,11 @@ def _known(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
 
 
 def _calibrated(model: Any, what: str) -> CalibratedClassifier:
-    if not isinstance(model, CalibratedClassifier):
+    if "calibrated" not in getattr(model, "capabilities", frozenset()):
         raise InvalidParameterError(f"{what}: expected a fitted CalibratedClassifier, got {type(model).__name__}")
     model.check_fitted()
-    return model
+    calibrated: CalibratedClassifier = model
+    return calibrated
 
 
 def training_calibration(model: Any, y: Any) -> dict[str, Any]:

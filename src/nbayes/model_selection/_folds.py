@@ -3,12 +3,12 @@ fold is counted once, and a fold's training model is the total statistics minus 
 estimated with whatever estimation-time hyperparameters a candidate asks for. Nothing is read
 or counted again per candidate.
 
-Three engines, chosen by :func:`folds_for`:
-- :class:`StatsFolds`, every Naive Bayes model on statistics (``BaseNB``);
-- :class:`TextFolds`, ``TextClassifier``: one document-term count matrix, fold statistics by
-  sparse products, and estimation and scoring without building lookup tables;
+Three engines, chosen by :func:`folds_for` from the model's declared capabilities:
+- :class:`TextFolds`, ``count_matrix`` (``TextClassifier``): one document-term count matrix,
+  fold statistics by sparse products, and estimation and scoring without building lookup tables;
+- :class:`StatsFolds`, ``fold_statistics`` (every Naive Bayes model on statistics);
 - :class:`RefitFolds`, models whose fit is not a sum over rows (logistic regression, NBLR,
-  ``GaussianBayes``, tf-idf with a frozen idf): fit per fold, as scikit-learn does.
+  ``GaussianBayes``, EM, tf-idf with a frozen idf): fit per fold, as scikit-learn does.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from .._tables import Table
 from ..semi_supervised import OFF, is_off, unlabeled_mask
 from ._split import LeaveOneOutSplits, Splits
 from .._kernels.normalize import log_normalize
-from ..naive_bayes import BaseNB
 from ..naive_bayes.params import assign_parameters
 from ..naive_bayes.bernoulli import Binary
 from ..stats.counts import class_indicator, per_class_sum
@@ -35,11 +34,7 @@ from ..naive_bayes.binned import Binned
 from ..naive_bayes.mixed import Parts
 from ..stats import CountStats
 from ..stats.text import TextStats
-from ..text.classifier import TextClassifier
 from ..text.settings import Docs
-
-#: TextClassifier settings that shape the counted terms: a new value is a new count
-TEXT_COUNT_PARAMS = TextClassifier.statistics_params
 
 
 def engine_kind(model: Any, params: dict[str, Any] | None = None) -> type["_Folds"]:
@@ -48,14 +43,10 @@ def engine_kind(model: Any, params: dict[str, Any] | None = None) -> type["_Fold
         raise InvalidParameterError(
             f"model must be an nbayes classifier (with fit and get_params), got {type(model).__name__}"
         )
-    merged = {**model.get_params(), **(params or {})}
-    # EM (nbayes.EM, semi-supervised or mixtures within classes) is no BaseNB: a fit is not a sum
-    # over rows, so it is fitted per fold as scikit-learn does
-    if isinstance(model, TextClassifier):
-        return TextFolds if merged["model"] != "nblr" and merged.get("idf") is None else RefitFolds
-    if isinstance(model, BaseNB):
-        return StatsFolds
-    return RefitFolds
+    # the capabilities of the model with these settings (EM, nbayes.EM, declares neither: its
+    # fit is not a sum over rows, so it is fitted per fold as scikit-learn does)
+    caps: frozenset[str] = getattr(type(model)(**{**model.get_params(), **(params or {})}), "capabilities", frozenset())
+    return TextFolds if "count_matrix" in caps else StatsFolds if "fold_statistics" in caps else RefitFolds
 
 
 def folds_for(model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any = None, params: dict[str, Any] | None = None) -> "_Folds":
@@ -66,13 +57,13 @@ def folds_for(model: Any, X: Any, y: Any, splits: Splits, sample_weight: Any = N
 
 def shaping_params(model: Any) -> tuple[str, ...]:
     """The hyperparameters whose values change the counted statistics (a search counts once per
-    distinct value of these, and re-estimates for everything else)."""
-
-    if isinstance(model, TextClassifier):
-        return TEXT_COUNT_PARAMS + ("idf",)
-    if isinstance(model, BaseNB):
-        return tuple(model.statistics_params) + tuple(p for p in ("column_types",) if p in model.get_params())
-    return tuple(model.get_params())  # refitted per fold anyway
+    distinct value of these, and re-estimates for everything else): the model's
+    ``statistics_params``, a mixed model's ``column_types`` and a given ``idf`` (a text model
+    with one is fitted per fold)."""
+    shaping = getattr(model, "statistics_params", None)
+    if shaping is None:
+        return tuple(model.get_params())  # refitted per fold anyway
+    return tuple(shaping) + tuple(p for p in ("column_types", "idf") if p in model.get_params())
 
 
 class _Folds:
@@ -403,7 +394,7 @@ class TextFolds(_CountedFolds):
         X = (self.ones if binary else self.counts)[test][:, keep]
         if idf is not None:
             X = m.tfidf_rows(X, idf)
-        jll = inner.joint_log_likelihood(Binary(X, None) if m.model == "bernoulli" else X)
+        jll = inner.joint_log_likelihood(inner.prepare_input(X, fitting=False)[0])
         lp = normalize(jll, inner.prior_fallback)
         return _spread(lp, present), t1 - t0, time.perf_counter() - t1
 

@@ -8,8 +8,9 @@ See :class:`MultiLabel` and docs/multilabel.md.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
 
 #: public name -> the module that defines it, imported on first use: reading label sets (the
 #: command line's predict and evaluate) does not load the models and model selection
@@ -29,14 +30,4 @@ if TYPE_CHECKING:  # pragma: no cover - explicit re-exports (mypy reads no compu
     from ._model import MultiLabel as MultiLabel
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(where, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = exports(__name__, _WHERE)

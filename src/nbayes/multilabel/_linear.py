@@ -9,9 +9,9 @@ all labels are scored at once by one sparse product ``X @ W`` with W of shape (t
 - the per-label sums are one sparse product ``Y.T @ X`` (all rows: the column sums);
 - a cross-validation fold's model is the total minus the fold's sums (no recount, no model
   built per fold), and its held-out rows are scored by one product for all labels;
-- W is computed from the sparse per-label sums: where label l's documents never hold term t,
-  ``log(alpha) - log(total_t + alpha)`` is the same for every label, so logarithms are taken
-  only on the nonzero entries.
+- W is the multinomial family's own estimate of the sparse per-label sums
+  (:func:`nbayes.naive_bayes.one_vs_rest.log_odds_table`: logarithms only on their nonzero
+  entries).
 
 This is what ``TextClassifier(model="multinomial")`` estimates with its default vocabulary
 settings (every term some training document holds, no tf-idf, no fixed class prior, alpha > 0);
@@ -27,15 +27,19 @@ from typing import Any
 import numpy as np
 from .._scipy import sparse as sp
 
+from ..naive_bayes.one_vs_rest import log_odds_table
 from ..stats import TextStats
-from ..text import TextClassifier
 from ._stats import rows
 
 
 def applies(est: Any) -> bool:
-    """Whether ``est`` is a text model whose per-label log-odds this module computes exactly."""
+    """Whether ``est`` is a text model whose per-label log-odds this module computes exactly: one
+    estimated from document-term sums (capability ``count_matrix``) class by class
+    (``per_class``) by a count model linear in the counts (``counts``: multinomial, not
+    Bernoulli's presence and absence), with the default vocabulary and no tf-idf."""
+    caps: frozenset[str] = getattr(est, "capabilities", frozenset())
     return (
-        isinstance(est, TextClassifier) and est.model == "multinomial" and not est.tfidf
+        {"count_matrix", "per_class"} <= caps and "counts" in est.count_model().capabilities and not est.tfidf
         and est.min_df == 1 and est.max_df == 1.0 and est.max_features is None and est.n_features is None
         and est.class_prior is None and isinstance(est.alpha, numbers.Real) and not isinstance(est.alpha, bool)
         and float(est.alpha) > 0
@@ -55,7 +59,7 @@ class Corpus:
         return self.presence if binary else self.counts
 
 
-def corpus(est: TextClassifier, docs: Any) -> Corpus:
+def corpus(est: Any, docs: Any) -> Corpus:
     """Tokenise the prepared documents ``docs`` (``est.prepare_input``) once for the vocabulary
     and once for the document-term matrix."""
     n = int(docs.shape[0])
@@ -90,75 +94,13 @@ def label_stats(c: Corpus, Y: sp.csr_matrix, w: np.ndarray | None) -> TextStats:
     return TextStats(s.terms, cc, tc, dc, s.df, s.tf, s.n_docs, s.table)
 
 
-@dataclass
-class Table:
-    """Every label's log-odds as a linear function of a document's features x (V,):
-    ``x @ (base - alive * c[l] + D[:, l]) + b[l]``, D sparse (nonzero where label l's documents
-    hold the term)."""
-
-    base: np.ndarray
-    D: sp.csr_matrix
-    c: np.ndarray
-    b: np.ndarray
-    alive: np.ndarray
-
-    def scores(self, F: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
-        """(log-odds (n, L), each row's number of known terms (n, 1)) of the rows of ``F``."""
-        known = np.asarray(F @ self.alive.astype(np.float64)).reshape(-1, 1)
-        s = (F @ self.D).toarray()
-        s += np.asarray(F @ self.base).reshape(-1, 1) - known * self.c + self.b
-        return s, known
-
-    def dense(self) -> np.ndarray:
-        """The weights W (V, L) (zero rows for terms outside the vocabulary)."""
-        W = self.base[:, None] - self.alive[:, None] * self.c[None, :]
-        W += self.D.toarray()
-        result: np.ndarray = W
-        return result
-
-
-def log_odds_table(pos: sp.spmatrix, total: np.ndarray, cc_pos: np.ndarray, cc_all: float, alive: np.ndarray,
-                   alpha: float, fit_prior: bool) -> Table:
-    """Label l's log-odds of a document, as a :class:`Table`.
-
-    ``pos`` (L, V): each label's summed features (term or document counts), ``total`` (V,): all
-    documents', ``cc_pos`` / ``cc_all``: the labels' / all documents' weights, ``alive``: the
-    terms of the vocabulary (a document frequency > 0); other terms weigh 0. As the text model
-    estimates: theta = (count + alpha) / (sum of counts + alpha V), a class without weight is
-    gone (log prior -inf), the negative class is all documents minus the label's. Where label
-    l's documents never hold term t, its weight ``log(alpha) - log(total_t + alpha)`` is the same
-    for every label (``base``): logarithms only on the nonzero entries of ``pos``."""
-    L, V = pos.shape
-    Va = int(alive.sum())
-    tot = np.where(alive, total, 0.0)
-    base = np.zeros(V)
-    base[alive] = np.log(alpha) - np.log(tot[alive] + alpha)
-    P = sp.coo_matrix(pos)
-    keep = (P.data != 0) & alive[P.col]
-    r, t, p = P.row[keep], P.col[keep], P.data[keep]
-    pos_sum = np.bincount(r, weights=p, minlength=L)
-    c = np.zeros(L)
-    if Va:
-        c = np.log(pos_sum + alpha * Va) - np.log(np.maximum(tot.sum() - pos_sum, 0.0) + alpha * Va)
-    d = np.log(p + alpha) - np.log(np.maximum(tot[t] - p, 0.0) + alpha) - base[t]
-    D = sp.csr_matrix((d, (t, r)), shape=(V, L))
-    cc_neg = np.maximum(cc_all - cc_pos, 0.0)
-    with np.errstate(divide="ignore"):
-        lp = np.log(cc_pos) if fit_prior else np.zeros(L)
-        ln = np.log(cc_neg) if fit_prior else np.zeros(L)
-    lp = np.where(cc_pos > 0, lp, -np.inf)
-    ln = np.where(cc_neg > 0, ln, -np.inf)
-    b = np.where(np.isneginf(lp) & np.isneginf(ln), 0.0, lp - np.where(np.isneginf(lp), 0.0, ln))
-    return Table(base, D, c, b, alive)
-
-
-def fold_scores(est: TextClassifier, c: Corpus, Y: sp.csr_matrix, w: np.ndarray | None,
+def fold_scores(est: Any, c: Corpus, Y: sp.csr_matrix, w: np.ndarray | None,
                 splits: list[tuple[np.ndarray, np.ndarray]], tiled: bool, per_term: bool) -> np.ndarray:
     """Each row's per-label log-odds (per known term with ``per_term``) under the model of its
     fold's training rows: that fold's sums are the total minus the held-out fold's (or, for
     splits that do not tile the rows, the training rows' own)."""
     n, L = Y.shape
-    F = c.features(bool(est.binary))
+    F = c.features(est.counts_presence)
     Yw = weighted_labels(Y, w)
     wv = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
     V = F.shape[1]
@@ -186,7 +128,7 @@ def fold_scores(est: TextClassifier, c: Corpus, Y: sp.csr_matrix, w: np.ndarray 
     return scores
 
 
-def predictor(est: Any, vocab: TextClassifier, S: Any, d: int, names: list[str] | None) -> "LinearText | None":
+def predictor(est: Any, vocab: Any, S: Any, d: int, names: list[str] | None) -> "LinearText | None":
     """The linear predictor of ``est`` over the L + 1 statistics rows ``S`` when it applies
     (``vocab``: a fresh clone of ``est``, made the vocabulary of all documents)."""
     if not (applies(est) and isinstance(S, TextStats)):
@@ -201,11 +143,11 @@ class LinearText:
     model of all documents, whose ``transform`` gives the document-term matrix) and every
     label's log-odds as one table: new documents are tokenised once and scored by one product."""
 
-    def __init__(self, vocab: TextClassifier, W: np.ndarray, b: np.ndarray) -> None:
+    def __init__(self, vocab: Any, W: np.ndarray, b: np.ndarray) -> None:
         self.vocab, self.W, self.b = vocab, W, b
 
     @classmethod
-    def of(cls, est: TextClassifier, S: TextStats, vocab: TextClassifier) -> "LinearText | None":
+    def of(cls, est: Any, S: TextStats, vocab: Any) -> "LinearText | None":
         """From the L + 1 statistics rows; None when no term or no document is left (the
         general path then answers by the prior)."""
         L = len(S.class_count) - 1
@@ -213,14 +155,15 @@ class LinearText:
         cc = np.asarray(S.class_count, dtype=np.float64)
         if not alive.any() or cc[L] <= 0:
             return None
-        fc = S.doc_count if est.binary else S.term_count
+        fc = S.doc_count if est.counts_presence else S.term_count
         last = fc[L].toarray().ravel() if sp.issparse(fc) else fc[L]  # the all-documents row
         table = log_odds_table(sp.csr_matrix(fc[:L]), np.asarray(last, dtype=np.float64), cc[:L], float(cc[L]),
                                alive, float(est.alpha), bool(est.fit_prior))
         return cls(vocab, np.ascontiguousarray(table.dense()[alive]), table.b)
 
     def prepare_input(self, X: Any, fitting: bool) -> tuple[Any, list[str] | None]:
-        return self.vocab.prepare_input(X, fitting)
+        prepared: tuple[Any, list[str] | None] = self.vocab.prepare_input(X, fitting)
+        return prepared
 
     def scores(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """(log-odds (n, L), 1 + each document's number of known terms (n, 1))."""

@@ -16,17 +16,18 @@ from typing import Any
 import numpy as np
 from .._scipy import sparse as sp
 
-from ..naive_bayes import BernoulliNB, MultinomialNB
 from ..stats import CountStats
 from ._scores import difference
 from ._stats import stacked
 
 
 def applies(est: Any, engine: Any) -> bool:
-    """Whether the shortcut gives the text model's own scores for this model and engine."""
+    """Whether the shortcut gives the text model's own scores for this model and engine: a text
+    model estimated from document-term sums (capability ``count_matrix``) whose count model
+    estimates each class alone (``per_class``: multinomial or Bernoulli, so the labels stack)."""
     return (
         all(hasattr(engine, a) for a in ("counts", "ones", "terms"))
-        and getattr(est, "model", None) in ("multinomial", "bernoulli")
+        and {"count_matrix", "per_class"} <= getattr(est, "capabilities", frozenset())
         and est.min_df == 1 and est.max_df == 1.0 and est.max_features is None
         and not est.tfidf and est.class_prior is None and est.n_features is None
     )
@@ -38,7 +39,7 @@ def fold_scores(est: Any, engine: Any, trained: Any, test: np.ndarray, names: np
     stacked count model of the fold statistics ``trained`` (text statistics over the engine's
     vocabulary)."""
     alive = np.asarray(trained.df) > 0  # the terms the fold's training documents hold
-    presence = bool(est.binary) or est.model == "bernoulli"
+    presence = est.counts_presence
     fc = trained.doc_count if presence else trained.term_count
     fc = fc[:, alive]
     # the fold engine keeps a fold's (class, term) counts as CSR pairs (issue #29); the count
@@ -46,8 +47,7 @@ def fold_scores(est: Any, engine: Any, trained: Any, test: np.ndarray, names: np
     fc = fc.toarray() if sp.issparse(fc) else fc
     counts = CountStats(np.asarray(trained.class_count, dtype=np.float64), np.ascontiguousarray(fc, dtype=np.float64))
     T = stacked(counts, names)
-    cls = BernoulliNB if est.model == "bernoulli" else MultinomialNB
-    inner = cls(alpha=est.alpha, fit_prior=est.fit_prior)
+    inner = est.count_model()  # (class_prior is None: the stacked labels' priors are their own)
     L = len(names)
     V = int(alive.sum())
     if V == 0:  # no term: every document is scored by the prior alone

@@ -58,7 +58,7 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
     statistics_params: ClassVar[tuple[str, ...]] = ()
     _capabilities: ClassVar[frozenset[str]] = frozenset({
         "partial_fit", "unlearn", "merge", "statistics", "joint_log_proba", "explain", "with_prior",
-        "to_logistic", "sample_weight", "save",
+        "to_logistic", "sample_weight", "save", "fold_statistics",
     })
 
     # set by estimation (``estimate_parameters``, ``prior_parameters``): declared for the type checker

@@ -3,12 +3,15 @@ of chapter 002 section 3.1), mixed into :class:`~nbayes.naive_bayes.BaseNB`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..linear import LogisticRegression
+from .. import linear  # its model loads on the first to_logistic (nbayes._lazy), not with every Naive Bayes model
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..linear import LogisticRegression
 
 __all__ = ["LogisticTwin"]
 
@@ -40,7 +43,7 @@ class LogisticTwin:
             coef, intercept = (W[1] - W[0])[None, :], np.array([b[1] - b[0]])
         else:  # the symmetric form's gauge: weights and intercepts sum to zero over classes
             coef, intercept = W - W.mean(axis=0), b - b.mean()
-        lr = LogisticRegression()
+        lr = linear.LogisticRegression()
         lr.coef_ = np.ascontiguousarray(coef, dtype=np.float64)
         lr.intercept_ = np.asarray(intercept, dtype=np.float64)
         lr.classes_ = self.classes_.copy()

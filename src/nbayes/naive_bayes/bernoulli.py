@@ -15,6 +15,7 @@ from ._base import BaseNB
 from ..stats.counts import class_indicator, class_totals, per_class_sum
 from .discrete import check_alpha, dense_rows, dirichlet_log_density, soft_class_sum, times
 from .multinomial import CountSettings, log_ratio_scores
+from . import _leave_one_out as leave_one_out
 from .params import Params, PriorAttributes, estimate_prior, fitted
 
 
@@ -110,7 +111,8 @@ class BernoulliNB(PriorAttributes, BaseNB):
     _allows_nan = True
     statistics_params = ("binarize",)
 
-    _capabilities = BaseNB._capabilities | {"missing_values", "sparse", "unlabeled", "mixture", "per_class"}
+    _capabilities = BaseNB._capabilities | {"missing_values", "sparse", "unlabeled", "mixture", "per_class",
+                                             "leave_one_out", "binary"}
 
     feature_log_prob_ = fitted("feature_log_prob", "ndarray of shape (n_classes, n_features): log p_cj.")
     _log_absent = fitted("log_absent", "ndarray of shape (n_classes, n_features): log(1 - p_cj).")
@@ -199,6 +201,16 @@ class BernoulliNB(PriorAttributes, BaseNB):
 
     def estimate_parameters(self, stats: CountStats, n_features: int) -> BernoulliParams:
         return estimate(stats, self.estimation_settings(n_features))
+
+    def leave_one_out_joint(self, Xv: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+        """Capability ``leave_one_out``: for this model fitted on the rows ``Xv``
+        (``prepare_input``) of classes ``codes`` (indices into ``classes_``) and weights ``w``,
+        each row's joint log-likelihood log P(x_i, y = k) (n_rows, n_classes) under the model
+        of the statistics without row i, in closed form; None where these settings or rows have
+        none (refit instead). A row that is the last of its class is not answered exactly."""
+        self.check_fitted()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return leave_one_out.joint(self, leave_one_out.bernoulli(self, Xv, codes, w), codes, w)
 
     def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
         # eq. 19 with Bernoulli features: sum_j x_j log(p/q) + sum_j log q

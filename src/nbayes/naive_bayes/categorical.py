@@ -14,6 +14,7 @@ from ..errors import DataError, InvalidParameterError
 from ..stats import CategoricalStats
 from ._base import BaseNB
 from ._categorical_params import CategoricalParams, CategoricalSettings, estimate, m_prior
+from . import _leave_one_out as leave_one_out
 from .params import PriorAttributes, fitted
 from .discrete import dirichlet_log_density
 from .._tables import Table, distinct, read_table
@@ -94,7 +95,8 @@ class CategoricalNB(PriorAttributes, BaseNB):
     _allows_nan = True
     _string_input = True
 
-    _capabilities = BaseNB._capabilities | {"missing_values", "unlabeled", "categories", "per_class"}
+    _capabilities = BaseNB._capabilities | {"missing_values", "unlabeled", "categories", "per_class",
+                                             "leave_one_out"}
 
     categories_ = fitted("categories", "list of n_features ndarrays of shape (n_categories_j,): the values of each feature.")
     category_count_ = fitted(
@@ -284,6 +286,16 @@ class CategoricalNB(PriorAttributes, BaseNB):
 
     def estimate_parameters(self, stats: CategoricalStats, n_features: int) -> CategoricalParams:
         return estimate(stats, self.estimation_settings(n_features))
+
+    def leave_one_out_joint(self, Xv: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+        """Capability ``leave_one_out``: for this model fitted on the rows ``Xv``
+        (``prepare_input``) of classes ``codes`` (indices into ``classes_``) and weights ``w``,
+        each row's joint log-likelihood log P(x_i, y = k) (n_rows, n_classes) under the model
+        of the statistics without row i, in closed form; None where these settings or rows have
+        none (refit instead). A row that is the last of its class is not answered exactly."""
+        self.check_fitted()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return leave_one_out.joint(self, leave_one_out.categorical(self, Xv, codes, w), codes, w)
 
     def _min_categories(self, d: int) -> np.ndarray:
         if self.min_categories is None:

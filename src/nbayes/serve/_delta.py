@@ -28,6 +28,7 @@ from .._scipy import sparse as sp
 
 from .._validation import check_sample_weight, check_y, encode_labels, sorted_unique, union_labels
 from ..stats.text import TextStats
+from ..stats.text_exact import whole_bound
 from ..stats.text_sums import TextReplay as TextReplay, add_at as add_at, dense as dense  # (the sums: stats)
 from ..text.online import add_counts, built
 
@@ -91,7 +92,8 @@ def total(deltas: list[Delta], words: Any = None) -> Delta:
             acc = TextReplay(classes, min(sum(len(d.stats.terms) for d in deltas), 1 << 17))
             for d in deltas:
                 acc.add(d.classes, d.stats)
-        return Delta(acc.result(), acc.classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
+        if acc.bound is not None:  # (else a float sum could have rounded: the exact sums below)
+            return Delta(acc.result(), acc.classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
     classes, stats = summed(deltas)
     return Delta(stats, classes, sum(d.rows for d in deltas), sum(d.weight for d in deltas))
 
@@ -128,8 +130,11 @@ def summed(deltas: list[Any], extra: int = 0) -> tuple[np.ndarray, Any]:
 
 
 def plain_text(s: Any) -> bool:
-    """Text statistics over a vocabulary of words (not hashing buckets), without tf-idf sums."""
-    return isinstance(s, TextStats) and s.weighted is None and s.terms.dtype == object
+    """Text statistics over a vocabulary of words (not hashing buckets), without tf-idf sums,
+    whose counts add exactly in float64 (whole numbers, or on one grid: ``whole_bound``); others
+    (fractional weights) keep their own arrays with their tails and add exactly (issue #27)."""
+    return (isinstance(s, TextStats) and s.weighted is None and s.terms.dtype == object
+            and whole_bound(s) is not None)
 
 
 def added(model: Any, d: Delta) -> tuple[Any, np.ndarray]:

@@ -144,7 +144,11 @@ def replay(model: Any, bodies: list[Any], skip: int, where: str) -> tuple[Any, l
             tree.add(Delta(_stats(model, arrays, where), labels, 0, 0.0))
     if text is not None:
         words = text.words
-        if counted:
+        if counted and text.bound is None:  # a float sum could have rounded: every update summed exactly
+            tree = _Sum()
+            for d in read_deltas(model, bodies, where)[skip:]:
+                tree.add(d)
+        elif counted:
             tree.add(Delta(text.result(), text.classes, 0, 0.0))
     if not tree.stack:
         return model, words

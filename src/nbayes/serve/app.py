@@ -60,6 +60,7 @@ from ._json import dumps, loads
 from ._openapi_learn import add_learning
 from ._openapi_shift import add_pool, add_prior
 from ._pool import LEASE_SECONDS, MAX_POOL
+from ._query import document as document_query, strict
 from ._prior import PriorTracker, refusal as prior_refusal
 from ._requests import LEARN, SNAPSHOT, UNLEARN, cannot, labels_of
 from ._shift_routes import Context, routes as shift_routes
@@ -348,7 +349,7 @@ def create_app(
             doc = add_learning(doc, cur.classes, learner.allow_new_classes, sets=cur.multilabel,
                                allow_empty=cur.multilabel and bool(cur.model.allow_empty))
             doc = add_pool(doc, cur, limits, max_pool)
-        return JSONResponse(add_prior(doc, cur, tracker is not None))
+        return JSONResponse(document_query(add_prior(doc, cur, tracker is not None)))
 
     async def index(request: Request) -> Response:
         return Response(
@@ -392,7 +393,7 @@ def create_app(
                     tracker, float(lease_seconds), max_pool)
 
     app = Starlette(
-        routes=[
+        routes=[strict(r) for r in [
             Route("/v1/predict", predict, methods=["POST"]),  # the busiest first: routes match in order
             Route("/v1/explain", explain, methods=["POST"]),
             Route("/v1/learn", learn_endpoint, methods=["POST"]),
@@ -403,7 +404,7 @@ def create_app(
             Route("/healthz", healthz, methods=["GET"]),
             Route("/openapi.json", openapi, methods=["GET"]),
             Route("/", index, methods=["GET"]),
-        ],
+        ]],  # each refuses a query parameter it does not take (._query)
         exception_handlers={Problem: on_problem, HTTPException: on_http, Exception: on_crash},
         lifespan=lifespan,
     )

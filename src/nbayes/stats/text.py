@@ -15,9 +15,10 @@ import numpy as np
 from .._scipy import sparse as sp
 
 from ..errors import StatisticsError, UnlearnError
-from .checks import REL_TOL, check_array, check_at_most, check_class_count, check_removable, check_removed
+from .checks import REL_TOL, check_removable, check_removed
 from .counts import forget_empty_classes
-from .exact import combine, read_tail, tail_arrays, tail_embed
+from .text_checks import check_text
+from .exact import add_exact, combine, read_tail, tail_arrays, tail_embed
 from .terms import CodeTerms, _positions, as_strings
 from .text_arrays import compact, csr, csr_from, decode_terms, drop_zeros, encode_terms, union_pattern, values_at
 from .terms import union_terms as union_terms  # (re-exported: imported from here)
@@ -134,8 +135,7 @@ class TextStats:
     def __add__(self, other: "TextStats") -> "TextStats":
         terms = union_terms(self.terms, other.terms)
         a, b = self.on(terms), other.on(terms)
-        frozen = _frozen_pair(self, other, terms)
-        weighted = None if frozen is None else (frozen[0], frozen[1], frozen[2] + frozen[3])
+        weighted, sums_tail = _weighted(self, other, terms, +1, None)
         if not (a.exact or b.exact) and _whole(a) and _whole(b):  # whole counts add exactly in float64
             values: dict[str, Any] = {"class_count": a.class_count + b.class_count,
                                       "term_count": _plus(a.term_count, b.term_count),
@@ -148,7 +148,8 @@ class TextStats:
                      for k, v in tails.items()}
         return TextStats(
             terms, values["class_count"], values["term_count"], values["doc_count"],
-            a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs, _table_of(terms, self, other), weighted, tails,
+            a.df + b.df, a.tf + b.tf, a.n_docs + b.n_docs, _table_of(terms, self, other), weighted,
+            tails | sums_tail,
         )
 
     def subtract(self, other: "TextStats", classes: np.ndarray) -> "TextStats":
@@ -161,8 +162,7 @@ class TextStats:
             where = f" (column {int(over[0])})" if len(over) else ""  # the service names the term
             raise UnlearnError(f"unlearn would remove documents this model never learned{where}; "
                                "the model is unchanged")
-        frozen = _frozen_pair(self, other, terms)
-        weighted = None if frozen is None else (frozen[0], frozen[1], _minus(frozen[2], frozen[3]))
+        weighted, sums_tail = _weighted(self, other, terms, -1, classes)
         values, tails = combine(a, b, self.FIELDS, -1)  # exact differences (stats.exact)
         check_removed(values["class_count"], a.class_count, b.class_count, classes, "documents", tails.get("class_count"))
         check_removed(values["term_count"], a.term_count, b.term_count, classes, "term counts", tails.get("term_count"))
@@ -174,7 +174,7 @@ class TextStats:
         # folds subtract over one shared vocabulary; a model drops them (without_absent_terms)
         out = TextStats(
             terms, values["class_count"], values["term_count"], values["doc_count"], a.df - b.df, a.tf - b.tf,
-            a.n_docs - b.n_docs, _table_of(terms, self, other), weighted, tails,
+            a.n_docs - b.n_docs, _table_of(terms, self, other), weighted, tails | sums_tail,
         )
         forget_empty_classes(out, self.FIELDS)
         return out
@@ -184,46 +184,10 @@ class TextStats:
         return self + other
 
     def check(self, n_classes: int | None = None, n_features: int | None = None) -> None:
-        """Raise StatisticsError unless a corpus could have produced these statistics: counts
-        finite and non-negative, one row per class and one column per term, a class's documents
-        containing a term within its documents, corpus document frequencies within the number
-        of documents and within the occurrences."""
-        cc = check_class_count(self.class_count, n_classes)
-        V = self.n_terms
-        for name in ("term_count", "doc_count"):
-            m = getattr(self, name)
-            if m.ndim != 2 or m.shape != (len(cc), V):
-                raise StatisticsError(f"statistics {name!r}: expected shape {(len(cc), V)}, got {m.shape}")
-        if self.sparse or sp.issparse(self.doc_count):
-            dc = csr(self.doc_count)
-            for name in ("term_count", "doc_count"):
-                m = csr(getattr(self, name))
-                _check_pairs(name, m)
-            rows = np.repeat(np.arange(len(cc)), np.diff(dc.indptr))
-            excess = dc.data > cc[rows] * (1 + REL_TOL) + REL_TOL
-            if excess.any():
-                i = int(np.flatnonzero(excess)[0])
-                at = (int(rows[i]), int(dc.indices[i]))
-                check_at_most("doc_count", np.array([[dc.data[i]]]), "its class's weight", np.array([[cc[at[0]]]]))
-        else:
-            tc = check_array("term_count", self.term_count)
-            dc_dense = check_array("doc_count", self.doc_count, tc.shape)
-            check_at_most("doc_count", dc_dense, "its class's weight", cc[:, None])
-        df = check_array("df", self.df, (V,))
-        tf = check_array("tf", self.tf, (V,))
-        n_docs = float(check_array("n_docs", np.asarray(self.n_docs, dtype=float)))
-        check_at_most("df", df, "n_docs", np.asarray(n_docs))
-        check_at_most("df", df, "tf", tf)
-        if isinstance(self.vocab, CodeTerms) and self.vocab._strings is None:  # checked on the code points
-            i, same = self.vocab.first_unsorted()
-            if i >= 0:
-                raise StatisticsError(f"statistics 'terms': the vocabulary {'repeats a term' if same else 'is not sorted'}")
-        elif self.terms.dtype.kind == "O" and len(set(self.terms.tolist())) != V:
-            raise StatisticsError("statistics 'terms': the vocabulary repeats a term")
-        elif self.terms.dtype.kind == "O" and V > 1:
-            listed = self.terms.tolist()
-            if any(x >= y for x, y in zip(listed[:-1], listed[1:])):
-                raise StatisticsError("statistics 'terms': the vocabulary is not sorted")
+        """Raise StatisticsError unless a corpus could have produced these statistics: every
+        array's shape against the classes and terms, counts finite and non-negative, and the
+        invariants between them (:func:`nbayes.stats.text_checks.check_text`)."""
+        check_text(self, n_classes)
 
     def without_absent_terms(self) -> "TextStats":
         """These statistics without the vocabulary terms no document holds (df = 0, so no count
@@ -266,8 +230,7 @@ class TextStats:
         for name in ("term_count", "doc_count"):  # tails on the pairs, as the counts
             if self.exact.get(name):
                 out[f"stats/exact/pairs/{name}"] = np.stack([values_at(csr(t), pattern) for t in self.exact[name]])
-        if self.exact.get("class_count"):
-            out.update(tail_arrays({"class_count": self.exact["class_count"]}))
+        out.update(tail_arrays({k: v for k, v in self.exact.items() if k in ("class_count", "tfidf_sums")}))
         return extra | out | {
             "stats/class_count": self.class_count,
             "stats/pairs/indptr": pattern.indptr.astype(np.int64),
@@ -320,15 +283,12 @@ class TextStats:
             tcv = np.asarray(arrays["stats/pairs/term_count"], dtype=float)
             dcv = np.asarray(arrays["stats/pairs/doc_count"], dtype=float)
             shape = (len(cc), len(terms))
-            if (indptr.ndim != 1 or len(indptr) != len(cc) + 1 or indptr[0] != 0 or np.any(np.diff(indptr) < 0)
-                    or indptr[-1] != len(idx) or len(tcv) != len(idx) or len(dcv) != len(idx)
-                    or (len(idx) and (idx.min() < 0 or idx.max() >= len(terms)))):
-                raise StatisticsError("statistics 'pairs': the (class, term) pairs do not fit the classes and terms")
+            _check_pairs_layout(indptr, idx, tcv, dcv, cc, len(terms))
             tc = drop_zeros(sp.csr_matrix((tcv, idx, indptr), shape=shape))
             dc = drop_zeros(sp.csr_matrix((dcv, idx.copy(), indptr.copy()), shape=shape))
             if not (tc.has_canonical_format and dc.has_canonical_format):
-                tc.sum_duplicates()
-                dc.sum_duplicates()
+                raise StatisticsError("statistics 'pairs/terms': a class's terms repeat or are not increasing; "
+                                      "expected each (class, term) pair once, in term order")
             if hashing:
                 tc, dc = tc.toarray(), dc.toarray()
         stats = cls(
@@ -350,6 +310,9 @@ class TextStats:
             stats.exact[name] = [x.toarray() for x in mats] if hashing else mats
         if "stats/tfidf_keep" in arrays:
             stats.weighted = (arrays["stats/tfidf_keep"], arrays["stats/idf"], arrays["stats/tfidf_sums"])
+            tail = read_tail(arrays, "tfidf_sums", np.shape(arrays["stats/tfidf_sums"]))
+            if tail:
+                stats.exact["tfidf_sums"] = tail
         return stats
 
 
@@ -396,17 +359,17 @@ def _form(m: Counts, a: Counts, b: Counts) -> Counts:
     return m.toarray() if sp.issparse(m) else m
 
 
-def _minus(x: Counts, y: Counts) -> Counts:
-    """x - y, what cancels to rounding noise snapped to 0, never below 0 (no pair kept at 0)."""
-    if not sp.issparse(x) and not sp.issparse(y):
-        d = x - y
-        out: np.ndarray = np.maximum(np.where(np.abs(d) <= REL_TOL * np.abs(x), 0.0, d), 0.0)
-        return out
-    xs = csr(x)
-    d = csr(xs - csr(y))
-    before = values_at(xs, d)
-    d.data = np.maximum(np.where(np.abs(d.data) <= REL_TOL * np.abs(before), 0.0, d.data), 0.0)
-    return drop_zeros(d)
+def _weighted(a: "TextStats", b: "TextStats", terms: np.ndarray, sign: int,
+              classes: np.ndarray | None) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray] | None, dict[str, Any]]:
+    """The tf-idf sums of ``a + sign * b`` (one frozen idf), exactly: ((keep, idf, sums), their
+    tail as an ``exact`` entry); an UnlearnError (``classes``) when a difference goes below 0."""
+    frozen = _frozen_pair(a, b, terms)
+    if frozen is None:
+        return None, {}
+    sums, tail = add_exact(frozen[2], a.exact.get("tfidf_sums"), frozen[3], b.exact.get("tfidf_sums"), sign)
+    if classes is not None:
+        check_removed(sums, frozen[2], frozen[3], classes, "tf-idf weight", tail)
+    return (frozen[0], frozen[1], sums), ({"tfidf_sums": tail} if tail else {})
 
 
 def _check_removable(have: Counts, remove: Counts, classes: np.ndarray, what: str) -> None:
@@ -422,16 +385,22 @@ def _check_removable(have: Counts, remove: Counts, classes: np.ndarray, what: st
         check_removable(h[k].toarray(), r[k].toarray(), classes[k : k + 1], what)
 
 
-def _check_pairs(name: str, m: sp.csr_matrix) -> None:
-    """Stored counts finite and >= 0; a StatisticsError names the [class, term] entry."""
-    bad = ~np.isfinite(m.data) | (m.data < 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        row = int(np.searchsorted(m.indptr, i, side="right") - 1)
-        raise StatisticsError(
-            f"statistics {name!r}: entry {[row, int(m.indices[i])]} is {m.data[i]!r}; "
-            "expected finite and >= 0 (a count or weight)"
-        )
+def _check_pairs_layout(indptr: np.ndarray, idx: np.ndarray, tcv: np.ndarray, dcv: np.ndarray, cc: np.ndarray,
+                        V: int) -> None:
+    """A file's (class, term) pairs fit its classes (``class_count``) and terms."""
+    what = None
+    if indptr.ndim != 1 or len(indptr) != len(cc) + 1:
+        what = (f"'pairs/indptr': expected {len(cc) + 1} offsets (one more than the {len(cc)} classes of "
+                f"'class_count'), got shape {indptr.shape}")
+    elif indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != len(idx):
+        what = f"'pairs/indptr': expected offsets rising from 0 to the {len(idx)} pairs of 'pairs/terms'"
+    elif len(tcv) != len(idx) or len(dcv) != len(idx):
+        what = (f"'pairs/term_count' and 'pairs/doc_count': expected one count per pair ({len(idx)}), got "
+                f"{len(tcv)} and {len(dcv)}")
+    elif len(idx) and (idx.min() < 0 or idx.max() >= V):
+        what = f"'pairs/terms': expected term numbers in [0, {V}) (the vocabulary's), got {int(idx.min())}..{int(idx.max())}"
+    if what is not None:
+        raise StatisticsError(f"statistics {what}: the (class, term) pairs do not fit the classes and terms")
 
 
 def _frozen_pair(

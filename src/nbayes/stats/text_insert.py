@@ -15,6 +15,7 @@ import numpy as np
 from .._kernels.online import inserted, merge_rows, renumbered, update_entries
 from .._scipy import sparse as sp
 from .text import TextStats
+from .text_exact import add_bounds, set_whole_bound, whole_bound
 
 __all__ = ["SortedSum", "add_sorted"]
 
@@ -40,7 +41,11 @@ class SortedSum:
 
 def add_sorted(s: TextStats, d: TextStats, cpos: np.ndarray, ids: np.ndarray, presence: bool) -> SortedSum | None:
     """``s`` plus ``d`` (whose classes are ``s``'s rows ``cpos``, whose terms are ``s``'s ids
-    ``ids``, -1 for a term ``s`` lacks); None when a sum overflows float64."""
+    ``ids``, -1 for a term ``s`` lacks); None when a sum overflows float64, or could round (counts
+    not all whole numbers below 2**53: the caller's general path then sums them exactly)."""
+    bound = add_bounds(whole_bound(s), whole_bound(d))
+    if bound is None:
+        return None  # float sums here could round: the exact sum of the general path
     K, V_old, bt = len(s.class_count), len(s.terms), s.terms
     dt = d.terms
     known = ids >= 0
@@ -79,6 +84,7 @@ def add_sorted(s: TextStats, d: TextStats, cpos: np.ndarray, ids: np.ndarray, pr
             and np.isfinite(df[pos]).all() and np.isfinite(tf[pos]).all()):
         return None
     stats = TextStats(terms, cc, tc, dc, df, tf, s.n_docs + d.n_docs, None)
+    set_whole_bound(stats, bound)
     return SortedSum(stats, ins, new_id, pos, known, up, n, sums)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from .._scipy import sparse as sp
 from .._validation import encode_labels, union_labels
 from .text import TextStats
+from .text_exact import Bound, add_bounds, counts_bound
 
 __all__ = ["TextReplay", "add_at", "dense"]
 
@@ -54,6 +55,9 @@ class TextReplay:
         self.df, self.tf = np.zeros(cap), np.zeros(cap)
         self.cc = np.zeros(len(classes))
         self.n_docs = 0.0
+        #: the bound of the counts summed while their float sums are exact (stats.text_exact);
+        #: None once a sum could have rounded: the caller then sums the updates exactly instead
+        self.bound: Bound | None = (0.0, 0)
 
     def define(self, words: list[str], by_name: bool = True) -> None:
         """Number ``words`` (new) next, in order; ``by_name=False``: no dictionary of them (the
@@ -92,6 +96,7 @@ class TextReplay:
             cap = max(2 * self.tc.shape[1], len(self.words))
             self.tc, self.dc = (_cols(a, cap) for a in (self.tc, self.dc))
             self.df, self.tf = (_cols(a[None], cap)[0] for a in (self.df, self.tf))
+        self.bound = add_bounds(self.bound, counts_bound(cc, tc, dc))
         add_at((self.cc, self.tc, self.dc, self.df, self.tf), cpos, tid, (cc, tc, dc, df, tf))
         self.n_docs += n_docs
 

@@ -21,7 +21,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError, MissingDependencyError
-from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB
 
 __all__ = [
     "KINDS",
@@ -225,9 +224,9 @@ KINDS: dict[str, Callable[..., Dataset]] = {
 
 
 def input_kind(estimator: Any) -> str:
-    """The kind of data an estimator takes: ``"text"`` and ``"frame"`` from its capabilities,
-    the built-in array models from their public class, a wrapper's from its ``estimator``;
-    anything else ``"real"``."""
+    """The kind of data an estimator takes, from its capabilities: ``"text"``, ``"frame"``
+    (``columns``), ``"counts"``, ``"binary"``, ``"categories"``; a wrapper's from its
+    ``estimator``; anything else ``"real"``."""
     caps: frozenset[str] = getattr(estimator, "capabilities", frozenset())
     if "text" in caps:
         return "text"
@@ -236,12 +235,9 @@ def input_kind(estimator: Any) -> str:
     inner = _wrapped(estimator)
     if inner is not None:
         return input_kind(inner)
-    if isinstance(estimator, MultinomialNB | ComplementNB):
-        return "counts"
-    if isinstance(estimator, BernoulliNB):
-        return "binary"
-    if isinstance(estimator, CategoricalNB):
-        return "categories"
+    for kind in ("counts", "binary", "categories"):
+        if kind in caps:
+            return kind
     return "real"
 
 

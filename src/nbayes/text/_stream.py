@@ -25,6 +25,7 @@ from .._scipy import sparse as sp
 from .._validation import check_sample_weight, check_y, encode_labels
 from ..naive_bayes.params import ESTIMATING
 from ..stats.text import TextStats
+from ..stats.text_exact import add_bounds, plain_bound, set_whole_bound, whole_bound
 from ._estimate import _DENSE
 from .vocab import TermTable, _Learner, count_hashed_into, learn_into, learned_terms
 
@@ -106,8 +107,17 @@ class StreamCounting:
         K = len(self.classes_)
         cc = np.bincount(codes, weights=w, minlength=K).astype(np.float64)
         d = self.__dict__
+        # in place only while every float sum stays exact (counts on one grid, whole numbers or
+        # halves, below 2**53 of it); else the general path counts the chunk exactly and adds it
+        # exactly (nbayes.stats.text_exact)
+        held = d[_OPEN][0].bound if isinstance(d.get(_OPEN), tuple) else whole_bound(self.stats_)
+        bound = plain_bound(w, 4 * (len(docs.buf) + n + 1) * (self._how().hi - self._how().lo + 1))
+        total = add_bounds(held, bound)
+        if total is None:
+            return False
         if self.n_features is not None:
             s = self.stats_  # (an open table of vocabulary mode, before set_params changed the mode, closes)
+            set_whole_bound(s, total)
             count_hashed_into(docs.buf, docs.bounds, docs.table, codes, w, self._how(), s.term_count, s.doc_count,
                               s.df, s.tf)
             s.class_count += cc
@@ -115,6 +125,7 @@ class StreamCounting:
         else:
             learner, seen, docs_seen = d.get(_OPEN) or (None, np.zeros(K), 0.0)
             learner = learn_into(learner, docs.buf, docs.bounds, docs.table, codes, w, K, self._how())
+            learner.bound = total
             if _OPEN not in d:
                 d[_BEFORE] = d.pop("stats_")
             d[_OPEN] = (learner, seen + cc, docs_seen + n)

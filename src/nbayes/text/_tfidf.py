@@ -10,6 +10,7 @@ import numpy as np
 from ..errors import InvalidParameterError
 from ..stats.counts import class_indicator, class_totals, per_class_sum
 from ..stats.text import TextStats
+from ..stats.text_exact import class_sums, exact_counts, plain_bound
 from .settings import Docs
 from .vocab import TermTable
 
@@ -39,12 +40,19 @@ class TfidfCounting:
         X01 = X.copy()
         X01.data[:] = 1.0
         Y = class_indicator(codes, n_classes, w)
-        sums = per_class_sum(Y, self._weigh(X, idf))
-        return TextStats(
+        # each document's tf-idf vector is a function of the document alone; their weighted
+        # per-class sums are held exactly (value and tail), so they add and subtract bit for bit
+        sums, tail = class_sums(self._weigh(X, idf), codes, n_classes, w, dense=True)
+        stats = TextStats(
             terms, class_totals(codes, n_classes, w), per_class_sum(Y, X), per_class_sum(Y, X01),
             np.asarray(X01.sum(axis=0)).ravel(), np.asarray(X.sum(axis=0)).ravel(), float(docs.shape[0]),
             table, (np.ones(len(terms), dtype=bool), idf, sums),
         )
+        if plain_bound(w, max(float(X.sum()), float(docs.shape[0]))) is None:
+            exact_counts(stats, X, codes, w)  # the counts too, when their float sums may round
+        if tail:
+            stats.exact["tfidf_sums"] = tail
+        return stats
 
     def _check_streamable(self: Any, what: str) -> None:
         """tf-idf statistics add up only under a frozen idf, the one this model was fitted with."""

@@ -23,6 +23,7 @@ from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, log_ratio_scores
 from ..stats.checks import check_shapes
 from ..stats.text import TextStats
+from ..stats.text_exact import exact_counts, plain_bound, set_whole_bound
 from ._em import TextEM
 from .settings import TextSettings, Docs
 from ._tfidf import TfidfCounting
@@ -108,10 +109,14 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         caps = set(super().capabilities)
         if self.model == "nblr":  # weights fitted by logistic regression over all documents
             caps -= {"partial_fit", "unlearn", "merge", "statistics", "with_prior", "unlabeled",
-                      "mixture", "joint_log_proba"}
+                      "mixture", "joint_log_proba", "fold_statistics"}
             caps |= {"nb_logistic"}
         elif self.model == "complement":
             caps -= {"with_prior"}
+        if self.idf is not None:  # a frozen idf (tf-idf): cross-validation fits per fold
+            caps -= {"fold_statistics"}
+        elif "fold_statistics" in caps:  # estimated from document-term sums (not NBLR)
+            caps |= {"count_matrix"}
         if self.model in ("multinomial", "bernoulli"):
             caps |= {"per_class"}
         else:
@@ -254,6 +259,12 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
                                                         self.n_features, self._how())
         cc = np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
         stats = TextStats(terms, cc, counts, dcounts, df, tf, float(docs.shape[0]), table)
+        bound = plain_bound(w, max(float(np.sum(tf)), float(docs.shape[0])))
+        if bound is None:  # weights whose float sums may round: the batch summed again exactly
+            exact_counts(stats, self._counts(table if table is not None else self.term_table(None), docs, False),
+                         codes, w)
+        else:
+            set_whole_bound(stats, bound)
         if self.tfidf:
             stats.weighted = self._tfidf_sums(stats, docs, codes, n_classes, w)
         return stats

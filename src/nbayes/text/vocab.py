@@ -65,6 +65,8 @@ class _Learner:
         self.pcount, self.pcdf = np.zeros(pcap), np.zeros(pcap)
         self.n_terms = self.n_cps = self.n_pairs = 0
         self.spent = False  # (see spend)
+        #: the bound of the counts held while float sums of them are exact (stats.text_exact); None: unknown
+        self.bound: tuple[float, int] | None = None
         if cap * self.n_classes * 16 <= pcap * _PAIR_BYTES:
             self._to_dense(cap)
 
