@@ -33,7 +33,10 @@ def test_a_state_load_would_refuse_is_not_written(tmp_path, monkeypatch, name, m
     assert path.read_bytes() == before
 
 
-NB_MODELS = [(n, m, X) for n, m, X in MODELS if hasattr(m, "estimate_parameters")]
+#: a frozen idf is written in the statistics and the file's idf= is None (it is set back after
+#: the statistics are read): the settings read back differ, so the check estimates, as load does
+ESTIMATED_AGAIN = {"text-tfidf-frozen"}
+NB_MODELS = [(n, m, X) for n, m, X in MODELS if hasattr(m, "estimate_parameters") and n not in ESTIMATED_AGAIN]
 
 
 @pytest.mark.parametrize(("name", "model", "X"), NB_MODELS, ids=[n for n, _, _ in NB_MODELS])
