@@ -13,7 +13,7 @@ from ..errors import DataError, InvalidParameterError
 from ..stats import CountStats
 from ._base import BaseNB
 from ..stats.counts import class_indicator, class_totals, per_class_sum
-from .discrete import check_alpha, dense_rows, dirichlet_log_density, soft_class_sum, times
+from .discrete import check_alpha, dense_rows, dirichlet_log_density, linear, soft_class_sum, times
 from .multinomial import CountSettings, log_ratio_scores
 from .params import Params, PriorAttributes, estimate_prior, fitted
 
@@ -216,7 +216,7 @@ class BernoulliNB(PriorAttributes, BaseNB):
         fp, fq = np.isfinite(log_p), np.isfinite(log_q)
         p0, q0 = np.where(fp, log_p, 0.0), np.where(fq, log_q, 0.0)
         X, M = Xv.X, Xv.missing
-        out: np.ndarray = np.asarray(X @ (p0 - q0).T) + q0.sum(axis=1)
+        out: np.ndarray = linear(X, p0 - q0) + q0.sum(axis=1)
         if M is not None:
             out -= np.asarray(M @ q0.T)
         if not (fp.all() and fq.all()):
