@@ -400,6 +400,16 @@ class NaiveBayes(PriorAttributes, BaseNB):
     def from_state(cls, state: dict[str, Any]) -> "NaiveBayes":
         return load_mixed(cls, state, _stats_class)
 
+    def error_columns(self, part: str | None, names: list[str] | None) -> list[str] | None:
+        """A part's statistics count its own columns: position j of part ``part`` is the j-th
+        column of that kind (named, or ``x5`` for a matrix). Messages of the whole model name
+        columns already."""
+        kinds = self.__dict__.get("_pending_kinds") or self.__dict__.get("column_kinds_")
+        if part is None or kinds is None:
+            return None
+        shown = names or self.input_feature_names() or [f"x{j}" for j in range(len(kinds))]
+        return [shown[j] for j, k in enumerate(kinds) if k == part]
+
     def unfitted_like(self) -> "NaiveBayes":
         """An unfitted NaiveBayes with this one's settings and column kinds (those its
         ``prepare_input`` read, or its fitted ``column_kinds_``)."""
