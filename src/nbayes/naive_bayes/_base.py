@@ -405,7 +405,8 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative, Naming):
         Xv, _ = self.prepare_input(X, fitting=False)
         with self.naming():
             terms = self.feature_terms(Xv)
-        return Explanation(terms, self._intercept.copy(), self.classes_, self.display_feature_names())
+        return Explanation(terms, self._intercept.copy(), self.classes_, self.display_feature_names(),
+                           self.feature_bins(Xv))
 
     def top_features(self, k: int = 10) -> dict[Any, list[tuple[str, float]]]:
         """The ``k`` most informative features per class, best first, with their scores

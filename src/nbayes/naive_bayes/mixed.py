@@ -17,6 +17,7 @@ from .._validation import check_choice, check_number, check_table, frame_names, 
 from ..errors import DataError, InvalidParameterError, MergeError
 from ..stats import BinnedStats, CategoricalStats, CountStats, MomentStats
 from ._base import BaseNB
+from ._naming import MixedNaming
 from ._mixed_stats import KINDS, MixedStats, load_mixed, mixed_stats_from_arrays
 from .params import Params, PriorAttributes, assign_parameters, estimate_prior, fitted
 from .._tables import Table, frame_column, read_table
@@ -56,7 +57,7 @@ class MixedParams(Params):
     components: dict[str, Any]
 
 
-class NaiveBayes(PriorAttributes, BaseNB):
+class NaiveBayes(PriorAttributes, MixedNaming, BaseNB):
     """Naive Bayes over a table whose columns have different types.
 
     Column types come from the dtype: numbers (integers too) are ``"gaussian"``, strings,
@@ -399,16 +400,6 @@ class NaiveBayes(PriorAttributes, BaseNB):
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> "NaiveBayes":
         return load_mixed(cls, state, _stats_class)
-
-    def error_columns(self, part: str | None, names: list[str] | None) -> list[str] | None:
-        """A part's statistics count its own columns: position j of part ``part`` is the j-th
-        column of that kind (named, or ``x5`` for a matrix). Messages of the whole model name
-        columns already."""
-        kinds = self.__dict__.get("_pending_kinds") or self.__dict__.get("column_kinds_")
-        if part is None or kinds is None:
-            return None
-        shown = names or self.input_feature_names() or [f"x{j}" for j in range(len(kinds))]
-        return [shown[j] for j, k in enumerate(kinds) if k == part]
 
     def unfitted_like(self) -> "NaiveBayes":
         """An unfitted NaiveBayes with this one's settings and column kinds (those its
