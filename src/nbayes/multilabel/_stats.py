@@ -19,6 +19,7 @@ from ..errors import InvalidParameterError, StatisticsError
 from ..model_selection import take
 from ..naive_bayes.mixed import MixedStats
 from ..stats import CategoricalStats, CountStats, MomentStats, TextStats
+from ..stats.bins import BinnedStats
 from ..stats.checks import REL_TOL
 from ..stats.exact import concat_tails, tail_rows
 
@@ -30,8 +31,20 @@ _CLASS_FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
+def _as_categorical(s: BinnedStats) -> CategoricalStats:
+    """Bin counts as categorical counts whose values are the bin numbers (their class rows
+    split, stack and sum alike)."""
+    return CategoricalStats(s.class_count, [np.arange(len(e) + 1) for e in s.edges], s.counts, s.exact)
+
+
+def _as_binned(c: CategoricalStats, like: BinnedStats) -> BinnedStats:
+    return BinnedStats(c.class_count, [e.copy() for e in like.edges], c.counts, c.exact)
+
+
 def rows(stats: Any, idx: np.ndarray) -> Any:
     """The statistics of the class rows ``idx`` (in that order, repeats allowed)."""
+    if isinstance(stats, BinnedStats):
+        return _as_binned(rows(_as_categorical(stats), idx), stats)
     if isinstance(stats, CategoricalStats):
         return CategoricalStats(stats.class_count[idx], [c.copy() for c in stats.categories],
                                 [c[idx] for c in stats.counts], tail_rows(stats.exact, idx))
@@ -41,7 +54,7 @@ def rows(stats: Any, idx: np.ndarray) -> Any:
     if fields is None:
         raise InvalidParameterError(
             f"multi-label needs statistics it can split per label; {type(stats).__name__} is not one of "
-            "CountStats, CategoricalStats, MomentStats, TextStats"
+            "CountStats, CategoricalStats, BinnedStats, MomentStats, TextStats"
         )
     change: dict[str, Any] = {f: getattr(stats, f)[idx] for f in fields if getattr(stats, f) is not None}
     if isinstance(stats, TextStats) and stats.weighted is not None:
@@ -63,6 +76,8 @@ def with_corpus(stats: Any, ref: Any) -> Any:
 
 def collapse(stats: Any) -> Any:
     """The statistics of all class rows together, as one class row."""
+    if isinstance(stats, BinnedStats):
+        return _as_binned(collapse(_as_categorical(stats)), stats)
     if isinstance(stats, CategoricalStats):
         return CategoricalStats(stats.class_count.sum(keepdims=True), [c.copy() for c in stats.categories],
                                 [c.sum(axis=0, keepdims=True) for c in stats.counts])
@@ -133,6 +148,9 @@ def count_labels(count: Count, idx: np.ndarray, Y: sp.csr_matrix) -> Any:
 
 def concat(a: Any, b: Any) -> Any:
     """a's class rows, then b's (both over the same features and vocabulary)."""
+    if isinstance(a, BinnedStats):
+        a.check_same_edges(b)
+        return _as_binned(concat(_as_categorical(a), _as_categorical(b)), a)
     if isinstance(a, CategoricalStats):
         refs = (_refs(a), _refs(b))
         return CategoricalStats(np.concatenate([a.class_count, b.class_count]), [c.copy() for c in a.categories],
@@ -219,7 +237,7 @@ def _class_arrays(S: Any) -> list[tuple[str, Any]]:
     if isinstance(S, MixedStats):
         for k, part in S.parts.items():
             out += [(f"{k}: {w}", a) for w, a in _class_arrays(part)[1:]]
-    elif isinstance(S, CategoricalStats):
+    elif isinstance(S, CategoricalStats | BinnedStats):
         out += [(f"count of feature {j}", c) for j, c in enumerate(S.counts)]
     elif isinstance(S, CountStats):
         out += [("feature_count", S.feature_count)]
