@@ -232,6 +232,15 @@ def test_to_markdown(gaussian_data, lr):
     assert "Crossover" in text
 
 
+def test_one_draw_shows_no_spread(gaussian_data, lr):
+    """With one draw per size (a short --budget) the table gives the error alone: "± 0.0" would
+    claim a spread nobody measured (issue #29: every figure one a careful user would trust)."""
+    X, y = gaussian_data
+    text = nbayes.compare(X, y, lr=lr, sizes=[4, 50], repeats=1).to_markdown()
+    rows = [line for line in text.splitlines() if line.startswith("| 4 |") or line.startswith("| 50 |")]
+    assert len(rows) == 2 and all(" ± " not in r and r.endswith("| 1 |") for r in rows)
+
+
 # ----------------------------------------------------------------------------- files
 def _need_matplotlib() -> None:
     try:

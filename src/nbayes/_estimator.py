@@ -100,6 +100,9 @@ class Explanation:
     intercept: np.ndarray
     classes: np.ndarray
     feature_names: list[str]
+    #: per row and feature, the bin a binned column's value fell in (``[3, 5)``, ``>= 7298``),
+    #: None for other columns and missing values; None when no column is binned
+    bins: list[list[str | None]] | None = None
 
     def joint(self) -> np.ndarray:
         """The scores the terms add up to, shape (n_rows, n_classes)."""
@@ -122,7 +125,8 @@ class Explanation:
         explanation shares (``nbayes._frames.EXPLANATION_COLUMNS``; ``start``/``end`` null);
         pandas if installed, else polars (``library``)."""
         rows = (self.log_odds(i) for i in range(self.contributions.shape[0]))
-        return explanation_frame([(p, r, b, self.feature_names, None, t) for p, r, t, b in rows], library)
+        return explanation_frame([(p, r, b, self.feature_names, None, t) for p, r, t, b in rows], library,
+                                 self.bins)
 
 
 def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -19,7 +19,8 @@ __all__ = ["EXPLANATION_COLUMNS", "explanation_frame", "frame"]
 #: the columns of every explanation's frame: the explained row (0 for one document), the term
 #: (a column's name, or a token as counted), its span in the text (null for a table), its
 #: contribution, and the row's predicted class, runner-up and baseline (the log-odds' rest)
-EXPLANATION_COLUMNS = ("row", "term", "start", "end", "contribution", "predicted", "runner_up", "baseline")
+#: and, for a binned column, the bin its value fell in (null otherwise)
+EXPLANATION_COLUMNS = ("row", "term", "start", "end", "contribution", "predicted", "runner_up", "baseline", "bin")
 
 
 def frame(columns: Mapping[str, Sequence[Any]], library: str | None = None) -> Any:
@@ -42,7 +43,8 @@ def frame(columns: Mapping[str, Sequence[Any]], library: str | None = None) -> A
 
 
 def explanation_frame(rows: Sequence[tuple[Any, Any, float, Sequence[str], Sequence[tuple[int, int]] | None,
-                                           np.ndarray]], library: str | None = None) -> Any:
+                                           np.ndarray]], library: str | None = None,
+                      bins: Sequence[Sequence[str | None]] | None = None) -> Any:
     """The frame of :data:`EXPLANATION_COLUMNS` of explained rows, each given as (predicted,
     runner-up, baseline, terms, spans or None, contributions)."""
     out: dict[str, list[Any]] = {c: [] for c in EXPLANATION_COLUMNS}
@@ -56,15 +58,17 @@ def explanation_frame(rows: Sequence[tuple[Any, Any, float, Sequence[str], Seque
         out["predicted"] += [_plain(predicted)] * n
         out["runner_up"] += [_plain(runner_up)] * n
         out["baseline"] += [float(baseline)] * n
+        out["bin"] += [None] * n if bins is None else list(bins[i])
     if library == "polars" or (library is None and find_spec("pandas") is None):
         import polars as pl
 
         schema = {"row": pl.Int64, "term": pl.String, "start": pl.Int64, "end": pl.Int64,
-                  "contribution": pl.Float64, "baseline": pl.Float64}
+                  "contribution": pl.Float64, "baseline": pl.Float64, "bin": pl.String}
         return frame(out, "polars").cast({k: v for k, v in schema.items()})
     df = frame(out, library)
     for c in ("start", "end"):
         df[c] = df[c].astype("Int64")  # nullable integers: a table's terms have no span
+    df["bin"] = df["bin"].astype("string")  # null (<NA>) for a column that is not binned
     return df
 
 

@@ -60,6 +60,10 @@ class MergeError(NBayesError):
 class UnlearnError(NBayesError):
     """``unlearn`` was asked to remove data the model never learned."""
 
+    #: the kind of the statistics that refused, within a model of several (NaiveBayes' parts):
+    #: its message counts columns within that part
+    part: str | None = None
+
 
 class StatisticsError(DataError):
     """Statistics that no data could have produced: a negative or non-finite count, shapes that

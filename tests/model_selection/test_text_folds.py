@@ -11,7 +11,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 import nbayes
-from nbayes.model_selection import cross_val_predict, cross_validate
+from nbayes._scipy import sparse as sp
+from nbayes.model_selection import SearchCV, cross_val_predict, cross_validate
 
 skm = pytest.importorskip("sklearn.model_selection")
 sknb = pytest.importorskip("sklearn.naive_bayes")
@@ -88,3 +89,38 @@ def test_nblr_is_refitted_per_fold(sms):
     for train, test in folds:
         model = nbayes.TextClassifier(model="nblr").fit([docs[i] for i in train], y[train])
         assert_allclose(got[test], model.predict_proba([docs[i] for i in test]), rtol=1e-10)
+
+
+def test_sparse_scores_read_only_the_terms_a_fold_holds():
+    """``linear`` (X @ W.T for the count models) reads only the columns sparse X holds: the same
+    bits as the whole product, without a copy of W (issue #29: the bigram search's peak)."""
+    from nbayes.naive_bayes.discrete import linear, safe_linear
+
+    rng = np.random.default_rng(3)
+    X = sp.random(40, 5000, density=0.002, format="csr", random_state=4) * 7
+    W = np.log(rng.random((6, 5000)))
+    np.testing.assert_array_equal(linear(X, W), np.asarray(X @ W.T))
+    W[2, X.indices[0]] = -np.inf  # alpha = 0: a zero probability counts only where x > 0
+    expected = np.asarray(X @ np.where(np.isfinite(W), W, 0.0).T)
+    expected[np.asarray(X @ (~np.isfinite(W)).astype(float).T) > 0] = -np.inf
+    np.testing.assert_array_equal(safe_linear(X, W), expected)
+
+
+def test_text_search_peak_memory_is_about_two_class_term_tables():
+    """A search over a TextClassifier holds, at its peak, about two dense classes x terms tables
+    (a fold's counts and its log-probabilities), not a third copy for the sparse product or the
+    counts kept beside the parameters (issue #29 item 6)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    K, V, n = 200, 10000, 2000
+    words = np.array([f"w{i}" for i in range(V)])
+    docs = [" ".join(words[rng.integers(0, V, 30)]) for _ in range(n)]
+    y = np.arange(n) % K
+    tracemalloc.start()
+    try:
+        SearchCV(nbayes.TextClassifier(), {"alpha": [0.1, 1.0]}, cv=5).fit(docs, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3.9 * K * V * 8  # 4.4 tables before

@@ -110,3 +110,59 @@ def test_merge_refuses_other_models(texts):
     nblr = MultiLabel(nbayes.TextClassifier(model="nblr"), threshold=0.5).fit(docs, tags)
     with pytest.raises(MergeError):
         nblr.merge(nblr)
+
+
+# ---------------------------------------------------------------- over binned columns (issue #29)
+pd = pytest.importorskip("pandas")
+BINNED = [  # NaiveBayes with a binned and a categorical column; with binned columns alone (BinnedNB)
+    lambda: nbayes.NaiveBayes(column_types={"g": "binned", "c": "categorical"}, bin_edges={"g": [1.5, 3.5]}),
+    lambda: nbayes.NaiveBayes(column_types={"g": "binned", "h": "binned"}, bin_edges={"g": [1.5, 3.5], "h": [0.5]}),
+]
+
+
+@st.composite
+def binned_data(draw):
+    n = draw(st.integers(4, 14))
+    g = draw(st.lists(st.floats(0, 5, allow_nan=False), min_size=n, max_size=n))
+    h = draw(st.lists(st.sampled_from([0.0, 1.0, 7.0]), min_size=n, max_size=n))
+    c = draw(st.lists(st.sampled_from(["x", "y", "z"]), min_size=n, max_size=n))
+    tags = draw(st.lists(st.lists(st.sampled_from(LABELS), min_size=1, max_size=3, unique=True), min_size=n, max_size=n))
+    return pd.DataFrame({"g": g, "h": h, "c": c}), tags, draw(st.integers(1, n - 1))
+
+
+def _binned(base, X):
+    cols = list(base().column_types)
+    return X[cols]
+
+
+@pytest.mark.parametrize("base", BINNED, ids=["mixed", "binned-only"])
+@settings(max_examples=20, deadline=None)
+@given(d=binned_data())
+def test_binned_base_partial_fit_merge_unlearn_equal_fit(base, d):
+    X, tags, cut = d
+    X = _binned(base, X)
+
+    def make():
+        return MultiLabel(base(), threshold=0.5)
+
+    whole = make().fit(X, tags)
+    chunked = make().partial_fit(X[:cut], tags[:cut]).partial_fit(X[cut:], tags[cut:])
+    merged = make().fit(X[:cut], tags[:cut]).merge(make().fit(X[cut:], tags[cut:]))
+    for other in (chunked, merged):
+        assert other.classes_.tolist() == whole.classes_.tolist()
+        assert_allclose(other.predict_proba(X), whole.predict_proba(X), rtol=1e-10, atol=1e-12)
+    back = make().fit(X, tags).partial_fit(X[:cut], tags[:cut]).unlearn(X[:cut], tags[:cut])
+    assert_allclose(back.predict_proba(X), whole.predict_proba(X), rtol=1e-10, atol=1e-12)
+
+
+def test_binned_base_is_per_label_binary_naive_bayes():
+    """Label l's probability is the binary NaiveBayes of "l against the rest" on the same bins."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"g": rng.uniform(0, 5, 40).round(1), "c": rng.choice(["x", "y"], 40)})
+    tags = [list(rng.choice(LABELS, rng.integers(1, 3), replace=False)) for _ in range(40)]
+    m = MultiLabel(BINNED[0](), threshold=0.5).fit(X, tags)
+    P = m.predict_proba(X)
+    for j, lab in enumerate(m.classes_.tolist()):
+        yes = np.array([lab in t for t in tags])
+        ref = BINNED[0]().fit(X, yes)
+        assert_allclose(P[:, j], ref.predict_proba(X)[:, ref.classes_.tolist().index(True)], rtol=1e-9, atol=1e-12)

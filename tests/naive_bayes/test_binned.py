@@ -152,3 +152,42 @@ def test_learn_then_unlearn_of_fractional_weights_gives_the_bin_counts_back_bit_
     assert_array_equal(after.class_count, cc)
     for got, want in zip(after.counts, counts):
         assert_array_equal(got, want)
+
+
+def test_an_explanation_shows_the_bin_each_binned_value_fell_in(tmp_path):
+    """explain, to_frame, the CLI and the service say which bin a binned column's value fell in
+    (issue #29): the raw value alone hides what the model read."""
+    X = pd.DataFrame({"gain": [0.0] * 8 + [500.0, 9000.0, 12000.0, 30000.0], "age": np.arange(12.0) + 30})
+    y = np.array(list("abab" * 3))
+    edges = [100.0, 10000.0]
+    m = nbayes.NaiveBayes(column_types={"gain": "binned"}, bin_edges={"gain": edges}).fit(X, y)
+    e = m.explain(X.iloc[[0, 9, 11]])
+    assert e.bins == [["< 100", None], ["[100, 10000)", None], [">= 10000", None]]
+    assert_allclose(e.joint(), m.predict_joint_log_proba(X.iloc[[0, 9, 11]]))
+    f = e.to_frame("pandas")
+    assert f["bin"][0] == "< 100" and pd.isna(f["bin"][1])
+    pytest.importorskip("polars")
+    assert e.to_frame("polars")["bin"].to_list() == ["< 100", None, "[100, 10000)", None, ">= 10000", None]
+    assert nbayes.GaussianNB().fit(X, y).explain(X.iloc[:1]).bins is None  # no binned column: no bins
+    path = tmp_path / "m.nbm"
+    m.save(path)
+    import json
+    import subprocess
+
+    out = subprocess.run(["nbayes", "explain", str(path), "--row", '{"gain": 12000, "age": 31}', "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    feats = {f["feature"]: f for f in json.loads(out)["features"]}
+    assert feats["gain"]["value"] == 12000 and feats["gain"]["bin"] == ">= 10000" and "bin" not in feats["age"]
+    shown = subprocess.run(["nbayes", "explain", str(path), "--row", '{"gain": 12000, "age": 31}'],
+                           capture_output=True, text=True, check=True).stdout
+    assert "gain = 12000 in >= 10000" in shown
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from nbayes.serve import create_app
+
+    with TestClient(create_app(str(path))) as c:
+        r = c.post("/v1/explain", json={"row": {"gain": 500, "age": 31}})
+    assert r.status_code == 200, r.text
+    got = {f["feature"]: f for f in r.json()["features"]}
+    assert got["gain"]["bin"] == "[100, 10000)" and got["gain"]["value"] == 500 and "bin" not in got["age"]

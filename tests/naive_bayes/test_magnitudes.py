@@ -77,7 +77,7 @@ def test_squares_past_float64_name_the_column():
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame(REALS, columns=["a", "b", "c", "d", "e"])
     frame["d"] *= 1e300
-    with pytest.raises(DataError, match=r"^X: .*column (3|'d')\b.* overflows"):
+    with pytest.raises(DataError, match=r"^X: .*column 'd' .* overflows"):
         nbayes.GaussianNB().fit(frame, Y)
     frame["d"] /= 1e150  # squares back within range: fits, same as the unscaled column
     expected = nbayes.GaussianNB(var_smoothing=0.0).fit(REALS, Y).predict_proba(REALS)

@@ -16,7 +16,7 @@ from .arrays import (
     n_rows,
     take_rows,
 )
-from .common import first_bad, is_missing, show
+from .common import first_bad, is_missing, name_columns, show
 from .kinds import check_document, check_documents, check_rows, check_table, describe, reusable
 from .labels import (
     check_y,
@@ -52,6 +52,7 @@ __all__ = [
     "first_bad",
     "frame_names",
     "is_missing",
+    "name_columns",
     "label_array",
     "missing_mask",
     "n_rows",

@@ -110,7 +110,8 @@ def _show(con: Any, out: dict[str, Any]) -> None:
     else:
         for f in sorted(out["features"], key=lambda f: -abs(f["contribution"])):
             colour = "green" if f["contribution"] > 0 else "red"
-            con.print(f"  {f['feature']:>24} = {f['value']!s:<16} [{colour}]{f['contribution']:+.3f}[/]")
+            value = f"{f['value']!s} in {f['bin']}" if "bin" in f else f"{f['value']!s}"
+            con.print(f"  {f['feature']:>24} = {value:<16} [{colour}]{f['contribution']:+.3f}[/]", highlight=False)
 
 
 def _explain_text(model: Any, text: str) -> dict[str, Any]:
@@ -131,8 +132,10 @@ def _explain_rows(model: Any, X: Any, names: list[str], values: list[dict[str, A
         rows = [ex.log_odds(i) for i in range(len(values))]
     if model.input_feature_names() is not None:  # the model's own names (a frame's columns)
         names = list(ex.feature_names or names)
+    bins = ex.bins or [[None] * len(names) for _ in values]
     return [{
         "predicted": plain(pred), "runner_up": plain(runner), "baseline": float(base),
-        "features": [{"feature": str(n), "value": row.get(str(n)), "contribution": float(t)}
-                     for n, t in zip(names, terms)],
-    } for (pred, runner, terms, base), row in zip(rows, values)]
+        "features": [{"feature": str(n), "value": row.get(str(n)), **({"bin": b} if b is not None else {}),
+                      "contribution": float(t)}
+                     for n, t, b in zip(names, terms, bins_i)],
+    } for (pred, runner, terms, base), row, bins_i in zip(rows, values, bins)]

@@ -175,8 +175,8 @@ class Comparison:
         for r in self.table:
             draws = str(r.n_repeats) + (f" ({r.skipped} skipped)" if r.skipped else "")
             lines.append(
-                f"| {r.size} | {_pct(r.nb_error_mean, r.nb_error_std, digits)} | "
-                f"{_pct(r.lr_error_mean, r.lr_error_std, digits)} | {_num(r.nb_log_loss_mean)} | "
+                f"| {r.size} | {_pct(r.nb_error_mean, r.nb_error_std, digits, r.n_repeats)} | "
+                f"{_pct(r.lr_error_mean, r.lr_error_std, digits, r.n_repeats)} | {_num(r.nb_log_loss_mean)} | "
                 f"{_num(r.lr_log_loss_mean)} | {draws} |"
             )
         return "\n".join(lines) + "\n\n" + self._crossover_text() + "\n"
@@ -292,9 +292,11 @@ def _json_number(v: Any) -> Any:
     return v
 
 
-def _pct(mean: float, std: float, digits: int) -> str:
+def _pct(mean: float, std: float, digits: int, draws: int = 2) -> str:
     if math.isnan(mean):
         return "–"
+    if draws < 2:  # one draw has no spread to show: "± 0.0" would claim one
+        return f"{100 * mean:.{digits}f}"
     return f"{100 * mean:.{digits}f} ± {100 * std:.{digits}f}"
 
 

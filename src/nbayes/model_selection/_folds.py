@@ -296,12 +296,12 @@ class TextFolds(_CountedFolds):
         else:
             table = counter.term_table(None)
             self.terms = np.arange(counter.n_features)
-        self.table = table
         # a few hundred documents at a time: their tokens are a transient (rows x 2) array
         step = 500
         self.counts = sp.vstack([counter.count_matrix(table, take(docs, np.arange(a, min(a + step, self.n))))
                                  for a in range(0, self.n, step)], format="csr") if self.n else \
             counter.count_matrix(table, docs).tocsr()
+        del table, docs  # the term lookup (a hash table over every n-gram) is needed no more
         self.counts.sort_indices()
         # the presence matrix shares the counts' index arrays
         self.ones = sp.csr_matrix((np.ones(self.counts.nnz), self.counts.indices, self.counts.indptr),
@@ -362,9 +362,9 @@ class TextFolds(_CountedFolds):
             fc = fc[:, keep]
             fc = np.ascontiguousarray(fc.toarray()) if sp.issparse(fc) else fc  # the kept terms only
         inner = m.count_model()
-        counts = CountStats(stats.class_count, fc)
-        assign_parameters(inner, inner.estimate_parameters(counts, int(keep.sum())))
-        inner.stats_ = counts
+        params_ = inner.estimate_parameters(CountStats(stats.class_count, fc), int(keep.sum()))
+        del fc  # scoring reads the parameters alone: the dense counts (classes x kept terms) go now
+        assign_parameters(inner, params_)
         inner.n_features_in_ = int(keep.sum())
         return m, inner, keep, idf, present
 

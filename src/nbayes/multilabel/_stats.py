@@ -148,6 +148,7 @@ def concat(a: Any, b: Any) -> Any:
                                 [np.concatenate([x, y]) for x, y in zip(a.counts, b.counts)],
                                 concat_tails(a.exact, b.exact, *refs))
     if isinstance(a, BinnedStats):
+        a.check_same_edges(b)
         refs = (_refs(a), _refs(b))
         return BinnedStats(np.concatenate([a.class_count, b.class_count]), [e.copy() for e in a.edges],
                            [np.concatenate([x, y]) for x, y in zip(a.counts, b.counts)],

@@ -38,6 +38,7 @@ from ._logistic_twin import LogisticTwin
 from ._mixture import MixtureHooks
 from ._magnitudes import estimate_checked
 from ._saved import saved_twin
+from ._naming import Naming
 from ._components import Components
 from ._em import EM_ATTRS, EMSettings, fit_em
 from ._priors import class_log_prior
@@ -48,7 +49,7 @@ __all__ = ["BaseNB", "Explanation", "class_log_prior", "is_chunk_stream", "strea
 _NB = TypeVar("_NB", bound="BaseNB")
 
 
-class BaseNB(LogisticTwin, MixtureHooks, Generative):
+class BaseNB(LogisticTwin, MixtureHooks, Generative, Naming):
     """What every Naive Bayes model shares (fit, partial_fit, unlearn, merge, predictions, explanations,
     ``with_prior``, model files), through its statistics ``stats_``. A model writes the hooks ``check_params``,
     ``prepare_input``, ``count_statistics``, ``estimate_parameters``, ``log_likelihood``, ``feature_terms``,
@@ -190,8 +191,9 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         y = check_y(y, n)
         w = check_sample_weight(sample_weight, n)
         classes, codes = classes_and_codes(y)
-        stats = self.count_statistics(Xv, codes, len(classes), w)
-        self.set_statistics(stats, classes, _n_cols(Xv), names)
+        with self.naming(names):
+            stats = self.count_statistics(Xv, codes, len(classes), w)
+            self.set_statistics(stats, classes, _n_cols(Xv), names)
         return self
 
     def partial_fit(
@@ -221,14 +223,15 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         all_classes = chunk_classes(sorted_unique(y), classes, None if first else self.classes_,
                                     self.__dict__.get("_declared_classes", False))
         codes, _ = encode_labels(y, all_classes)
-        new = self.count_statistics(Xv, codes, len(all_classes), w)
-        if first:
-            stats = new  # declared classes not in y are in all_classes with weight 0
-        else:
-            pos, _ = encode_labels(self.classes_, all_classes)
-            stats = self.stats_.embed(pos, len(all_classes)) + new
-        declared_before = self.__dict__.get("_declared_classes", False)
-        self.set_statistics(stats, all_classes, _n_cols(Xv), names if first else self.input_feature_names())
+        with self.naming(names if first else self.input_feature_names()):
+            new = self.count_statistics(Xv, codes, len(all_classes), w)
+            if first:
+                stats = new  # declared classes not in y are in all_classes with weight 0
+            else:
+                pos, _ = encode_labels(self.classes_, all_classes)
+                stats = self.stats_.embed(pos, len(all_classes)) + new
+            declared_before = self.__dict__.get("_declared_classes", False)
+            self.set_statistics(stats, all_classes, _n_cols(Xv), names if first else self.input_feature_names())
         # classes declared on the first call are a contract (CORRECTNESS.md)
         self.__dict__["_declared_classes"] = (classes is not None) if first else declared_before
         return self
@@ -258,9 +261,10 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
                 f"y: row {i} has label {show(y[i])}, a class this model never learned; "
                 "the model is unchanged"
             )
-        part = self.count_statistics(Xv, codes, len(self.classes_), w)
-        stats = self.stats_.subtract(part, self.classes_)
-        self.set_statistics(stats, self.classes_, self.n_features_in_, self.input_feature_names())
+        with self.naming():
+            part = self.count_statistics(Xv, codes, len(self.classes_), w)
+            stats = self.stats_.subtract(part, self.classes_)
+            self.set_statistics(stats, self.classes_, self.n_features_in_, self.input_feature_names())
         return self
 
     def merge(self, other: "BaseNB") -> Self:
@@ -343,9 +347,8 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         assign_parameters(self, derived)
 
     def _defer_estimation(self) -> None:
-        """The statistics changed in place: the parameters are estimated again on the next use
-        of any of them (a stream of small ``partial_fit`` chunks then costs O(chunk) each, not
-        O(vocabulary))."""
+        """The statistics changed in place: the parameters are estimated again on the next use of
+        any of them (a stream of small ``partial_fit`` chunks costs O(chunk) each, not O(terms))."""
         for key in self.__dict__.get("_derived_keys", ()):
             self.__dict__.pop(key, None)
         self.__dict__["_pending"] = True
@@ -361,7 +364,6 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
             if name in d:
                 return d[name]
         return super().__getattr__(name)
-
 
     @property
     def _estimation_classes(self) -> np.ndarray | None:
@@ -386,7 +388,8 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         row's observed features (missing ones are left out of the product, exactly)."""
         self.check_fitted()
         Xv, _ = self.prepare_input(X, fitting=False)
-        return self.joint_log_likelihood(Xv)
+        with self.naming():
+            return self.joint_log_likelihood(Xv)
 
     # Generative declares a plain attribute (GaussianBayes assigns it); here it is read from the
     # estimated priors, which typing calls an incompatible (read-only) override
@@ -403,9 +406,10 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         self.check_fitted()
         self._no_explanation("explain")
         Xv, _ = self.prepare_input(X, fitting=False)
-        return Explanation(
-            self.feature_terms(Xv), self._intercept.copy(), self.classes_, self.display_feature_names()
-        )
+        with self.naming():
+            terms = self.feature_terms(Xv)
+        return Explanation(terms, self._intercept.copy(), self.classes_, self.display_feature_names(),
+                           self.feature_bins(Xv))
 
     def top_features(self, k: int = 10) -> dict[Any, list[tuple[str, float]]]:
         """The ``k`` most informative features per class, best first, with their scores
@@ -473,8 +477,6 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         """The model of a model-file state (the inverse of ``to_state``): the statistics are
         checked, then the parameters estimated from them."""
         return model_from_state(cls, state)
-
-
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from ..errors import StatisticsError
+from ..errors import StatisticsError, UnlearnError
 from ..io.model_file import decode_params
 from ..stats import CountStats, MomentStats
 from ..stats.checks import check_class_count
@@ -46,7 +46,13 @@ class MixedStats:
 
     def subtract(self, other: "MixedStats", classes: np.ndarray) -> "MixedStats":
         """Each part's statistics without ``other``'s part of the same kind."""
-        parts = {k: s.subtract(other.parts[k], classes) for k, s in self.parts.items()}
+        parts = {}
+        for k, s in self.parts.items():
+            try:
+                parts[k] = s.subtract(other.parts[k], classes)
+            except UnlearnError as exc:
+                exc.part = k  # its columns are counted within the part: the model names them
+                raise
         cc = next(iter(parts.values())).class_count if parts else self.class_count - other.class_count
         return MixedStats(cc, parts)
 

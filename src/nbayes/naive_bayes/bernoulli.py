@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 from .._scipy import sparse as sp
 
-from .._validation import check_number, check_X_numeric, first_bad, show
+from .._validation import check_number, check_X_numeric, first_bad, name_columns, show
 from ..errors import DataError, InvalidParameterError
 from ..stats import CountStats
 from ._base import BaseNB
 from ..stats.counts import class_indicator, class_totals, per_class_sum
-from .discrete import check_alpha, dense_rows, dirichlet_log_density, soft_class_sum, times
+from .discrete import check_alpha, dense_rows, dirichlet_log_density, linear, soft_class_sum, times
 from .multinomial import CountSettings, log_ratio_scores
 from . import _leave_one_out as leave_one_out
 from .params import Params, PriorAttributes, estimate_prior, fitted
@@ -168,7 +168,7 @@ class BernoulliNB(PriorAttributes, BaseNB):
                 missing.eliminate_zeros()
             data = np.where(nan, 0.0, A.data if t is None else (A.data > t).astype(float))
             if t is None:
-                _check_binary(data, A)
+                _check_binary(data, A, names)
             Xb = sp.csr_matrix((data, A.indices.copy(), A.indptr.copy()), shape=A.shape)
             Xb.eliminate_zeros()  # on copies: the caller's matrix is never modified
             return Binary(Xb, missing), names
@@ -176,7 +176,7 @@ class BernoulliNB(PriorAttributes, BaseNB):
         has_nan = bool(nan.any())
         if t is None:
             Xb = np.where(nan, 0.0, A) if has_nan else A
-            _check_binary(Xb, None)
+            _check_binary(Xb, None, names)
         else:
             Xb = (A > t).astype(np.float64)  # NaN > t is False: missing entries become 0
         return Binary(Xb, nan.astype(np.float64) if has_nan else None), names
@@ -228,7 +228,7 @@ class BernoulliNB(PriorAttributes, BaseNB):
         fp, fq = np.isfinite(log_p), np.isfinite(log_q)
         p0, q0 = np.where(fp, log_p, 0.0), np.where(fq, log_q, 0.0)
         X, M = Xv.X, Xv.missing
-        out: np.ndarray = np.asarray(X @ (p0 - q0).T) + q0.sum(axis=1)
+        out: np.ndarray = linear(X, p0 - q0) + q0.sum(axis=1)
         if M is not None:
             out -= np.asarray(M @ q0.T)
         if not (fp.all() and fq.all()):
@@ -255,7 +255,7 @@ class BernoulliNB(PriorAttributes, BaseNB):
         return CountStats.from_arrays(arrays, presence=True)
 
 
-def _check_binary(values: np.ndarray, A: Any) -> None:
+def _check_binary(values: np.ndarray, A: Any, names: list[str] | None) -> None:
     bad = (values != 0) & (values != 1)
     if np.any(bad):
         if A is not None:  # CSR data: locate row and column
@@ -266,7 +266,7 @@ def _check_binary(values: np.ndarray, A: Any) -> None:
         else:
             i, j = first_bad(bad)
             where, v = f"row {i}, column {j}", values[i, j]
-        raise DataError(
+        raise DataError(name_columns(
             f"X: {where} holds {show(v)}; with binarize=None the features must be 0 or 1 "
-            "(set binarize to a threshold to binarise other values)"
-        )
+            "(set binarize to a threshold to binarise other values)", names
+        ))

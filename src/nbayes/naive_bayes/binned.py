@@ -121,6 +121,11 @@ class BinnedNB(CategoricalNB):
             out.append(c)
         return out
 
+    def feature_bins(self, Xv: Any) -> list[list[str | None]] | None:
+        codes = [bin_codes(Xv.M[:, j], e) for j, e in enumerate(self.edges_)]
+        return [[interval(e, int(c[i])) if c[i] >= 0 else None for e, c in zip(self.edges_, codes)]
+                for i in range(Xv.M.shape[0])]
+
     def feature_scores(self) -> tuple[np.ndarray, list[str]]:
         scores, _ = super().feature_scores()
         feat = self.display_feature_names()

@@ -259,7 +259,7 @@ class CategoricalNB(PriorAttributes, BaseNB):
             if len(vals) and unknown.any():
                 raise DataError(
                     f"X: column {j} holds value {vals[np.argmax(unknown)]!r}, which is not among "
-                    f"the declared categories {list(dec)!r}"
+                    f"the declared categories {np.asarray(dec).tolist()!r}"
                 )
 
     def _declared(self, d: int) -> list[np.ndarray | None]:

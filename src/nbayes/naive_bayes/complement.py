@@ -13,7 +13,7 @@ from ..stats import CountStats
 from ._base import BaseNB
 from .multinomial import CountSettings
 from .params import Params, PriorAttributes, PriorSettings, estimate_prior, fitted
-from .discrete import check_alpha, dense_rows
+from .discrete import check_alpha, dense_rows, linear
 from .multinomial import log_ratio_scores
 
 
@@ -155,7 +155,7 @@ class ComplementNB(PriorAttributes, BaseNB):
         return self.feature_log_prob_, self._intercept, None
 
     def log_likelihood(self, Xv: Any) -> np.ndarray:
-        return np.asarray(Xv @ self.feature_log_prob_.T)
+        return linear(Xv, self.feature_log_prob_)
 
     def feature_terms(self, Xv: Any) -> np.ndarray:
         terms: np.ndarray = dense_rows(Xv)[:, None, :] * self.feature_log_prob_[None]

@@ -28,14 +28,31 @@ def check_alpha(alpha: Any, n_features: int | None, force_alpha: bool) -> np.nda
     return a
 
 
+def linear(X: Any, W: np.ndarray) -> np.ndarray:
+    """X @ W.T. For sparse X, only the columns X holds a value in are read: W (classes x terms,
+    C-ordered) would otherwise be copied whole into the Fortran order the sparse product
+    takes, as large as W itself on a bigram vocabulary (issue #29). Each row's sum runs over
+    the same nonzeros in the same order, so the result is the same to the bit."""
+    if not sp.issparse(X) or W.ndim != 2:
+        return np.asarray(X @ W.T)
+    X = X.tocsr()
+    cols = np.unique(X.indices)
+    if 2 * len(cols) > W.shape[1]:  # most columns touched: the copy saves nothing
+        return np.asarray(X @ W.T)
+    remap = np.zeros(W.shape[1], dtype=X.indices.dtype)
+    remap[cols] = np.arange(len(cols), dtype=X.indices.dtype)
+    Xc = sp.csr_matrix((X.data, remap[X.indices], X.indptr), shape=(X.shape[0], len(cols)))
+    return np.asarray(Xc @ np.ascontiguousarray(W[:, cols].T))
+
+
 def safe_linear(X: Any, W: np.ndarray) -> np.ndarray:
     """X @ W.T where W may hold -inf (a zero probability, alpha = 0): a -inf weight counts only
     where x > 0, and 0 * -inf is 0, never NaN (GEMM alone would give NaN)."""
     finite = np.isfinite(W)
     if finite.all():
-        return np.asarray(X @ W.T)
-    out = np.asarray(X @ np.where(finite, W, 0.0).T)
-    hit = np.asarray(X @ (~finite).astype(np.float64).T) > 0
+        return linear(X, W)
+    out = linear(X, np.where(finite, W, 0.0))
+    hit = linear(X, (~finite).astype(np.float64)) > 0
     out[hit] = -np.inf
     return out
 

@@ -71,7 +71,7 @@ def estimate(stats: MomentStats, s: GaussianSettings) -> GaussianParams:
     if np.any(var <= 0):
         c, j = np.argwhere(var <= 0)[0]
         raise DataError(
-            f"GaussianNB: feature {j} has zero variance in class index {c} and "
+            f"GaussianNB: column {j} has zero variance in class index {c} and "
             "var_smoothing=0 leaves it at 0; set var_smoothing > 0"
         )
     theta = stats.mean.copy()  # (the value owns its arrays: the statistics' stay writable)

@@ -17,6 +17,7 @@ from .._validation import check_choice, check_number, check_table, frame_names, 
 from ..errors import DataError, InvalidParameterError, MergeError
 from ..stats import BinnedStats, CategoricalStats, CountStats, MomentStats
 from ._base import BaseNB
+from ._naming import MixedNaming
 from ._mixed_stats import KINDS, MixedStats, load_mixed, mixed_stats_from_arrays
 from .params import Params, PriorAttributes, assign_parameters, estimate_prior, fitted
 from .._tables import Table, frame_column, read_table
@@ -56,7 +57,7 @@ class MixedParams(Params):
     components: dict[str, Any]
 
 
-class NaiveBayes(PriorAttributes, BaseNB):
+class NaiveBayes(PriorAttributes, MixedNaming, BaseNB):
     """Naive Bayes over a table whose columns have different types.
 
     Column types come from the dtype: numbers (integers too) are ``"gaussian"``, strings,

@@ -220,14 +220,15 @@ class Loaded:
         a, b = self.classes.index(plain(pred)), self.classes.index(plain(runner))
         log_odds = _difference(joint[a], joint[b])
         names = list(ex.feature_names) if m.input_feature_names() is not None else list(self.input_feature_names)
+        bins = ex.bins[0] if getattr(ex, "bins", None) else [None] * len(names)
         return {
             "label": plain(pred),
             "runner_up": plain(runner),
             "log_odds": plain(log_odds),
             "baseline": plain(float(base)),
             "features": [
-                {"feature": str(n), "value": v, "contribution": plain(float(t))}
-                for n, v, t in zip(names, values, np.asarray(terms, dtype=float).tolist())
+                {"feature": str(n), "value": v, **({"bin": b} if b is not None else {}), "contribution": plain(float(t))}
+                for n, v, t, b in zip(names, values, np.asarray(terms, dtype=float).tolist(), bins)
             ],
         }
 

@@ -14,7 +14,6 @@ a string label holds no NUL, which numpy's strings drop at the end)."""
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +22,6 @@ import numpy as np
 from .._validation import check_sample_weight, check_y, encode_labels, show
 from ..errors import NBayesError, UnlearnError
 from ..io.info import json_value
-from ..stats.terms import union_terms
 from ..text.online import built
 from . import _delta
 from . import _labelsets as labelsets
@@ -81,32 +79,11 @@ def without_rows(work: Any, X: Any, y: list[Any], w: list[float] | None) -> tupl
     part = work.count_statistics(Xv, codes, len(work.classes_), weights)
     try:
         stats = work.stats_.subtract(part, work.classes_)
-    except UnlearnError as exc:
-        raise UnlearnError(named_term(str(exc), work.stats_, part)) from None
+    except UnlearnError as exc:  # the model names its columns (the statistics name words and values)
+        raise (work.located(exc) if hasattr(work, "located") else exc) from None
     new = copy.copy(work)
     new.set_statistics(stats, work.classes_, work.n_features_in_, work.input_feature_names())
     return built(new), n, float(n if weights is None else weights.sum())
-
-
-#: how the statistics name a term of a text model's vocabulary in an unlearn refusal
-_COLUMN = re.compile(r"\(column (\d+)\)")
-
-
-def named_term(message: str, have: Any, remove: Any) -> str:
-    """An unlearn refusal of a text model's statistics with the word in place of its column
-    (``(column 8714)`` -> ``(the term 'prize')``; hashing: ``(hash bucket 8714)``): the column
-    indexes the two vocabularies' union, as the subtraction aligned them. Other messages are
-    returned as they are."""
-    m = _COLUMN.search(message)
-    if m is None or not hasattr(have, "has_vocabulary"):
-        return message
-    if not have.has_vocabulary:  # hashing: a column is a bucket, which many words share
-        return f"{message[:m.start()]}(hash bucket {m.group(1)}){message[m.end():]}"
-    terms = union_terms(have.terms, remove.terms)
-    j = int(m.group(1))
-    if j >= len(terms):
-        return message
-    return f"{message[:m.start()]}(the term {show(terms[j])}){message[m.end():]}"
 
 
 def unknown_label(labels: np.ndarray, classes: np.ndarray, *, learn: bool) -> str:

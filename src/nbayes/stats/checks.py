@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,13 +17,26 @@ from ..errors import StatisticsError, UnlearnError
 REL_TOL = 1e-9
 
 
-def check_removable(have: np.ndarray, remove: np.ndarray, classes: np.ndarray, what: str) -> None:
-    """Raise UnlearnError naming the class when ``remove`` exceeds ``have`` (first axis = class)."""
+#: names the entry ``j`` of a statistic's second axis in a refusal: ``"column 3"`` (a feature,
+#: which the model names), ``"column 2, value 'red'"`` (a categorical value), ``"the term 'prize'"``
+Entry = Callable[[int], str]
+
+
+def _where(at: tuple[int, ...], entry: Entry | None) -> str:
+    if len(at) < 2:
+        return ""
+    return f" ({entry(int(at[1])) if entry is not None else f'column {int(at[1])}'})"
+
+
+def check_removable(have: np.ndarray, remove: np.ndarray, classes: np.ndarray, what: str,
+                    entry: Entry | None = None) -> None:
+    """Raise UnlearnError naming the class when ``remove`` exceeds ``have`` (first axis = class)
+    and the entry (``entry``, else the column by position)."""
     excess = remove > have * (1 + REL_TOL) + REL_TOL
     if np.any(excess):
         at = tuple(np.argwhere(excess)[0])  # the first entry in excess: (class, feature, ...)
         k = int(at[0])
-        where = f" (column {int(at[1])})" if len(at) > 1 else ""
+        where = _where(at, entry)
         raise UnlearnError(
             f"unlearn would remove more {what} of class {show(classes[k])} than the model learned"
             f"{where}: learned {float(have[at]):g}, removing {float(remove[at]):g}; the model is unchanged"
@@ -30,9 +44,10 @@ def check_removable(have: np.ndarray, remove: np.ndarray, classes: np.ndarray, w
 
 
 def check_removed(result: Any, have: Any, remove: Any, classes: np.ndarray, what: str,
-                  tail: list[Any] | None = None) -> None:
-    """Raise UnlearnError naming the class when an exact subtraction went below 0 (``result`` is
-    the exact difference's leading float, negative exactly when more was removed than held).
+                  tail: list[Any] | None = None, entry: Entry | None = None) -> None:
+    """Raise UnlearnError naming the class and the entry (``entry``, else the column by
+    position) when an exact subtraction went below 0 (``result`` is the exact difference's
+    leading float, negative exactly when more was removed than held).
 
     A negative result within rounding of what was held (``REL_TOL``) is set to 0 in place, with
     its ``tail``: the same rows counted in other batches (a fold subtracted from a total, rows
@@ -55,7 +70,7 @@ def check_removed(result: Any, have: Any, remove: Any, classes: np.ndarray, what
         h = held(at)
         if -float(r[at]) > REL_TOL * abs(h) + REL_TOL:
             m = remove.tocsr()[at] if sp.issparse(remove) else np.broadcast_to(remove, np.shape(result))[at]
-            where = f" (column {at[1]})" if len(at) > 1 else ""
+            where = _where(at, entry)
             raise UnlearnError(
                 f"unlearn would remove more {what} of class {show(classes[at[0]])} than the model learned"
                 f"{where}: learned {h:.17g}, removing {float(m):.17g}; the model is unchanged"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from .._scipy import sparse as sp
 
-from .._validation import encode_labels, sorted_unique, union_labels
+from .._validation import encode_labels, show, sorted_unique, union_labels
 from ..errors import StatisticsError
 from .checks import check_array, check_at_most, check_class_count, check_removed
 from .exact import add_exact, combine, read_tail, tail_arrays, tail_embed
@@ -246,7 +246,8 @@ class CategoricalStats:
         for j, (c, a, b) in enumerate(self._aligned(other)):
             v, tail = add_exact(a[0], a[1:], b[0], b[1:], sign)
             if classes is not None:
-                check_removed(v, a[0], b[0], classes, "value counts", tail)
+                check_removed(v, a[0], b[0], classes, "value counts", tail,
+                              _value_of(j, c))
             cats.append(c)
             counts.append(v)
             tails[f"counts/{j}"] = tail
@@ -339,3 +340,8 @@ def _spread(counts: np.ndarray, cats: np.ndarray, united: np.ndarray) -> np.ndar
     out = np.zeros((counts.shape[0], len(united)))
     out[:, pos] = counts
     return out
+
+
+def _value_of(j: int, values: np.ndarray) -> Callable[[int], str]:
+    """Names entry v of categorical column j's counts in a refusal: the column and its value."""
+    return lambda v: f"column {j}, value {show(values[v])}"

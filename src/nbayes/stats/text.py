@@ -8,12 +8,14 @@ folds, EM's expected counts). Every operation takes either and mixes them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from .._scipy import sparse as sp
 
+from .._validation import show
 from ..errors import StatisticsError, UnlearnError
 from .checks import REL_TOL, check_removable, check_removed
 from .counts import forget_empty_classes
@@ -159,14 +161,16 @@ class TextStats:
         a, b = self.on(terms), other.on(terms)
         if np.any(b.df > a.df) or b.n_docs > a.n_docs:
             over = np.flatnonzero(np.asarray(b.df) > np.asarray(a.df))
-            where = f" (column {int(over[0])})" if len(over) else ""  # the service names the term
+            where = f" ({_term_of(terms)(int(over[0]))})" if len(over) else ""
             raise UnlearnError(f"unlearn would remove documents this model never learned{where}; "
                                "the model is unchanged")
         weighted, sums_tail = _weighted(self, other, terms, -1, classes)
         values, tails = combine(a, b, self.FIELDS, -1)  # exact differences (stats.exact)
         check_removed(values["class_count"], a.class_count, b.class_count, classes, "documents", tails.get("class_count"))
-        check_removed(values["term_count"], a.term_count, b.term_count, classes, "term counts", tails.get("term_count"))
-        check_removed(values["doc_count"], a.doc_count, b.doc_count, classes, "documents holding a term", tails.get("doc_count"))
+        check_removed(values["term_count"], a.term_count, b.term_count, classes, "term counts", tails.get("term_count"),
+                      _term_of(terms))
+        check_removed(values["doc_count"], a.doc_count, b.doc_count, classes, "documents holding a term",
+                      tails.get("doc_count"), _term_of(terms))
         values = {k: _form(v, a.term_count, b.term_count) if k != "class_count" else v for k, v in values.items()}
         tails = {k: [_form(t, a.term_count, b.term_count) for t in v] if k != "class_count" else v
                  for k, v in tails.items()}
@@ -423,3 +427,9 @@ def _table_of(terms: np.ndarray, a: "TextStats", b: "TextStats") -> Any:
         if side.table is not None and side.n_terms == len(terms):
             return side.table
     return None
+
+
+def _term_of(terms: np.ndarray) -> Callable[[int], str]:
+    """Names column t of aligned text statistics in a refusal: the word (``the term 'prize'``),
+    or with hashing its bucket, which many words share."""
+    return lambda t: f"the term {show(terms[t])}" if terms.dtype == object else f"hash bucket {t}"
