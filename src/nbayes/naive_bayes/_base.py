@@ -61,6 +61,7 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
     })
 
     # set by estimation (``estimate_parameters``, ``prior_parameters``): declared for the type checker
+    stats_: Any
     _intercept: np.ndarray
     class_log_prior_: np.ndarray
 

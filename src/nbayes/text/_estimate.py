@@ -13,13 +13,15 @@ import numpy as np
 from .._scipy import sparse as sp
 
 from .._kernels.text_parts import kept_parts
+from .._validation import check_sample_weight, check_y, encode_labels
 from ..errors import StatisticsError
 from ..naive_bayes.bernoulli import BernoulliParams
 from ..naive_bayes.params import Params, assign_parameters
 from ..stats import CountStats
 from ..stats.text import TextStats
 from ..stats.terms import CodeTerms, as_strings
-from .params import TextParams
+from .online import plus
+from .params import TextDelta, TextParams, _forget_empty
 from .vocab import AnyTerms, HashedTerms, Pairs, TermTable
 
 
@@ -36,6 +38,38 @@ class TextEstimation:
         a class never held (multinomial and Bernoulli models over a vocabulary, alpha > 0)."""
         return bool(self.model in ("multinomial", "bernoulli", "nblr") and not self.tfidf and self.n_features is None
                     and "_layout" not in self.__dict__ and np.ndim(self.alpha) == 0 and float(self.alpha) > 0)
+
+    def _plus_chunk(self: Any, X: Any, y: Any, classes: Any, sample_weight: Any) -> bool:
+        """The chunk's statistics, and the parameters of the sum from the change alone
+        (:meth:`TextParams.plus`); False (nothing changed) when that path does not apply."""
+        p = self.params_
+        if not (self._over_pairs() and self.model == "multinomial" and _same_settings(self, p.settings)) or (
+                classes is not None and not np.array_equal(np.asarray(list(classes), dtype=object),
+                                                           np.asarray(self.classes_, dtype=object))):
+            return False
+        self.check_params()
+        docs, _ = self.prepare_input(X, fitting=False)
+        n = docs.shape[0]
+        y = check_y(y, n)
+        w = check_sample_weight(sample_weight, n)
+        codes, unknown = encode_labels(y, self.classes_)
+        if unknown.any():
+            return False
+        K = len(self.classes_)
+        new = p.plus(TextDelta(self.count_statistics(docs, codes, K, w), np.arange(K)))
+        if new is None:
+            return False
+        self.take_parameters(new)
+        return True
+
+    def parameters_plus(self: Any, params: TextParams, delta: TextDelta) -> TextParams | None:
+        """:meth:`TextParams.plus` (the settings' model computes it: :func:`nbayes.text.online.plus`)."""
+        return plus(params, delta)
+
+    def take_parameters(self: Any, params: TextParams) -> None:
+        """Make ``params`` and their statistics ``params.stats`` the model's, in one step (the
+        classes unchanged)."""
+        assign_parameters(self, params, params.stats)
 
     def _pair_parameters(self: Any, stats: TextStats) -> TextParams:
         """Estimation over the pairs seen. Multinomial: log theta_ct = log(n_ct + alpha) -
@@ -171,6 +205,22 @@ def estimate(stats: TextStats, settings: Any) -> TextParams:
     return out
 
 
+def _same_settings(model: Any, settings: Any) -> bool:
+    """Whether the parameters ``settings`` held are this model's now (no ``set_params`` since)."""
+    a, b = model.get_params(), settings.get_params()
+    for k, v in a.items():
+        u = b[k]
+        if v is u:
+            continue
+        try:
+            if not (np.shape(v) == np.shape(u) and bool(np.all(np.asarray(v) == np.asarray(u)))):
+                return False
+        except (TypeError, ValueError):
+            if v != u:
+                return False
+    return True
+
+
 def _vocabulary(model: Any, stats: TextStats, keep: np.ndarray) -> tuple[Any, TermTable]:
     """(the kept terms, their term table): when every term is kept, the statistics' own (their
     vocabulary as counting left it, code points made strings only if read; the table built
@@ -187,13 +237,3 @@ def _vocabulary(model: Any, stats: TextStats, keep: np.ndarray) -> tuple[Any, Te
         parts = np.empty((len(vocab), 2), dtype=np.int32)
         table.set_parts(parts, kept_parts(counted._parts, np.ascontiguousarray(keep, dtype=np.bool_), parts))
     return vocab, table
-
-
-def _forget_empty(derived: dict[str, Any], class_count: np.ndarray) -> dict[str, np.ndarray]:
-    """A class without weight (all its documents unlearned, or declared and never seen) is gone
-    (CORRECTNESS.md): log prior and intercept -inf in every model, whatever the prior settings,
-    so its probability is 0 and it is never predicted."""
-    gone = class_count <= 0
-    if not gone.any():
-        return {}
-    return {key: np.where(gone, -np.inf, derived[key]) for key in ("class_log_prior_", "_intercept")}

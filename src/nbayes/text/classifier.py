@@ -11,7 +11,6 @@ from .._scipy import sparse as sp
 
 from .._validation import (
     check_documents,
-    encode_labels,
     check_choice,
     check_number,
     check_sample_weight,
@@ -34,8 +33,7 @@ from .vocab import AnyTerms, HashedTerms, Pairs, TermTable, hash_terms, learn_te
 from ._stream import TextStream
 from .explain import TokenExplanation, explain_tokens
 from ._estimate import TextEstimation
-from .online import plus
-from .params import TextAttributes, TextDelta, TextParams
+from .params import TextAttributes, TextParams
 from .nblr import fit_nblr, keep_columns
 
 __all__ = ["TextClassifier", "TokenExplanation"]
@@ -284,38 +282,6 @@ class TextClassifier(TextAttributes, TextSettings, TfidfCounting, TextEM, TextEs
                 return self
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
-    def _plus_chunk(self, X: Any, y: Any, classes: Any, sample_weight: Any) -> bool:
-        """The chunk's statistics, and the parameters of the sum from the change alone
-        (:meth:`TextParams.plus`); False (nothing changed) when that path does not apply."""
-        p = self.params_
-        if not (self._over_pairs() and self.model == "multinomial" and _same_settings(self, p.settings)) or (
-                classes is not None and not np.array_equal(np.asarray(list(classes), dtype=object),
-                                                           np.asarray(self.classes_, dtype=object))):
-            return False
-        self.check_params()
-        docs, _ = self.prepare_input(X, fitting=False)
-        n = docs.shape[0]
-        y = check_y(y, n)
-        w = check_sample_weight(sample_weight, n)
-        codes, unknown = encode_labels(y, self.classes_)
-        if unknown.any():
-            return False
-        K = len(self.classes_)
-        new = p.plus(TextDelta(self.count_statistics(docs, codes, K, w), np.arange(K)))
-        if new is None:
-            return False
-        self.take_parameters(new)
-        return True
-
-    def parameters_plus(self, params: TextParams, delta: TextDelta) -> TextParams | None:
-        """:meth:`TextParams.plus` (the settings' model computes it: :func:`nbayes.text.online.plus`)."""
-        return plus(params, delta)
-
-    def take_parameters(self, params: TextParams) -> None:
-        """Make ``params`` and their statistics ``params.stats`` the model's, in one step (the
-        classes unchanged)."""
-        assign_parameters(self, params, params.stats)
-
     def stream(self, *, fresh: bool = False) -> TextStream:
         """A stream of chunks counted in O(chunk) each (:class:`~nbayes.text._stream.TextStream`):
         ``add`` each chunk, then ``finish()`` makes the statistics and estimates once; the model
@@ -373,7 +339,7 @@ class TextClassifier(TextAttributes, TextSettings, TfidfCounting, TextEM, TextEs
 
     def _fitted_idf(self) -> np.ndarray:
         """The idf weights over the vocabulary of a model fitted with tfidf=True."""
-        idf = self._idf_weights
+        idf: np.ndarray | None = self._idf_weights
         if idf is None:  # tfidf switched on by set_params after a fit without it
             raise InvalidParameterError("tfidf=True, but this model was fitted with tfidf=False: fit it again")
         return idf
@@ -479,7 +445,7 @@ class TextClassifier(TextAttributes, TextSettings, TfidfCounting, TextEM, TextEs
             out: np.ndarray = scores + p.const
             return out
         X = self._counts(p.table, docs, binary)  # tf-idf, or -inf weights (alpha = 0): the sparse path
-        inner = p.dense()["inner_"]
+        inner: BaseNB = p.dense()["inner_"]
         if self.tfidf:
             if p.idf_weights is None:
                 raise InvalidParameterError("tfidf=True, but this model was fitted with tfidf=False: fit it again")
@@ -521,22 +487,6 @@ class TextClassifier(TextAttributes, TextSettings, TfidfCounting, TextEM, TextEs
     @classmethod
     def statistics_from_arrays(cls, arrays: dict[str, np.ndarray], n_features: int) -> TextStats:
         return TextStats.from_arrays(arrays)
-
-
-def _same_settings(model: TextClassifier, settings: TextClassifier) -> bool:
-    """Whether the parameters ``settings`` held are this model's now (no ``set_params`` since)."""
-    a, b = model.get_params(), settings.get_params()
-    for k, v in a.items():
-        u = b[k]
-        if v is u:
-            continue
-        try:
-            if not (np.shape(v) == np.shape(u) and bool(np.all(np.asarray(v) == np.asarray(u)))):
-                return False
-        except (TypeError, ValueError):
-            if v != u:
-                return False
-    return True
 
 
 class _Shown:

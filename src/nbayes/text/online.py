@@ -40,8 +40,7 @@ from .._kernels.text_parts import extended_parts
 from .._validation import encode_labels
 from ..stats.text import TextStats
 from ..stats.text_insert import add_sorted
-from ._estimate import _forget_empty
-from .params import TextDelta, TextParams
+from .params import TextDelta, TextParams, _forget_empty
 from .vocab import Pairs, TermTable
 
 __all__ = ["add_counts", "built", "code_points", "find", "online_ready", "plus"]

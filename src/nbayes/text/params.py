@@ -74,7 +74,7 @@ class TextParams(Params):
         mine, theirs = self.attributes(), other.attributes()
         return mine.keys() == theirs.keys() and all(_equal(mine[k], theirs[k]) for k in mine)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def attributes(self) -> dict[str, Any]:
         """The parameters by the model's attribute names (those set), for the overflow checks."""
@@ -163,3 +163,13 @@ class TextAttributes(PriorAttributes):
     feature_log_prob_ = _derived(
         "feature_log_prob_", "ndarray of shape (n_classes, n_kept_terms): log P(term | class) of the count model.")
     inner_ = _derived("inner_", "The fitted count model (MultinomialNB, BernoulliNB or ComplementNB) over the kept terms.")
+
+
+def _forget_empty(derived: dict[str, Any], class_count: np.ndarray) -> dict[str, np.ndarray]:
+    """A class without weight (all its documents unlearned, or declared and never seen) is gone
+    (CORRECTNESS.md): log prior and intercept -inf in every model, whatever the prior settings,
+    so its probability is 0 and it is never predicted."""
+    gone = class_count <= 0
+    if not gone.any():
+        return {}
+    return {key: np.where(gone, -np.inf, derived[key]) for key in ("class_log_prior_", "_intercept")}
