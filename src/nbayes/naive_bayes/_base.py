@@ -225,8 +225,11 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative):
         if first:
             stats = new  # declared classes not in y are in all_classes with weight 0
         else:
-            pos, _ = encode_labels(self.classes_, all_classes)
-            stats = self.stats_.embed(pos, len(all_classes)) + new
+            before = self.stats_
+            if len(all_classes) != len(self.classes_):  # (the same classes: embedding would copy them as they are)
+                pos, _ = encode_labels(self.classes_, all_classes)
+                before = before.embed(pos, len(all_classes))
+            stats = before + new
         declared_before = self.__dict__.get("_declared_classes", False)
         self.set_statistics(stats, all_classes, _n_cols(Xv), names if first else self.input_feature_names())
         # classes declared on the first call are a contract (CORRECTNESS.md)
