@@ -65,8 +65,10 @@ from nbayes.io.readers import read_jsonl
 path, n_features = sys.argv[1], int(sys.argv[2])
 model = nbayes.TextClassifier(n_features=n_features)
 t0 = time.perf_counter(); rows = 0
+stream = model.stream()  # each chunk counted in O(chunk); the statistics made once at finish
 for texts, labels in read_jsonl(path, chunk_size=20000):
-    model.partial_fit(texts, labels); rows += len(texts)
+    stream.add(texts, labels); rows += len(texts)
+stream.finish()
 secs = time.perf_counter() - t0
 model.save(sys.argv[3])
 print(json.dumps({"seconds": secs, "rows": rows, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

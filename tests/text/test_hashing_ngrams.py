@@ -108,9 +108,10 @@ def test_explain_in_hashing_mode_names_the_ngrams():
     assert_allclose(e.contributions.sum() + e.baseline, joint.max() - joint.min(), rtol=1e-12)
 
 
-def test_hashing_partial_fit_accumulates_in_place_and_estimates_on_use():
-    """Chunks count straight into the statistics; the parameters follow on first use, equal
-    to one fit on all documents."""
+def test_hashing_partial_fit_never_writes_published_statistics():
+    """Each chunk makes new statistics and parameters (those published before are never
+    written: a reader holding them keeps its numbers); a stream counts into arrays of its
+    own. Both equal one fit on all documents."""
     import numpy as np
 
     import nbayes
@@ -119,12 +120,15 @@ def test_hashing_partial_fit_accumulates_in_place_and_estimates_on_use():
     labels = ["spam", "ham", "spam", "ham"] * 30
     whole = nbayes.TextClassifier(n_features=2**12, ngram_range=(1, 2)).fit(texts, labels)
     model = nbayes.TextClassifier(n_features=2**12, ngram_range=(1, 2)).partial_fit(texts[:8], labels[:8])
-    counts = model.stats_.term_count
+    first, counts = model.params_, model.stats_.term_count.copy()
+    stream = nbayes.TextClassifier(n_features=2**12, ngram_range=(1, 2)).partial_fit(texts[:8], labels[:8]).stream()
     for i in range(8, len(texts), 16):
         model.partial_fit(texts[i : i + 16], labels[i : i + 16])
-    assert model.stats_.term_count is counts  # no new K x n_features table per chunk
-    assert "feature_log_prob_" not in model.__dict__  # not estimated until used
+        stream.add(texts[i : i + 16], labels[i : i + 16])
+    np.testing.assert_array_equal(first.stats.term_count, counts)  # the first version's, untouched
+    assert model.params_.stats is model.stats_
     np.testing.assert_allclose(model.predict_proba(texts), whole.predict_proba(texts), rtol=1e-12)
+    np.testing.assert_allclose(stream.finish().predict_proba(texts), whole.predict_proba(texts), rtol=1e-12)
     np.testing.assert_allclose(model.feature_log_prob_, whole.feature_log_prob_, rtol=1e-12)
     grown = model.partial_fit(["a brand new class here"], ["other"])  # a new class: the general path
     assert grown.classes_.tolist() == ["ham", "other", "spam"]

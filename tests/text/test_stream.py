@@ -1,5 +1,7 @@
-"""A stream of partial_fit chunks counted into one open term table (nbayes.text._stream), and
-documents read from Arrow buffers: both must give what fitting the lists of strings gives."""
+"""Streams of chunks: ``partial_fit`` (final after each call: new statistics and parameters,
+swapped together, nothing estimated when read) and ``model.stream()`` (chunks counted into one
+open term table the stream owns, estimated once at ``finish``); and documents read from Arrow
+buffers: all must give what fitting the lists of strings gives."""
 
 from __future__ import annotations
 
@@ -52,45 +54,131 @@ def test_chunks_counted_into_one_table_equal_one_fit(docs, data, kw, weighted, a
     cuts = sorted(data.draw(st.lists(st.integers(1, n - 1), max_size=4, unique=True)))
     whole = TextClassifier(**kw).fit(docs, y, sample_weight=w)
     parts = TextClassifier(**kw)
+    stream = TextClassifier(**kw).stream()
     classes = sorted(set(y))
     for k, (lo, hi) in enumerate(zip([0, *cuts], [*cuts, n])):
         chunk = pl.Series(docs[lo:hi], dtype=pl.String) if arrow else docs[lo:hi]
-        parts.partial_fit(chunk, y[lo:hi], classes=classes if k == 0 else None,
-                          sample_weight=None if w is None else w[lo:hi])
-        getattr(parts, "base_estimator_", None)  # a probe, as the command line makes: nothing is estimated
-    _same_stats(whole, parts)
-    np.testing.assert_allclose(parts.predict_log_proba(docs), whole.predict_log_proba(docs), rtol=1e-12, atol=1e-12)
+        for learn in (parts.partial_fit, stream.add):
+            learn(chunk, y[lo:hi], classes=classes if k == 0 else None, sample_weight=None if w is None else w[lo:hi])
+        assert parts.params_.stats is parts.stats_  # final after each call
+    streamed = stream.finish()
+    for m in (parts, streamed):
+        _same_stats(whole, m)
+        np.testing.assert_allclose(m.predict_log_proba(docs), whole.predict_log_proba(docs), rtol=1e-12, atol=1e-12)
 
 
-def test_the_table_stays_open_until_something_reads_the_statistics():
+READS = [
+    lambda m: m.predict(["cheap pills", "lunch"]),
+    lambda m: m.predict_log_proba(["cheap pills"]),
+    lambda m: m.stats_,
+    lambda m: m.params_,
+    lambda m: m.class_log_prior_,
+    lambda m: m.classes_,
+    lambda m: getattr(m, "base_estimator_", None),
+    lambda m: getattr(m, "no_such_thing", 7),
+    lambda m: m.vocabulary_,
+    lambda m: m.top_features(2),
+]
+
+
+@pytest.mark.parametrize("kw", [{}, {"n_features": 2**10}, {"model": "complement"}, {"model": "bernoulli"},
+                                {"min_df": 2}])
+def test_state_is_final_after_each_call_and_reads_estimate_nothing(monkeypatch, kw):
+    """After partial_fit returns, stats_ and params_ are the final pair (params_.stats is
+    stats_, the counts of every chunk so far); no read estimates, counts or changes the model."""
+    from nbayes.text import _estimate, online
+
     docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 50
     y = ["spam", "ham"] * 100
-    m = TextClassifier().partial_fit(docs[:100], y[:100])
-    m.partial_fit(docs[100:150], y[100:150])
-    m.partial_fit(docs[150:], y[150:])
-    assert "_stream" in m.__dict__ and "stats_" not in m.__dict__
-    assert getattr(m, "base_estimator_", None) is None and getattr(m, "no_such_thing", 7) == 7
-    assert "_stream" in m.__dict__  # probes of names the model does not have leave it open
-    assert m.predict(["cheap pills"]).tolist() == ["spam"]  # a parameter: the statistics are made once
-    assert "_stream" not in m.__dict__ and m.stats_.n_docs == 200
-    # a chunk bringing a new class closes nothing twice and counts through the general path
-    m.partial_fit(["a brand new class"], ["other"])
-    m.partial_fit(["more of it"], ["other"])
-    ref = TextClassifier().fit(docs + ["a brand new class", "more of it"], y + ["other", "other"])
-    _same_stats(ref, m)
-
-
-def test_a_probe_does_not_estimate_a_hashing_stream(monkeypatch):
-    m = TextClassifier(n_features=2**10).fit(["a b c", "d e f"], [0, 1])
-    m.partial_fit(["a b", "e f"], [0, 1])
+    m = TextClassifier(**kw)
+    for lo in range(0, 200, 50):
+        m.partial_fit(docs[lo:lo + 50], y[lo:lo + 50])
+        assert m.params_.stats is m.stats_ and m.stats_.n_docs == lo + 50
+    _same_stats(TextClassifier(**kw).fit(docs, y), m)
     calls = []
-    original = type(m).estimate_parameters
-    monkeypatch.setattr(type(m), "estimate_parameters", lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
-    getattr(m, "base_estimator_", None)
-    getattr(m, "anything", None)
-    assert calls == [] and m.__dict__["_pending"]
-    m.predict(["a b"])
-    assert len(calls) == 1
+    for owner, name in ((type(m), "estimate_parameters"), (type(m), "_pair_parameters"),
+                        (type(m), "_dense_parameters"), (type(m), "count_statistics"), (_estimate, "estimate"),
+                        (online, "plus")):
+        monkeypatch.setattr(owner, name, lambda *a, _n=name, **k: calls.append(_n))
+    state = dict(m.__dict__)
+    for read in READS:
+        read(m)
+    assert calls == []
+    assert m.__dict__.keys() == state.keys() and all(m.__dict__[k] is v for k, v in state.items())
+
+
+def test_partial_fit_never_writes_what_it_published():
+    """A version read before a partial_fit keeps its numbers (copy-on-write, in both modes)."""
+    for kw in ({}, {"n_features": 64}):
+        m = TextClassifier(**kw).fit(["cheap pills", "noon meeting"], ["spam", "ham"])
+        old = m.params_
+        arrays = {k: np.array(v.toarray() if hasattr(v, "toarray") else v, copy=True)
+                  for k, v in old.stats.to_arrays().items() if np.asarray(v).dtype.kind == "f"}
+        m.partial_fit(["cheap offer pills", "lunch"], ["spam", "ham"])
+        assert m.params_ is not old and m.params_.stats is m.stats_ is not old.stats
+        for k, v in arrays.items():
+            got = old.stats.to_arrays()[k]
+            np.testing.assert_array_equal(got.toarray() if hasattr(got, "toarray") else got, v)
+
+
+@pytest.mark.parametrize("kw", [{}, {"n_features": 2**10}, {"model": "bernoulli"}])
+def test_predictions_racing_a_partial_fit_see_the_old_or_the_new_model(kw):
+    """Threads predict while another thread learns chunk after chunk: every answer is that of
+    one of the versions (never a mix of one version's statistics and another's parameters), and
+    every (stats_, params_) pair a reader holds belongs together."""
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting", "pills at noon"] * 4
+    y = ["spam", "ham", "spam", "ham", "spam"] * 4
+    chunks = [(docs[i:i + 4], y[i:i + 4]) for i in range(0, len(docs), 4)]
+    versions, m = [], TextClassifier(**kw).fit(*chunks[0])
+    ref = TextClassifier(**kw).fit(*chunks[0])
+    versions.append(ref.predict_log_proba(docs))
+    for X, yy in chunks[1:]:
+        versions.append(ref.partial_fit(X, yy).predict_log_proba(docs))
+    seen: list = []
+    stop = threading.Event()
+
+    def read():
+        while not stop.is_set():
+            p = m.params_
+            seen.append((m.predict_log_proba(docs), p.stats.n_docs, float(np.exp(p.class_log_prior).sum())))
+
+    readers = [threading.Thread(target=read) for _ in range(3)]
+    for t in readers:
+        t.start()
+    for X, yy in chunks[1:]:
+        time.sleep(0.01)
+        m.partial_fit(X, yy)
+    time.sleep(0.01)
+    stop.set()
+    for t in readers:
+        t.join()
+    assert len(seen) > 10
+    for got, n_docs, total in seen:
+        assert any(np.allclose(got, v, rtol=1e-12, atol=1e-12) for v in versions)
+        assert n_docs in (4.0, 8.0, 12.0, 16.0, 20.0) and abs(total - 1) < 1e-12
+
+
+def test_a_stream_leaves_the_model_alone_until_it_finishes():
+    """The model is untouched while a stream counts; finish gives it the result in one step
+    (equal to partial_fit over the chunks), and a finished stream takes no more chunks."""
+    from nbayes.errors import NBayesError
+
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
+    y = ["spam", "ham"] * 20
+    m = TextClassifier().fit(docs[:8], y[:8])
+    before = m.params_
+    s = m.stream()
+    s.add(docs[8:20], y[8:20]).add(docs[20:], y[20:])
+    assert m.params_ is before and m.stats_.n_docs == 8
+    assert s.finish() is m and m.stats_.n_docs == 40 and m.params_.stats is m.stats_
+    _same_stats(TextClassifier().fit(docs, y), m)
+    with pytest.raises(NBayesError, match="finished"):
+        s.add(docs, y)
+    # a chunk bringing a new class closes the open table and takes the general path
+    s = m.stream()
+    s.add(["a brand new class"], ["other"]).add(["more of it"], ["other"]).add(docs[:4], y[:4])
+    ref = TextClassifier().fit(docs + ["a brand new class", "more of it"] + docs[:4], y + ["other", "other"] + y[:4])
+    _same_stats(ref, s.finish())
 
 
 ASCII = ["Cheap PILLS now!", "", "meeting at NOON", "a\tb\nc  dd", "x" * 300, "ZZ top 2024"]
@@ -140,24 +228,23 @@ def test_a_stream_whose_pairs_outgrow_their_table_turns_to_rows():
     words = np.array([f"w{i}" for i in range(600)])
     docs = [" ".join(words[rng.integers(0, 600, 30)]) for _ in range(4000)]
     y = [f"c{i % 40}" for i in range(4000)]
-    m = TextClassifier().partial_fit(docs[:100], y[:100])
+    s = TextClassifier().partial_fit(docs[:100], y[:100]).stream()
     kinds = []
     for k in range(100, 4000, 300):
-        m.partial_fit(docs[k:k + 300], y[k:k + 300])
-        kinds.append(m.__dict__["_stream"][0].dense)
+        s.add(docs[k:k + 300], y[k:k + 300])
+        kinds.append(s._open[0].dense)
     assert kinds[0] is False and kinds[-1] is True
-    _same_stats(TextClassifier().fit(docs, y), m)
+    _same_stats(TextClassifier().fit(docs, y), s.finish())
 
 
 @pytest.mark.parametrize("how", ["fit", "fit_stream_of_chunks"])
-def test_a_fit_replaces_an_open_stream(how):
-    """fit makes new statistics: a table left open by earlier partial_fit calls is dropped
-    with the old statistics, not added to the next chunk's counts (nor to the fit's)."""
+def test_a_fit_replaces_earlier_chunks(how):
+    """fit makes new statistics: the chunks of earlier partial_fit calls are not added to the
+    next chunk's counts (nor to the fit's)."""
     docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
     y = ["spam", "ham"] * 20
     m = TextClassifier().partial_fit(docs[:20], y[:20])
     m.partial_fit(docs[20:], y[20:])
-    assert "_stream" in m.__dict__
     new, ny = ["buy now pills", "noon lunch"], ["spam", "ham"]
     if how == "fit":
         m.fit(new, ny)
@@ -167,77 +254,6 @@ def test_a_fit_replaces_an_open_stream(how):
     ref = TextClassifier().fit(new + ["cheap offer now"], ny + ["spam"])
     np.testing.assert_allclose(m.predict_log_proba(docs), ref.predict_log_proba(docs), rtol=1e-12, atol=1e-12)
     _same_stats(ref, m)
-
-
-def test_threads_predicting_at_once_close_the_table_once(monkeypatch):
-    """Eight threads predicting at once with the table open (CORRECTNESS.md: a server does
-    this): one of them makes the statistics, the others wait for them; every answer is the
-    serial one (a slow close opens the window in which a second close would find it gone)."""
-
-    from nbayes.text import _stream
-
-    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
-    y = ["spam", "ham"] * 20
-    ref = TextClassifier().fit(docs, y).predict_log_proba(docs)
-    m = TextClassifier().partial_fit(docs[:20], y[:20])
-    m.partial_fit(docs[20:], y[20:])
-    original = _stream.learned_terms
-    closes = []
-
-    def slow(*args, **kwargs):
-        closes.append(1)
-        time.sleep(0.2)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(_stream, "learned_terms", slow)
-    _predict_on_eight_threads(m, docs, ref)
-    assert closes == [1]
-
-
-@pytest.mark.parametrize("kw", [{}, {"n_features": 2**10}, {"model": "complement"}])
-def test_threads_predicting_at_once_estimate_once(monkeypatch, kw):
-    """The parameters deferred by a stream are estimated once when eight threads predict at
-    once: a second estimation replacing the first's attributes one by one would leave a window
-    in which a third thread finds one gone and no estimation pending (AttributeError)."""
-
-    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch meeting"] * 10
-    y = ["spam", "ham"] * 20
-    ref = TextClassifier(**kw).fit(docs, y).predict_log_proba(docs)
-    m = TextClassifier(**kw).partial_fit(docs[:20], y[:20])
-    m.partial_fit(docs[20:], y[20:])
-    m.stats_  # the table closed: what is left deferred is the estimation
-    assert m.__dict__["_pending"]
-    calls = []
-    original = type(m).estimate_parameters
-
-    def slow(self, *args, **kwargs):
-        calls.append(1)
-        time.sleep(0.2)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(type(m), "estimate_parameters", slow)
-    _predict_on_eight_threads(m, docs, ref)
-    assert calls == [1]
-
-
-def _predict_on_eight_threads(m: TextClassifier, docs: list[str], ref: np.ndarray) -> None:
-    """Eight threads predict ``docs`` with ``m`` at once: each gets ``ref``, none an error."""
-    out: list = [None] * 8
-
-    def run(i):
-        try:
-            out[i] = m.predict_log_proba(docs)
-        except Exception as exc:  # noqa: BLE001 - reported below
-            out[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for got in out:
-        assert not isinstance(got, BaseException), repr(got)
-        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("loaded", [False, True])
@@ -250,11 +266,11 @@ def test_a_stream_after_a_model_file_equals_one_fit(tmp_path, loaded):
     if loaded:
         m.save(tmp_path / "m.nbm")
         m = load(tmp_path / "m.nbm")
-    m.partial_fit(rest[:2], y2[:2])
-    m.partial_fit(rest[2:], y2[2:])
-    opened = m.__dict__["_stream"]
-    before = m.__dict__["_stream_before"]
-    assert isinstance(opened, tuple) and (before.table is None) == loaded  # which path closes it
+    s = m.stream()
+    s.add(rest[:2], y2[:2])
+    s.add(rest[2:], y2[2:])
+    assert isinstance(s._open, tuple) and (s.work.stats_.table is None) == loaded  # which path closes it
+    assert s.finish() is m
     whole = TextClassifier(ngram_range=(1, 2)).fit(first + rest, y1 + y2, sample_weight=[2.0, 1.0, 1, 1, 1])
     _same_stats(whole, m)
     np.testing.assert_allclose(m.predict_log_proba(first + rest), whole.predict_log_proba(first + rest), rtol=1e-12)

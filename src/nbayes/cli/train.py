@@ -139,6 +139,7 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
     held: list[Labelled] = []
     unlabelled: list[tuple[pl.DataFrame, np.ndarray]] = []
     em = unlabeled is not None or semi_supervised
+    stream: Any = None  # the chunks a model that streams learns, counted aside until the end
     for chunk in chunks(source, "reading and training", show_progress, ahead=True):
         part = split_target(chunk.frame, target, source, chunk.start)
         dropped += part.dropped
@@ -154,13 +155,16 @@ def _train(source: DataFile, target: str, name: str, alpha: float | None, C: flo
             continue
         rows += len(part.y)
         if streams(model) and not calibrate and not em and multilabel is None:
+            stream = model.stream() if stream is None else stream
             with file_rows(source, part.rows, columns=kinds):
-                model.partial_fit(model_input(model, part.X, kinds, source, column=True), part.y)
+                stream.add(model_input(model, part.X, kinds, source, column=True), part.y)
             del chunk, part  # before the next chunk is read: one chunk in memory at a time
         else:
             held.append(part)
     if rows == 0 or kinds is None:
         raise source.fail(f"column {target!r} (the label) is missing in every row; nothing to learn")
+    if stream is not None:
+        stream.finish()  # the statistics made and the parameters estimated, once
     extra_source = source
     if unlabeled is not None:
         extra_source = unlabeled

@@ -12,6 +12,7 @@ from .._lazy import exports
 
 _WHERE = {
     "BaseNB": "._base",
+    "ChunkStream": "._chunks",
     "Explanation": "._base",
     "BernoulliNB": ".bernoulli",
     "CategoricalNB": ".categorical",
@@ -22,6 +23,7 @@ _WHERE = {
 
 __all__ = [
     "BaseNB",
+    "ChunkStream",
     "Explanation",
     "BernoulliNB",
     "CategoricalNB",
@@ -32,6 +34,7 @@ __all__ = [
 
 if TYPE_CHECKING:  # pragma: no cover - explicit re-exports (mypy reads no computed names)
     from ._base import BaseNB as BaseNB
+    from ._chunks import ChunkStream as ChunkStream
     from ._base import Explanation as Explanation
     from .bernoulli import BernoulliNB as BernoulliNB
     from .categorical import CategoricalNB as CategoricalNB

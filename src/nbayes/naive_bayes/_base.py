@@ -30,7 +30,7 @@ from .._validation import (
     union_labels,
 )
 from ..errors import DataError, InvalidParameterError, MergeError, NBayesError, UnlearnError
-from ._chunks import _is_empty, _Transaction, _same_labels, chunk_classes, is_chunk_stream, stream_chunks, stream_into
+from ._chunks import ChunkStream, _is_empty, _Transaction, _same_labels, chunk_classes, is_chunk_stream, stream_chunks, stream_into
 from ._files import _check_layout
 from ._model_file import model_from_state, model_state
 from .explanation import Explanation, top_of
@@ -42,7 +42,7 @@ from ._naming import Naming
 from ._components import Components
 from ._em import EM_ATTRS, EMSettings, fit_em
 from ._priors import class_log_prior
-from .params import ESTIMATING, Params, PriorSettings, assign_parameters, estimate_prior
+from .params import Params, PriorSettings, assign_parameters, estimate_prior
 
 __all__ = ["BaseNB", "Explanation", "class_log_prior", "is_chunk_stream", "stream_chunks"]
 
@@ -63,6 +63,7 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative, Naming):
     })
 
     # set by estimation (``estimate_parameters``, ``prior_parameters``): declared for the type checker
+    stats_: Any
     _intercept: np.ndarray
     class_log_prior_: np.ndarray
 
@@ -228,13 +229,31 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative, Naming):
             if first:
                 stats = new  # declared classes not in y are in all_classes with weight 0
             else:
-                pos, _ = encode_labels(self.classes_, all_classes)
-                stats = self.stats_.embed(pos, len(all_classes)) + new
+                before = self.stats_
+                if len(all_classes) != len(self.classes_):  # (the same classes: embedding would copy them as they are)
+                    pos, _ = encode_labels(self.classes_, all_classes)
+                    before = before.embed(pos, len(all_classes))
+                stats = before + new
             declared_before = self.__dict__.get("_declared_classes", False)
             self.set_statistics(stats, all_classes, _n_cols(Xv), names if first else self.input_feature_names())
         # classes declared on the first call are a contract (CORRECTNESS.md)
         self.__dict__["_declared_classes"] = (classes is not None) if first else declared_before
         return self
+
+    def stream(self, *, fresh: bool = False) -> ChunkStream:
+        """A stream of chunks for this model to learn (``add`` each, then ``finish``): the
+        model is untouched until ``finish`` gives it the result in one step, equal to
+        ``partial_fit`` over the chunks (``fresh=True``: to ``fit`` over them).
+
+        >>> from nbayes import MultinomialNB
+        >>> m = MultinomialNB()
+        >>> s = m.stream()
+        >>> s.add([[3, 0]], ["ham"], classes=["ham", "spam"]).add([[0, 3]], ["spam"]).finish() is m
+        True
+        >>> m.class_count_.tolist()
+        [1.0, 1.0]
+        """
+        return ChunkStream(self, fresh=fresh)
 
     def _check_declared(self, classes: Any) -> None:
         chunk_classes(self.classes_[:0], classes, self.classes_, False)
@@ -334,36 +353,16 @@ class BaseNB(LogisticTwin, MixtureHooks, Generative, Naming):
                 derived = estimate_checked(self, stats, n_features, names)  # may raise: nothing assigned yet
             finally:
                 del self.__dict__["_estimating_classes"]
-        self.stats_ = stats
         self.classes_ = classes
         self.n_features_in_ = n_features
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
         else:
             self.__dict__.pop("feature_names_in_", None)
-        self._set_derived(derived)
+        self._set_derived(derived, stats)  # stats_ and params_ in one step
 
-    def _set_derived(self, derived: dict[str, Any] | Params) -> None:
-        assign_parameters(self, derived)
-
-    def _defer_estimation(self) -> None:
-        """The statistics changed in place: the parameters are estimated again on the next use of
-        any of them (a stream of small ``partial_fit`` chunks costs O(chunk) each, not O(terms))."""
-        for key in self.__dict__.get("_derived_keys", ()):
-            self.__dict__.pop(key, None)
-        self.__dict__["_pending"] = True
-
-    def __getattr__(self, name: str) -> Any:
-        d = self.__dict__
-        # only a parameter the last estimation made: a probe such as getattr(model, "x", None)
-        # must not cost an estimation per chunk of a stream
-        if d.get("_pending") and name in d.get("_derived_keys", ()):
-            with ESTIMATING:
-                if d.get("_pending"):  # (another thread may have estimated meanwhile)
-                    self._set_derived(estimate_checked(self, d["stats_"], d["n_features_in_"]))
-            if name in d:
-                return d[name]
-        return super().__getattr__(name)
+    def _set_derived(self, derived: dict[str, Any] | Params, stats: Any = None) -> None:
+        assign_parameters(self, derived, stats)
 
     @property
     def _estimation_classes(self) -> np.ndarray | None:

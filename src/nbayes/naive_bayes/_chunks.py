@@ -11,7 +11,7 @@ import numpy as np
 from .._validation import encode_labels, label_array, n_rows, show, sorted_unique, union_labels
 from ..errors import DataError, NBayesError
 
-__all__ = ["chunk_classes", "is_chunk_stream", "stream_chunks", "stream_into"]
+__all__ = ["ChunkStream", "chunk_classes", "is_chunk_stream", "stream_chunks", "stream_into"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._base import BaseNB
@@ -63,16 +63,56 @@ def _is_empty(X: Any, y: Any) -> bool:
     return n == 0 and y is not None and len(label_array(y)) == 0
 
 
+class ChunkStream:
+    """Chunks a model learns from, held aside until :meth:`finish` (``model.stream()``).
+
+    ``add(X, y, classes=None, sample_weight=None)`` learns a chunk as ``partial_fit`` would, on
+    a working copy the stream owns (of the model, or a new model with its settings when
+    ``fresh``: what ``fit`` over chunks makes); the model is untouched until ``finish()``, which
+    gives it the result in one step (its attributes swapped at once) and returns it. A chunk
+    that fails leaves the stream as it was before that chunk. A family may count the chunks
+    its own way until ``finish`` (:class:`~nbayes.text.TextClassifier`'s streams count into one
+    open term table); the result equals ``partial_fit`` over the same chunks.
+    """
+
+    def __init__(self, model: Any, *, fresh: bool = False) -> None:
+        self.model = model
+        self.work = type(model)(**model.get_params()) if fresh or not hasattr(model, "classes_") else copy.deepcopy(model)
+        self.finished = False
+
+    def add(self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None) -> ChunkStream:
+        """Learn one chunk (as ``partial_fit``; ``classes`` as its first call takes it)."""
+        self._check_open()
+        self.work.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+        return self
+
+    def close(self) -> None:
+        """Make what the stream counted its working model's statistics and parameters (a
+        family that counts chunks its own way does it here; by default nothing is open)."""
+
+    def finish(self) -> Any:
+        """The model, having learned every chunk added: its attributes replaced by the working
+        copy's in one assignment. The stream is spent."""
+        self._check_open()
+        self.close()
+        self.finished = True
+        self.model.__dict__ = dict(self.work.__dict__)  # one swap: a reader sees all of it or none
+        return self.model
+
+    def _check_open(self) -> None:
+        if self.finished:
+            raise NBayesError("this stream is finished: start another with model.stream()")
+
+
 def stream_into(model: _M, chunks: Any, *, fresh: bool, classes: Any = None) -> _M:
-    """partial_fit every chunk on a working copy, then take its state: all chunks or none."""
-    work = type(model)(**model.get_params()) if fresh or not hasattr(model, "classes_") else copy.deepcopy(model)
+    """Learn every chunk through ``model.stream()``, then take its state: all chunks or none."""
+    stream = model.stream(fresh=fresh)
     for i, X, y, w in stream_chunks(chunks):
         try:
-            work.partial_fit(X, y, classes=classes if i == 0 else None, sample_weight=w)
+            stream.add(X, y, classes=classes if i == 0 else None, sample_weight=w)
         except NBayesError as exc:
             raise type(exc)(f"chunk {i} of the stream: {exc}") from None
-    model.__dict__.clear()
-    model.__dict__.update(work.__dict__)
+    stream.finish()
     return model
 
 

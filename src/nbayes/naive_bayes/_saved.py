@@ -28,8 +28,6 @@ def saved_twin(model: Any, stats: Any, classes: np.ndarray, n_features: int) -> 
     for source in SAVING.get():
         if type(source) is not type(model) or "stats_" not in source.__dict__:
             continue
-        if source.__dict__.get("_pending"):
-            continue  # its parameters are not estimated: the check estimates, as load would
         if int(source.n_features_in_) != int(n_features) or not _same(source.classes_, classes):
             continue
         if not _same_settings(source, model):

@@ -13,7 +13,6 @@ is local and the family can compute it exactly, or None (declined: estimate agai
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -23,13 +22,6 @@ from ._components import Components
 from ._priors import class_log_prior
 
 __all__ = ["Params", "PriorAttributes", "PriorSettings", "assign_parameters", "estimate_prior", "fitted"]
-
-
-#: held while deferred parameters are estimated (TextClassifier's streams, until they are values) (or a stream's table is closed): threads
-#: predicting at once with a model fresh from ``partial_fit`` (a server does this) estimate
-#: once, the others wait; two estimations replacing the attributes one by one would let a
-#: third thread find one gone with nothing pending
-ESTIMATING = threading.RLock()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -158,18 +150,23 @@ class PriorAttributes:
     )
 
 
-def assign_parameters(model: Any, derived: Params | dict[str, Any]) -> None:
-    """Give ``model`` (whose ``stats_`` the caller sets) the parameters ``derived`` estimated
-    from its statistics: a :class:`Params` value becomes its ``params_``; a dict (a family not
-    yet a value) sets its attributes one by one."""
+def assign_parameters(model: Any, derived: Params | dict[str, Any], stats: Any = None) -> None:
+    """Give ``model`` the parameters ``derived`` estimated from its statistics: a
+    :class:`Params` value becomes its ``params_``, and with ``stats`` given they become its
+    ``stats_`` in the same step (one update of the model's attributes: a reader sees the old
+    pair or the new one); a dict (a family not yet a value) sets its attributes one by one."""
     d = model.__dict__
     for key in d.get("_derived_keys", ()):  # a refit's parameters replace all of the last
-        d.pop(key, None)
+        if key != "params_":
+            d.pop(key, None)
     if isinstance(derived, Params):
-        d["params_"] = derived
-        d["_derived_keys"] = frozenset({"params_"})
+        new: dict[str, Any] = {"params_": derived, "_derived_keys": frozenset({"params_"})}
+        if stats is not None:
+            new["stats_"] = stats
+        d.update(new)
     else:
+        if stats is not None:
+            d["stats_"] = stats
         for key, value in derived.items():
             setattr(model, key, value)
         d["_derived_keys"] = frozenset(derived)
-    d["_pending"] = False

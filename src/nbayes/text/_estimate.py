@@ -1,5 +1,7 @@
-"""TextClassifier's estimation: statistics to parameters, over the (class, term) pairs seen
-where the model allows it, else as a dense terms x classes table."""
+"""TextClassifier's estimation: statistics and settings to a :class:`~nbayes.text.params.TextParams`
+value, over the (class, term) pairs seen where the model allows it, else as a dense terms x
+classes table. Nothing here reads or changes a fitted model: ``estimate_parameters`` reads the
+settings of the model it is called on, and the value holds a copy of them."""
 
 from __future__ import annotations
 
@@ -11,35 +13,65 @@ import numpy as np
 from .._scipy import sparse as sp
 
 from .._kernels.text_parts import kept_parts
+from .._validation import check_sample_weight, check_y, encode_labels
 from ..errors import StatisticsError
 from ..naive_bayes.bernoulli import BernoulliParams
-from ..naive_bayes.params import ESTIMATING, Params, assign_parameters
+from ..naive_bayes.params import Params, assign_parameters
 from ..stats import CountStats
 from ..stats.text import TextStats
 from ..stats.terms import CodeTerms, as_strings
+from .online import plus
+from .params import TextDelta, TextParams, _forget_empty
 from .vocab import AnyTerms, HashedTerms, Pairs, TermTable
-
-#: parameters estimated from the statistics on demand when they are held as pairs
-_DENSE = frozenset({"inner_", "_weights", "feature_log_prob_"})
 
 
 class TextEstimation:
     """The ``estimate_parameters`` hook of :class:`~nbayes.text.TextClassifier` (expects its
     settings and :class:`~nbayes.text.settings.TextSettings`)."""
 
-    def estimate_parameters(self: Any, stats: TextStats, n_features: int) -> dict[str, Any]:
-        """The parameters of these statistics: as (class, term) pairs plus a weight per class
-        for the terms a class never held (multinomial and Bernoulli models over a vocabulary,
-        alpha > 0), else as a dense terms x classes table."""
-        if (self.model in ("multinomial", "bernoulli", "nblr") and not self.tfidf and self.n_features is None
-                and "_layout" not in self.__dict__ and np.ndim(self.alpha) == 0
-                and float(self.alpha) > 0):
-            out: dict[str, Any] = self._pair_parameters(stats)
-        else:
-            out = self._dense_parameters(stats)
-        return out
+    def estimate_parameters(self: Any, stats: TextStats, n_features: int) -> TextParams:
+        """The parameters of these statistics (:func:`estimate`, with this model's settings)."""
+        return estimate(stats, self._new_like(self))
 
-    def _pair_parameters(self: Any, stats: TextStats) -> dict[str, Any]:
+    def _over_pairs(self: Any) -> bool:
+        """Whether the parameters are (class, term) pairs plus a weight per class for the terms
+        a class never held (multinomial and Bernoulli models over a vocabulary, alpha > 0)."""
+        return bool(self.model in ("multinomial", "bernoulli", "nblr") and not self.tfidf and self.n_features is None
+                    and "_layout" not in self.__dict__ and np.ndim(self.alpha) == 0 and float(self.alpha) > 0)
+
+    def _plus_chunk(self: Any, X: Any, y: Any, classes: Any, sample_weight: Any) -> bool:
+        """The chunk's statistics, and the parameters of the sum from the change alone
+        (:meth:`TextParams.plus`); False (nothing changed) when that path does not apply."""
+        p = self.params_
+        if not (self._over_pairs() and self.model == "multinomial" and _same_settings(self, p.settings)) or (
+                classes is not None and not np.array_equal(np.asarray(list(classes), dtype=object),
+                                                           np.asarray(self.classes_, dtype=object))):
+            return False
+        self.check_params()
+        docs, _ = self.prepare_input(X, fitting=False)
+        n = docs.shape[0]
+        y = check_y(y, n)
+        w = check_sample_weight(sample_weight, n)
+        codes, unknown = encode_labels(y, self.classes_)
+        if unknown.any():
+            return False
+        K = len(self.classes_)
+        new = p.plus(TextDelta(self.count_statistics(docs, codes, K, w), np.arange(K)))
+        if new is None:
+            return False
+        self.take_parameters(new)
+        return True
+
+    def parameters_plus(self: Any, params: TextParams, delta: TextDelta) -> TextParams | None:
+        """:meth:`TextParams.plus` (the settings' model computes it: :func:`nbayes.text.online.plus`)."""
+        return plus(params, delta)
+
+    def take_parameters(self: Any, params: TextParams) -> None:
+        """Make ``params`` and their statistics ``params.stats`` the model's, in one step (the
+        classes unchanged)."""
+        assign_parameters(self, params, params.stats)
+
+    def _pair_parameters(self: Any, stats: TextStats) -> TextParams:
         """Estimation over the pairs seen. Multinomial: log theta_ct = log(n_ct + alpha) -
         log(n_c + alpha V), so a term class c never held weighs base_c = log(alpha) - log(n_c +
         alpha V) and a pair seen adds log(n_ct + alpha) - log(alpha). Bernoulli (term presence,
@@ -79,17 +111,11 @@ class TextEstimation:
         priors = self._inner().prior_parameters(stats.class_count)
         priors.update(_forget_empty(priors, stats.class_count))
         vocab, table = _vocabulary(self, stats, keep)
-        return {
-            "_vocab": vocab,
-            "_keep": keep,
-            "_idf_weights": None,
-            "_table": table,
-            "_pairs": Pairs(by_term.indptr.astype(np.int64), cls, delta, base),
-            "_const": const,
-            "_fast": True,
-            "class_log_prior_": priors["class_log_prior_"],
-            "_intercept": priors["_intercept"],
-        }
+        return TextParams(
+            vocab=vocab, keep=keep, table=table, pairs=Pairs(by_term.indptr.astype(np.int64), cls, delta, base),
+            const=const, fast=True, class_log_prior=priors["class_log_prior_"], intercept=priors["_intercept"],
+            stats=stats, settings=self,
+        )
 
     @property
     def _terms(self: Any) -> np.ndarray:
@@ -97,45 +123,21 @@ class TextEstimation:
         :class:`~nbayes.stats.terms.CodeTerms`) or, in hashing mode, bucket numbers."""
         return as_strings(self._vocab)
 
-    def _use_parameters(self: Any, stats: TextStats, derived: dict[str, Any]) -> None:
-        """Make ``stats`` and the parameters ``derived`` from them the model's, as
-        ``set_statistics`` would (:func:`nbayes.text.online.add_counts` estimates them itself)."""
-        self.stats_ = stats
-        self._set_derived(derived)
+    def dense_part(self: Any, stats: TextStats, keep: np.ndarray) -> dict[str, Any]:
+        """``inner_``, ``_weights`` and ``feature_log_prob_`` of ``stats`` over the kept terms
+        ``keep`` (no tf-idf), as the dense estimation makes them: what a model estimated over
+        pairs derives when they are read (:meth:`TextParams.dense`)."""
+        fc = stats.doc_count if self._presence else stats.term_count
+        if not keep.all():
+            fc = fc[:, keep]
+        if sp.issparse(fc):
+            fc = fc.toarray()
+        inner, est, _, weights, _ = self._count_part(stats, keep, fc)
+        return {"inner_": inner, "_weights": np.ascontiguousarray(weights.T), "feature_log_prob_": est.attributes()["feature_log_prob_"]}
 
-    def __getattr__(self: Any, name: str) -> Any:
-        # parameters estimated over pairs: the dense ones only when something asks for them
-        d = self.__dict__
-        if name in _DENSE and "stats_" in d:
-            if d.get("_pending"):
-                with ESTIMATING:
-                    if d.get("_pending"):  # (another thread may have estimated meanwhile)
-                        self._set_derived(self.estimate_parameters(d["stats_"], d["n_features_in_"]))
-            if name not in d and d.get("_pairs") is not None:
-                dense = self._dense_parameters(d["stats_"])
-                for key in _DENSE:
-                    d[key] = dense[key]
-                d["_derived_keys"] = d.get("_derived_keys", frozenset()) | _DENSE
-            if name in d:
-                return d[name]
-        return super().__getattr__(name)  # type: ignore[misc]  # BaseNB's, later in the classifier's MRO
-
-    def _dense_parameters(self: Any, stats: TextStats) -> dict[str, Any]:
-        if self.tfidf:
-            if stats.weighted is None:
-                raise StatisticsError(
-                    "tfidf=True: the statistics hold no tf-idf sums (stats/tfidf_keep, stats/idf, stats/tfidf_sums); "
-                    "they were counted without tf-idf"
-                )
-            keep, idf, fc = stats.weighted
-        else:
-            keep, idf = self._active(stats), None
-            uses_docs = self._presence
-            fc = stats.doc_count if uses_docs else stats.term_count
-            if not keep.all():
-                fc = fc[:, keep]
-            if sp.issparse(fc):
-                fc = fc.toarray()
+    def _count_part(self: Any, stats: TextStats, keep: np.ndarray, fc: Any) -> tuple[Any, Any, dict[str, Any], np.ndarray, np.ndarray]:
+        """(the fitted count model over the kept columns ``fc``, its parameters, them by
+        attribute name, the per-term weights (classes x terms), the constant per class)."""
         inner = self._inner()
         V = int(keep.sum())
         with np.errstate(divide="ignore", invalid="ignore") if V == 0 else contextlib.nullcontext():
@@ -152,13 +154,33 @@ class TextEstimation:
         inner.n_features_in_ = V
         flp = derived["feature_log_prob_"]
         const = np.zeros(len(stats.class_count))
-        table: AnyTerms
-        vocab: Any
         if isinstance(est, BernoulliParams):
             weights = flp - est.log_absent
             const = est.log_absent.sum(axis=1)
         else:
             weights = flp
+        return inner, est, derived, weights, const
+
+    def _dense_parameters(self: Any, stats: TextStats) -> TextParams:
+        if self.tfidf:
+            if stats.weighted is None:
+                raise StatisticsError(
+                    "tfidf=True: the statistics hold no tf-idf sums (stats/tfidf_keep, stats/idf, stats/tfidf_sums); "
+                    "they were counted without tf-idf"
+                )
+            keep, idf, fc = stats.weighted
+        else:
+            keep, idf = self._active(stats), None
+            uses_docs = self._presence
+            fc = stats.doc_count if uses_docs else stats.term_count
+            if not keep.all():
+                fc = fc[:, keep]
+            if sp.issparse(fc):
+                fc = fc.toarray()
+        inner, est, derived, weights, const = self._count_part(stats, keep, fc)
+        flp = derived["feature_log_prob_"]
+        table: AnyTerms
+        vocab: Any
         if self.n_features is not None:  # buckets: inactive ones weigh nothing
             if not keep.all():
                 full = np.zeros((len(stats.class_count), self.n_features))
@@ -167,21 +189,36 @@ class TextEstimation:
             vocab, table = stats.terms[keep], HashedTerms(self.n_features, self._how())
         else:
             vocab, table = _vocabulary(self, stats, keep)
-        return {
-            "inner_": inner,
-            "_vocab": vocab,
-            "_keep": keep,
-            "_idf_weights": idf,  # not "_idf": that is TextSettings' method learning one
-            "_table": table,
-            "_weights": np.ascontiguousarray(weights.T),
-            "_pairs": None,
-            "_const": const,
-            "_fast": bool(np.isfinite(weights).all() and np.isfinite(const).all()) and not self.tfidf,
-            "class_log_prior_": derived["class_log_prior_"],
-            "feature_log_prob_": flp,
-            "_intercept": derived["_intercept"],
-            **{k: derived[k] for k in ("component_log_weight_",) if k in derived},
-        }
+        return TextParams(
+            inner=inner, vocab=vocab, keep=keep, idf_weights=idf, table=table, weights=np.ascontiguousarray(weights.T),
+            const=const, fast=bool(np.isfinite(weights).all() and np.isfinite(const).all()) and not self.tfidf,
+            class_log_prior=derived["class_log_prior_"], feature_log_prob=flp, intercept=derived["_intercept"],
+            component_log_weight=derived.get("component_log_weight_"), stats=stats, settings=self,
+        )
+
+
+def estimate(stats: TextStats, settings: Any) -> TextParams:
+    """The parameters of ``stats`` under ``settings`` (an unfitted
+    :class:`~nbayes.text.TextClassifier` holding them, which the value keeps): over the pairs
+    seen where the model allows it, else dense. A pure function: nothing is assigned."""
+    out: TextParams = settings._pair_parameters(stats) if settings._over_pairs() else settings._dense_parameters(stats)
+    return out
+
+
+def _same_settings(model: Any, settings: Any) -> bool:
+    """Whether the parameters ``settings`` held are this model's now (no ``set_params`` since)."""
+    a, b = model.get_params(), settings.get_params()
+    for k, v in a.items():
+        u = b[k]
+        if v is u:
+            continue
+        try:
+            if not (np.shape(v) == np.shape(u) and bool(np.all(np.asarray(v) == np.asarray(u)))):
+                return False
+        except (TypeError, ValueError):
+            if v != u:
+                return False
+    return True
 
 
 def _vocabulary(model: Any, stats: TextStats, keep: np.ndarray) -> tuple[Any, TermTable]:
@@ -200,13 +237,3 @@ def _vocabulary(model: Any, stats: TextStats, keep: np.ndarray) -> tuple[Any, Te
         parts = np.empty((len(vocab), 2), dtype=np.int32)
         table.set_parts(parts, kept_parts(counted._parts, np.ascontiguousarray(keep, dtype=np.bool_), parts))
     return vocab, table
-
-
-def _forget_empty(derived: dict[str, Any], class_count: np.ndarray) -> dict[str, np.ndarray]:
-    """A class without weight (all its documents unlearned, or declared and never seen) is gone
-    (CORRECTNESS.md): log prior and intercept -inf in every model, whatever the prior settings,
-    so its probability is 0 and it is never predicted."""
-    gone = class_count <= 0
-    if not gone.any():
-        return {}
-    return {key: np.where(gone, -np.inf, derived[key]) for key in ("class_log_prior_", "_intercept")}

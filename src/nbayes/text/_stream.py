@@ -1,39 +1,39 @@
-"""Streams of ``partial_fit`` chunks counted in place, the statistics made once when read.
+"""A stream of text chunks counted in O(chunk) each, owned by the caller: ``model.stream()``.
 
-A chunk whose labels the model already knows (counts, not a learned tf-idf) is not turned
-into statistics of its own and added to the model's, which would cost a union of
-vocabularies, an ordering of the chunk's terms and their Python strings per chunk:
+``partial_fit`` is final after each call (new statistics and parameters, the published ones never
+written). A long stream of chunks can instead go through a :class:`TextStream`, which the caller
+makes, feeds and finishes (``nbayes train`` reads a file this way, and ``fit`` over an iterator of
+chunks): a chunk whose labels the working model already knows (counts, not a learned tf-idf) is
+not turned into statistics of its own and added, which would cost a union of vocabularies, an
+ordering of the chunk's terms and their Python strings per chunk:
 
-- hashing mode adds its counts straight into the model's dense per-bucket statistics;
-- vocabulary mode counts into one term table kept across the chunks (a ``_Learner``: the
-  terms' code points and the (class, term) pairs seen, so its memory grows with the distinct
-  terms and pairs, never with the length of the stream). ``stats_`` leaves the model while
-  the table is open; the first read of ``stats_`` or of any parameter makes the table's
-  statistics (sorted terms, CSR counts) once and adds them to those of the first chunk.
+- hashing mode adds its counts into per-bucket arrays the stream owns (copies of the working
+  model's, made when the stream first counts);
+- vocabulary mode counts into one term table kept across the chunks (a ``_Learner``: the terms'
+  code points and the (class, term) pairs seen, so its memory grows with the distinct terms and
+  pairs, never with the length of the stream).
 
-Either way the parameters are estimated again on their next use, so a stream of chunks costs
-its counting, and ``partial_fit`` over the chunks equals ``fit`` on all of them.
+Nothing of this is in a model: ``finish()`` (or a chunk the open table cannot take, such as one
+bringing a new class) makes the table's statistics once (sorted terms, CSR counts), adds them to
+those before it and estimates once. The result equals ``partial_fit`` over the same chunks.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 from .._scipy import sparse as sp
 
-from .._validation import check_sample_weight, check_y, encode_labels
-from ..naive_bayes.params import ESTIMATING
+from .._validation import check_documents, check_sample_weight, check_y, encode_labels
+from ..naive_bayes import ChunkStream
 from ..stats.text import TextStats
 from ..stats.text_exact import add_bounds, plain_bound, set_whole_bound, whole_bound
-from ._estimate import _DENSE
 from .vocab import TermTable, _Learner, count_hashed_into, learn_into, learned_terms
 
-#: the model's attribute holding an open table: (learner, class counts, documents), or the
-#: table's statistics while they are added to those before it
-_OPEN = "_stream"
-#: the statistics of the chunks before the table was opened
-_BEFORE = "_stream_before"
+__all__ = ["TextStream"]
+
 #: a pair table given as keys alone (no slots)
 _NO_SLOTS = np.full(2, -1, dtype=np.int64)
 
@@ -79,99 +79,125 @@ def _same_labels(a: np.ndarray, b: np.ndarray) -> bool:
     return not unknown.any()
 
 
-class StreamCounting:
-    """Mixin of :class:`~nbayes.text.TextClassifier`: the in-place path of ``partial_fit``."""
+@dataclasses.dataclass
+class _Hashed:
+    """Hashing mode's open counts: copies of the working statistics' arrays, counted into."""
 
-    def _accumulates(self: Any, classes: Any) -> bool:
-        """Counts (no learned idf), fitted, the same classes: count the chunk in place."""
-        d = self.__dict__
+    class_count: np.ndarray
+    term_count: np.ndarray
+    doc_count: np.ndarray
+    df: np.ndarray
+    tf: np.ndarray
+    n_docs: float
+    bound: Any  # (of the counts: nbayes.stats.text_exact)
+
+
+class TextStream(ChunkStream):
+    """:class:`~nbayes.text.TextClassifier`'s stream of chunks (``model.stream()``): each
+    ``add`` costs the chunk's counting; ``finish()`` makes the statistics and estimates once.
+
+    >>> from nbayes import TextClassifier
+    >>> m = TextClassifier()
+    >>> s = m.stream()
+    >>> for texts, labels in [(["cheap pills", "noon meeting"], ["spam", "ham"]), (["cheap offer"], ["spam"])]:
+    ...     _ = s.add(texts, labels)
+    >>> s.finish().predict(["cheap lunch"]).tolist()
+    ['spam']
+    """
+
+    def __init__(self, model: Any, *, fresh: bool = False) -> None:
+        super().__init__(model, fresh=fresh)
+        #: the open counts: (a learner, its class counts, its documents) or hashing's arrays
+        self._open: tuple[_Learner, np.ndarray, float] | _Hashed | None = None
+
+    def add(self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None) -> TextStream:
+        self._check_open()
+        work = self.work
+        if y is not None and self._counts_in_place(classes):
+            check_documents(X)  # before list(X): a number or None is refused, a dict not read as keys
+            if not hasattr(X, "__len__"):
+                X = list(X)  # read a one-shot iterable once, whichever path takes it
+            if not len(X) or self._count(X, y, sample_weight):
+                return self
+        self.close()  # what is open joins the statistics before the general path adds the chunk
+        work.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+        return self
+
+    def _counts_in_place(self, classes: Any) -> bool:
+        """Counts (no learned idf), fitted, the same classes: the chunk is counted in place."""
+        w = self.work
+        d = w.__dict__
         return (
-            not self.tfidf
-            and ("stats_" in d or _OPEN in d)
-            and "classes_" in d
-            and (classes is None or _same_labels(np.asarray(list(classes), dtype=object), self.classes_))
+            not w.tfidf and "stats_" in d and "classes_" in d and w.model != "nblr"
+            and (classes is None or _same_labels(np.asarray(list(classes), dtype=object), w.classes_))
         )
 
-    def _accumulate(self: Any, X: Any, y: Any, sample_weight: Any) -> bool:
-        """Count the chunk into the model (no per-chunk statistics, no re-estimation until the
-        parameters are next used). False when the chunk brings a class the model has not seen
-        (the general path handles it)."""
-        self.check_params()
-        docs, _ = self.prepare_input(X, fitting=False)
+    def _count(self, X: Any, y: Any, sample_weight: Any) -> bool:
+        """Count the chunk into the open table (or arrays). False when the chunk brings a class
+        the working model has not seen (the general path takes it)."""
+        work = self.work
+        work.check_params()
+        docs, _ = work.prepare_input(X, fitting=False)
         n = docs.shape[0]
         y = check_y(y, n)
         w = check_sample_weight(sample_weight, n)
-        codes, unknown = encode_labels(y, self.classes_)
+        codes, unknown = encode_labels(y, work.classes_)
         if unknown.any():
             return False
-        K = len(self.classes_)
+        K = len(work.classes_)
         cc = np.bincount(codes, weights=w, minlength=K).astype(np.float64)
-        d = self.__dict__
-        # in place only while every float sum stays exact (counts on one grid, whole numbers or
-        # halves, below 2**53 of it); else the general path counts the chunk exactly and adds it
-        # exactly (nbayes.stats.text_exact)
-        held = d[_OPEN][0].bound if isinstance(d.get(_OPEN), tuple) else whole_bound(self.stats_)
-        bound = plain_bound(w, 4 * (len(docs.buf) + n + 1) * (self._how().hi - self._how().lo + 1))
-        total = add_bounds(held, bound)
+        # counted in place only while every float sum stays exact (counts on one grid, whole
+        # numbers or halves, below 2**53 of it); else the general path counts the chunk exactly
+        # and adds it exactly (nbayes.stats.text_exact)
+        opened = self._open
+        held = (opened[0].bound if isinstance(opened, tuple) else opened.bound if isinstance(opened, _Hashed)
+                else whole_bound(work.stats_))
+        how = work._how()
+        total = add_bounds(held, plain_bound(w, 4 * (len(docs.buf) + n + 1) * (how.hi - how.lo + 1)))
         if total is None:
             return False
-        if self.n_features is not None:
-            s = self.stats_  # (an open table of vocabulary mode, before set_params changed the mode, closes)
-            set_whole_bound(s, total)
-            count_hashed_into(docs.buf, docs.bounds, docs.table, codes, w, self._how(), s.term_count, s.doc_count,
-                              s.df, s.tf)
-            s.class_count += cc
-            s.n_docs += n
+        if work.n_features is not None:
+            h = opened
+            if h is None:
+                s = work.stats_
+                if not all(isinstance(a, np.ndarray) for a in (s.term_count, s.doc_count)):
+                    return False
+                h = _Hashed(s.class_count.copy(), s.term_count.copy(), s.doc_count.copy(), s.df.copy(),
+                            s.tf.copy(), float(s.n_docs), held)
+            assert isinstance(h, _Hashed)
+            count_hashed_into(docs.buf, docs.bounds, docs.table, codes, w, how, h.term_count, h.doc_count,
+                              h.df, h.tf)
+            h.class_count += cc
+            h.n_docs += n
+            h.bound = total
+            self._open = h
         else:
-            learner, seen, docs_seen = d.get(_OPEN) or (None, np.zeros(K), 0.0)
-            learner = learn_into(learner, docs.buf, docs.bounds, docs.table, codes, w, K, self._how())
+            learner, seen, docs_seen = opened if isinstance(opened, tuple) else (None, np.zeros(K), 0.0)
+            learner = learn_into(learner, docs.buf, docs.bounds, docs.table, codes, w, K, how)
             learner.bound = total
-            if _OPEN not in d:
-                d[_BEFORE] = d.pop("stats_")
-            d[_OPEN] = (learner, seen + cc, docs_seen + n)
-        self._defer_estimation()
+            self._open = (learner, seen + cc, docs_seen + n)
         return True
 
-    def _close_stream(self: Any) -> None:
-        """The open table's statistics added to those before it: ``stats_`` again."""
-        d = self.__dict__
-        if isinstance(d[_OPEN], tuple):
-            learner, cc, n = d[_OPEN]
-            before = d[_BEFORE]
-            if before is not None and _absorb(learner, before):
+    def close(self) -> None:
+        """The open counts added to the working model's statistics, which are estimated once."""
+        opened, work = self._open, self.work
+        if opened is None:
+            return
+        before: TextStats = work.stats_
+        if isinstance(opened, _Hashed):
+            stats = dataclasses.replace(before, class_count=opened.class_count, term_count=opened.term_count,
+                                        doc_count=opened.doc_count, df=opened.df, tf=opened.tf, n_docs=opened.n_docs)
+            set_whole_bound(stats, opened.bound)
+        else:
+            learner, cc, n = opened
+            if _absorb(learner, before):
                 # the statistics before the table are in it now: one set of statistics made,
                 # no union of two vocabularies and its copies of every count
-                d[_OPEN] = (learner, before.class_count + cc, before.n_docs + n)
-                d[_BEFORE] = before = None
-                learner, cc, n = d[_OPEN]
-            terms, counts, dcounts, df, tf, table = learned_terms(learner, len(cc), self._how(), lazy=True)
-            # the table's statistics replace the table (its memory is free for the sum); the
-            # table stays intact until here, so a failure above leaves the stream open
-            d[_OPEN] = TextStats(terms, cc, counts, dcounts, df, tf, n, table)
-            del learner
-        before = d[_BEFORE]
-        self.stats_ = d[_OPEN] if before is None else before + d[_OPEN]  # (which drops the table)
-
-    def _drop_stream(self: Any) -> None:
-        """Forget an open table (new statistics are set: a fit, an update, or its own closing)."""
-        self.__dict__.pop(_OPEN, None)
-        self.__dict__.pop(_BEFORE, None)
-
-    def __setattr__(self: Any, name: str, value: Any) -> None:
-        # new statistics (fit, set_statistics, an online update) replace whatever an open table
-        # held: kept, it would be added to them when next read
-        if name == "stats_":
-            self._drop_stream()
-        super().__setattr__(name, value)
-
-    def __getattr__(self: Any, name: str) -> Any:
-        d = self.__dict__
-        # the statistics or a parameter estimated from them (not any name probed by getattr)
-        if _OPEN in d and (name == "stats_" or name in d.get("_derived_keys", ()) or name in _DENSE):
-            with ESTIMATING:  # threads predicting at once: one closes it, the others wait
-                if _OPEN in d:  # (another thread may have closed it meanwhile)
-                    self._close_stream()
-            if name in d:
-                return d[name]
-        return super().__getattr__(name)  # type: ignore[misc]  # the next class's in the MRO
-
+                cc, n, joined = before.class_count + cc, before.n_docs + n, True
+            else:
+                joined = False
+            terms, counts, dcounts, df, tf, table = learned_terms(learner, len(cc), work._how(), lazy=True)
+            learned = TextStats(terms, cc, counts, dcounts, df, tf, n, table)
+            stats = learned if joined else before + learned
+        work.set_statistics(stats, work.classes_, work.n_features_in_, work.input_feature_names())
+        self._open = None  # (a failure above leaves the working model as it was)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any, Self
 
 import numpy as np
@@ -21,6 +22,7 @@ from ..naive_bayes import BaseNB
 from ..naive_bayes.bernoulli import BernoulliNB, Binary
 from ..naive_bayes.complement import ComplementNB
 from ..naive_bayes.multinomial import MultinomialNB, log_ratio_scores
+from ..naive_bayes.params import assign_parameters
 from ..stats.checks import check_shapes
 from ..stats.text import TextStats
 from ..stats.text_exact import exact_counts, plain_bound, set_whole_bound
@@ -28,9 +30,10 @@ from ._em import TextEM
 from .settings import TextSettings, Docs
 from ._tfidf import TfidfCounting
 from .vocab import AnyTerms, HashedTerms, Pairs, TermTable, hash_terms, learn_terms
-from ._stream import StreamCounting
+from ._stream import TextStream
 from .explain import TokenExplanation, explain_tokens
 from ._estimate import TextEstimation
+from .params import TextAttributes, TextParams
 from .nblr import fit_nblr, keep_columns
 
 __all__ = ["TextClassifier", "TokenExplanation"]
@@ -42,7 +45,7 @@ _NOT_STATS = (
 )
 
 
-class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB):
+class TextClassifier(TextAttributes, TextSettings, TfidfCounting, TextEM, TextEstimation, BaseNB):
     """A Naive Bayes text classifier: vectoriser and model behind one object and one file.
 
     Tokens follow scikit-learn's ``CountVectorizer`` defaults: lower-cased (``lowercase``),
@@ -91,18 +94,10 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
 
     _capabilities = (BaseNB._capabilities | {"text", "unlabeled", "mixture"}) - {"to_logistic"}
 
-    # set by estimation (estimate_parameters): declared for the type checker
+    # the statistics and the parameters estimated from them (TextParams: every fitted
+    # attribute reads it), swapped together
     stats_: TextStats
-    inner_: BaseNB
-    #: the kept vocabulary as estimation left it (read ``_terms`` for its strings)
-    _vocab: Any
-    _keep: np.ndarray
-    _idf_weights: np.ndarray | None
-    _table: AnyTerms
-    _weights: np.ndarray
-    _const: np.ndarray
-    _fast: bool
-    _pairs: Pairs | None
+    params_: TextParams
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -270,17 +265,28 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         return stats
 
     def partial_fit(self, X: Any, y: Any = None, classes: Any = None, sample_weight: Any = None) -> Self:
+        """Add a chunk of documents (see :meth:`BaseNB.partial_fit`): the statistics and the
+        parameters are final when it returns. A multinomial model over pairs whose classes
+        the chunk keeps is updated from the chunk alone (``params_.plus``: the pairs it touches
+        and the per-class base, exact); other chunks are added to the statistics, which are
+        estimated again. For a long stream, :meth:`stream` counts each chunk in O(chunk)."""
         self._no_components("partial_fit")
         if self.model == "nblr":
             raise InvalidParameterError(_NOT_STATS.format(what="partial_fit"))
         self._check_streamable("partial_fit")
-        if y is not None and self._accumulates(classes):
+        if y is not None and "classes_" in self.__dict__ and isinstance(self.__dict__.get("params_"), TextParams):
             check_documents(X)  # before list(X): a number or None is refused, a dict not read as keys
             if not hasattr(X, "__len__"):
                 X = list(X)  # read a one-shot iterable once, whichever path takes it
-            if len(X) and self._accumulate(X, y, sample_weight):  # (an empty chunk: the base)
+            if len(X) and self._plus_chunk(X, y, classes, sample_weight):  # (an empty chunk: the base)
                 return self
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    def stream(self, *, fresh: bool = False) -> TextStream:
+        """A stream of chunks counted in O(chunk) each (:class:`~nbayes.text._stream.TextStream`):
+        ``add`` each chunk, then ``finish()`` makes the statistics and estimates once; the model
+        is untouched until then. Equal to ``partial_fit`` over the chunks (``fresh``: ``fit``)."""
+        return TextStream(self, fresh=fresh)
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         if self.model == "nblr":
@@ -333,7 +339,7 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
 
     def _fitted_idf(self) -> np.ndarray:
         """The idf weights over the vocabulary of a model fitted with tfidf=True."""
-        idf = self._idf_weights
+        idf: np.ndarray | None = self._idf_weights
         if idf is None:  # tfidf switched on by set_params after a fit without it
             raise InvalidParameterError("tfidf=True, but this model was fitted with tfidf=False: fit it again")
         return idf
@@ -368,7 +374,7 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
             raise DataError(f"y: model='nblr' needs at least 2 classes; the data has only {classes.tolist()}")
         stats = self.count_statistics(docs, codes, len(classes), w)
         derived = self.estimate_parameters(stats, docs.shape[1])  # vocabulary and term table, unassigned
-        table, keep = derived["_table"], derived["_keep"]
+        table, keep = derived.table, derived.keep
         rows = table.presence(docs.buf, docs.bounds, docs.table)  # from tokenising, no matrix round trip
         if self.n_features is not None and not keep.all():
             rows = keep_columns(rows, keep)
@@ -382,11 +388,9 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         return self
 
     def _set_nblr(self, weights: np.ndarray, intercept: np.ndarray) -> None:
-        self._weights = np.ascontiguousarray(weights)
-        self._intercept = np.asarray(intercept, dtype=float)
-        self._const = np.zeros(len(intercept))
-        self._pairs = None
-        self._fast = True
+        p = replace(self.params_, weights=np.ascontiguousarray(weights), intercept=np.array(intercept, dtype=float),
+                    const=np.zeros(len(intercept)), pairs=None, fast=True, memo={})
+        assign_parameters(self, p, p.stats)
 
     def to_state(self) -> dict[str, Any]:
         state = super().to_state()
@@ -419,24 +423,38 @@ class TextClassifier(StreamCounting, TextSettings, TfidfCounting, TextEM, TextEs
         return {t: i for i, t in enumerate(self._terms.tolist())}
 
     # ------------------------------------------------------------------ inference
+    def joint_log_likelihood(self, docs: Docs) -> np.ndarray:
+        # one read of params_: a partial_fit on another thread swaps them whole, never half
+        p = self.params_
+        jll = self._log_likelihood(docs, p) + p.intercept
+        mix = self._mixture()
+        return jll if mix is None else mix.class_logsumexp(jll)
+
     def log_likelihood(self, docs: Docs) -> np.ndarray:
+        return self._log_likelihood(docs, self.params_)
+
+    def _log_likelihood(self, docs: Docs, p: TextParams) -> np.ndarray:
         binary = self._presence
-        if self._fast:
-            if self._pairs is not None:
-                assert isinstance(self._table, TermTable)  # pairs: vocabulary mode only
-                scores: np.ndarray = self._table.score_pairs(docs.buf, docs.bounds, docs.table, self._pairs, binary)
+        if p.fast:
+            if p.pairs is not None:
+                assert isinstance(p.table, TermTable)  # pairs: vocabulary mode only
+                scores: np.ndarray = p.table.score_pairs(docs.buf, docs.bounds, docs.table, p.pairs, binary)
             else:
-                scores = self._table.score(docs.buf, docs.bounds, docs.table, self._weights, binary)
-            out: np.ndarray = scores + self._const
+                assert p.weights is not None  # (dense mode)
+                scores = p.table.score(docs.buf, docs.bounds, docs.table, p.weights, binary)
+            out: np.ndarray = scores + p.const
             return out
-        X = self._matrix(docs, binary)  # tf-idf, or -inf weights (alpha = 0): the sparse path
+        X = self._counts(p.table, docs, binary)  # tf-idf, or -inf weights (alpha = 0): the sparse path
+        inner: BaseNB = p.dense()["inner_"]
         if self.tfidf:
-            return self.inner_.log_likelihood(self._weigh(X, self._fitted_idf()))
+            if p.idf_weights is None:
+                raise InvalidParameterError("tfidf=True, but this model was fitted with tfidf=False: fit it again")
+            return inner.log_likelihood(self._weigh(X, p.idf_weights))
         if self.n_features is not None:
-            X = X[:, self._keep]
+            X = X[:, p.keep]
         if self.model == "bernoulli":
-            return self.inner_.log_likelihood(Binary(X, None))
-        return self.inner_.log_likelihood(X)
+            return inner.log_likelihood(Binary(X, None))
+        return inner.log_likelihood(X)
 
     def _matrix(self, docs: Docs, binary: bool) -> sp.csr_matrix:
         return self._counts(self._table, docs, binary)

@@ -12,6 +12,8 @@ from .._frames import explanation_frame
 from .._validation import check_document
 from ._headers import blank_headers, header_fields
 
+from .params import TextParams
+
 if TYPE_CHECKING:  # the classifier imports this module
     from .classifier import TextClassifier
 
@@ -68,16 +70,17 @@ def explain_tokens(model: TextClassifier, text: Any) -> TokenExplanation:
     """The :class:`TokenExplanation` of ``text`` (one document) under the fitted ``model``."""
     check_document(text)
     docs, _ = model.prepare_input([text], fitting=False)
-    joint = model.joint_log_likelihood(docs)[0]
+    p = model.params_  # read once: the parameters of one version throughout
+    joint = model._log_likelihood(docs, p)[0] + p.intercept  # (one component per class: no mixture)
     order = np.argsort(-joint, kind="stable")
     a, b = order[0], order[1] if len(order) > 1 else order[0]
-    tok = model._table.tokens(docs.buf, docs.bounds, docs.table)
+    tok = p.table.tokens(docs.buf, docs.bounds, docs.table)
     ids = tok[:, 1]
-    share = _weighted_counts(model, docs, ids)
+    share = _weighted_counts(model, p, docs, ids)
     contrib = np.zeros(len(ids))
     live = share != 0
     if live.any():
-        W = model._weights
+        W = p.weights if p.weights is not None else p.dense()["_weights"]
         wa, wb = W[ids[live], a], W[ids[live], b]
         with np.errstate(invalid="ignore"):
             diff = np.where(wa == wb, 0.0, wa - wb)  # -inf - -inf: the same impossible term
@@ -91,7 +94,7 @@ def explain_tokens(model: TextClassifier, text: Any) -> TokenExplanation:
     else:
         stop = set(how.stop_words or ())
         tokens = [" ".join(w for w in _WORDS.findall(raw[s:e]) if w not in stop) for s, e in spans]
-    baseline = float(model._intercept[a] - model._intercept[b] + model._const[a] - model._const[b])
+    baseline = float(p.intercept[a] - p.intercept[b] + p.const[a] - p.const[b])
     if model.lowercase:  # spans into the text as given, not its lower-cased form
         original = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else str(text)
         keep = header_fields(model.headers)
@@ -119,15 +122,16 @@ def char_grams(text: str, analyzer: str, lo: int, hi: int) -> list[str]:
     return out
 
 
-def _weighted_counts(model: TextClassifier, docs: Any, ids: np.ndarray) -> np.ndarray:
+def _weighted_counts(model: TextClassifier, p: TextParams, docs: Any, ids: np.ndarray) -> np.ndarray:
     """Each occurrence's share of its term's value in the document vector the model scores:
     1 per occurrence (counts), 1 for the first (presence), the tf-idf value split equally."""
     known = ids >= 0
     share = known.astype(np.float64)
     if model.tfidf:  # (binary tf-idf too: the value of the term, split over its occurrences)
         if known.any():
-            counts = np.bincount(ids[known], minlength=len(model._vocab)).astype(np.float64)
-            X = model._weigh(model._counts(model._table, docs, False), model._fitted_idf())
+            counts = np.bincount(ids[known], minlength=len(p.vocab)).astype(np.float64)
+            idf = p.idf_weights if p.idf_weights is not None else model._fitted_idf()  # (None: it raises)
+            X = model._weigh(model._counts(p.table, docs, False), idf)
             value = np.asarray(X.todense()).ravel()
             share[known] = value[ids[known]] / counts[ids[known]]
     elif model._presence:

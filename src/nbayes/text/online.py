@@ -1,8 +1,10 @@
-"""A text model plus a small update without re-estimating the model (the learning service).
+"""A text model plus a small update without re-estimating the model (``partial_fit``, the
+learning service).
 
-:func:`add_counts` gives what ``set_statistics(stats_ + update)`` gives for a multinomial
-:class:`~nbayes.text.TextClassifier` whose parameters are (class, term) pairs
-(:mod:`nbayes.text._estimate`), without densifying or re-estimating the whole model:
+:func:`plus` (``TextParams.plus``) gives the parameters ``set_statistics(stats_ + update)``
+estimates for a multinomial :class:`~nbayes.text.TextClassifier` whose parameters are (class,
+term) pairs (:mod:`nbayes.text._estimate`), without densifying or re-estimating the whole
+model; :func:`add_counts` is a copy of a model holding them:
 
 - the update's terms are found with the model's term table; the statistics' sum over the united
   sorted vocabulary (df / tf and the CSR per-class counts, each by one merge pass) is
@@ -38,10 +40,10 @@ from .._kernels.text_parts import extended_parts
 from .._validation import encode_labels
 from ..stats.text import TextStats
 from ..stats.text_insert import add_sorted
-from ._estimate import _forget_empty
+from .params import TextDelta, TextParams, _forget_empty
 from .vocab import Pairs, TermTable
 
-__all__ = ["add_counts", "built", "code_points", "find", "online_ready"]
+__all__ = ["add_counts", "built", "code_points", "find", "online_ready", "plus"]
 
 
 def code_points(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -64,32 +66,54 @@ def find(table: TermTable, terms: np.ndarray) -> np.ndarray:
 
 
 def online_ready(model: Any) -> bool:
-    """Whether :func:`add_counts` can update ``model`` (settings and the form of its state)."""
-    d = model.__dict__
-    s = d.get("stats_")
+    """Whether :func:`add_counts` can update ``model`` (settings and the form of its parameters)."""
+    p = model.__dict__.get("params_")
+    return isinstance(p, TextParams) and ready(p)
+
+
+def ready(p: TextParams) -> bool:
+    """Whether :func:`plus` can update the parameters ``p`` (their settings and form)."""
+    s, m = p.stats, p.settings
     return bool(
         isinstance(s, TextStats) and s.weighted is None and s.terms.dtype == object
-        and all(sp.issparse(m) and m.format == "csr" and m.has_canonical_format for m in (s.term_count, s.doc_count))
-        and getattr(model, "model", None) == "multinomial" and not getattr(model, "tfidf", True)
-        and getattr(model, "n_features", 0) is None and "_layout" not in d and not d.get("_pending")
-        and isinstance(d.get("_pairs"), Pairs) and isinstance(d.get("_table"), TermTable)
-        and len(d.get("_vocab", ())) == len(s.terms) == len(d["_table"])
-        and np.ndim(model.alpha) == 0 and float(model.alpha) > 0
+        and all(sp.issparse(c) and c.format == "csr" and c.has_canonical_format for c in (s.term_count, s.doc_count))
+        and m.model == "multinomial" and not m.tfidf and m.n_features is None and "_layout" not in m.__dict__
+        and isinstance(p.pairs, Pairs) and isinstance(p.table, TermTable)
+        and len(p.vocab) == len(s.terms) == len(p.table)
+        and np.ndim(m.alpha) == 0 and float(m.alpha) > 0
     )
 
 
 def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     """A copy of ``model`` whose statistics are its own plus ``d`` (over ``classes``, a subset of
-    the model's) and whose parameters are estimated from them, the model untouched; None when
-    this path does not apply (the caller then uses ``set_statistics``)."""
-    if not online_ready(model) or not isinstance(d, TextStats) or d.weighted is not None or d.terms.dtype != object:
+    the model's) and whose parameters are estimated from them (:func:`plus`), the model
+    untouched; None when this path does not apply (the caller then uses ``set_statistics``)."""
+    p = model.__dict__.get("params_")
+    if not isinstance(p, TextParams) or "classes_" not in model.__dict__:
         return None
     cpos, unknown = encode_labels(classes, model.classes_)
     if unknown.any():
         return None
-    s: TextStats = model.stats_
-    table: TermTable = model._table
-    K, dt = len(model.classes_), d.terms
+    new_p = plus(p, TextDelta(d, cpos))
+    if new_p is None:
+        return None
+    new = copy.copy(model)
+    new.take_parameters(new_p)
+    built(new)
+    return new
+
+
+def plus(p: TextParams, delta: TextDelta) -> TextParams | None:
+    """The parameters of ``p.stats`` plus ``delta.stats`` (of the model's classes at the
+    positions ``delta.classes``), from the change alone; None when this path does not apply."""
+    d = delta.stats
+    if not ready(p) or not isinstance(d, TextStats) or d.weighted is not None or d.terms.dtype != object:
+        return None
+    cpos = np.asarray(delta.classes, dtype=np.int64)
+    model = p.settings
+    s: TextStats = p.stats
+    table: TermTable = p.table
+    K, dt = len(p.class_log_prior), d.terms
     # the statistics' sum over the united sorted vocabulary (nbayes.stats.text_insert), and
     # the update's entries of the counts estimation reads, summed
     summed = add_sorted(s, d, cpos, find(table, dt), model._presence)
@@ -102,29 +126,22 @@ def add_counts(model: Any, d: TextStats, classes: np.ndarray) -> Any:
     if not _all_kept(model, stats, pos, d.n_docs):
         return None  # a filter (min_df, max_df, max_features) drops terms: the general path
     o = np.lexsort((up.rows, up.cols))  # by (term, class)
-    P: Pairs = model._pairs
-    indptr, cls, delta = merge_pairs(P.indptr, P.cls, P.delta, new_id, V, up.cols[o], up.key[o], up.known[o],
-                                     up.rows[o], np.log(n[o] + a) - np.log(a))
+    P = p.pairs
+    assert P is not None  # (ready)
+    # a pair's weight log(n_ct + alpha) - log(alpha) depends on its own count only
+    indptr, cls, delta_w = merge_pairs(P.indptr, P.cls, P.delta, new_id, V, up.cols[o], up.key[o], up.known[o],
+                                       up.rows[o], np.log(n[o] + a) - np.log(a))
+    # base_c = log(alpha) - log(n_c + alpha V), n_c summed as the full estimation sums it
     total = sums + a * V
     base = np.log(a) - np.log(total) if V else np.zeros(K)
     stats.table = _extended(table, terms, ins, dt[~known]) if len(ins) else table
     priors = model._inner().prior_parameters(cc)
     priors.update(_forget_empty(priors, cc))
-    pairs = Pairs(indptr, cls, delta, base)
-    new = copy.copy(model)
-    new._use_parameters(stats, {
-        "_vocab": terms,
-        "_keep": np.ones(V, dtype=bool),
-        "_idf_weights": None,
-        "_table": stats.table,
-        "_pairs": pairs,
-        "_const": np.zeros(K),
-        "_fast": True,
-        "class_log_prior_": priors["class_log_prior_"],
-        "_intercept": priors["_intercept"],
-    })
-    built(new)
-    return new
+    return TextParams(
+        vocab=terms, keep=np.ones(V, dtype=bool), table=stats.table, pairs=Pairs(indptr, cls, delta_w, base),
+        const=np.zeros(K), fast=True, class_log_prior=priors["class_log_prior_"], intercept=priors["_intercept"],
+        stats=stats, settings=model,
+    )
 
 
 def _all_kept(model: Any, stats: TextStats, pos: np.ndarray, added_docs: float) -> bool:
@@ -145,10 +162,12 @@ def built(model: Any) -> Any:
     of its frequent terms, :meth:`Pairs.heavy`, and its n-grams' parts, :meth:`TermTable.parts`,
     in compiled passes without the GIL): the service calls it on a version before publishing
     it, so that no request pays for it."""
-    pairs = model.__dict__.get("_pairs")
+    p = model.__dict__.get("params_")
+    if not isinstance(p, TextParams):
+        return model
+    pairs, table = p.pairs, p.table
     if isinstance(pairs, Pairs) and pairs._heavy is None:
         pairs._heavy = heavy_rows(pairs.indptr, pairs.cls, pairs.delta, pairs.base)
-    table = model.__dict__.get("_table")
     if isinstance(table, TermTable):
         table.parts()  # the n-grams' parts (TermTable.parts), when a lookup would build them
     return model
