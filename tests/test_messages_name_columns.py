@@ -53,6 +53,15 @@ def test_categorical_unlearn_names_the_column_and_the_value(model, columns):
         model.unlearn(X.iloc[[1]], ["a"])
 
 
+@pytest.mark.parametrize("columns", [["gain"], ["gain", "shape"]])
+def test_binned_unlearn_names_the_column_and_the_bin(columns):
+    X = pd.DataFrame({"gain": [0.0, 0.0, 10.0, 20.0, 0.0, 30.0], "shape": ["a", "b", "a", "b", "a", "b"]})[columns]
+    model = nbayes.NaiveBayes(column_types={"gain": "binned"}).fit(X, Y)
+    with pytest.raises(UnlearnError, match=r"\(column 'gain', bin (>= |< |\[)[0-9., ]+\)?\)") as caught:
+        model.unlearn(X.iloc[[5]], ["a"])  # row 5 is of class 'b': class 'a' never held its bin
+    assert "value" not in str(caught.value)
+
+
 def test_categorical_unlearn_without_names_gives_the_position_and_the_value():
     X = pd.DataFrame(FRAME)[["shape", "colour"]].to_numpy()
     m = nbayes.CategoricalNB().fit(X, Y)

@@ -166,6 +166,30 @@ def test_snapshot_endpoint_writes_the_file_now(path):
         assert c.post("/v1/snapshot").status_code == 409
 
 
+def test_a_snapshot_that_would_not_load_back_is_not_written(path, monkeypatch):
+    """The service's snapshot is a save: its image is read back and built as ``load`` would
+    before it replaces the file (issue #27: no writer of model files skips the check)."""
+    before = path.read_bytes()
+    with TestClient(app(path)) as c:
+        for text, label in DOCS[:2]:
+            learn(c, text, label)
+        good = nbayes.TextClassifier.to_state
+
+        def short(self):
+            state = good(self)
+            return {**state, "arrays": {**state["arrays"], "classes": state["arrays"]["classes"][:-1]}}
+
+        monkeypatch.setattr(nbayes.TextClassifier, "to_state", short)
+        r = c.post("/v1/snapshot", headers=AUTH)
+        assert r.status_code == 503, r.text
+        assert "would not load back" in r.text and "the log keeps every acknowledged update" in r.text
+        assert path.read_bytes() == before
+        monkeypatch.setattr(nbayes.TextClassifier, "to_state", good)
+        assert c.post("/v1/snapshot", headers=AUTH).json() == {"snapshot": True, "version": 2, "file_version": 2}
+    np.testing.assert_allclose(nbayes.load(path).predict_proba(PROBE), reference(2).predict_proba(PROBE),
+                               rtol=0, atol=1e-12)
+
+
 # ---------------------------------------------------------------------------- readers of the file
 def test_load_warns_of_updates_the_file_lacks_and_replays_them_on_request(path):
     logged(path, 3)

@@ -185,15 +185,7 @@ def save_state(path: str | os.PathLike[str], state: dict[str, Any],
     parts = _serialise(state)  # a serialisation error writes nothing
     name = os.fsdecode(os.fspath(path)) if isinstance(path, str | bytes | os.PathLike) else repr(path)
     if build is not None:
-        data = b"".join(bytes(part) for part in parts)
-        data += hashlib.sha256(data).digest()
-        try:
-            parsed = _state_of(*_verify(data, name))
-            del data  # the parsed arrays are copies: the bytes go before the model is built
-            build(parsed)
-        except (ModelFileError, KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            raise ModelFileError(f"{name}: cannot save, the file would not load back ({type(exc).__name__}: "
-                                 f"{exc}); nothing was written") from None
+        _loads_back(parts, name, build, keep=False)
     path, folder = _target(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".nbayes-", suffix=".tmp")
@@ -264,11 +256,34 @@ def _target(path: str | os.PathLike[str]) -> tuple[str, str]:
     return name, folder
 
 
-def state_to_bytes(state: dict[str, Any]) -> bytes:
-    """The bytes :func:`save_state` would write for ``state`` (checksum included), in memory:
-    ``nbayes serve --learn`` logs each update as the model file of its statistics."""
-    data = b"".join(bytes(part) for part in _serialise(state))
+def state_to_bytes(state: dict[str, Any], build: Callable[[dict[str, Any]], Any] | None = None,
+                   name: str = "<model file image>") -> bytes:
+    """The bytes :func:`save_state` would write for ``state`` (checksum included), in memory
+    (``nbayes serve --learn``'s snapshots); with ``build``, read back and built first, as
+    :func:`save_state` checks, so an image that ``load`` would refuse is a ModelFileError."""
+    parts = _serialise(state)
+    if build is not None:
+        return _loads_back(parts, name, build, keep=True)
+    data = b"".join(bytes(part) for part in parts)
     return data + hashlib.sha256(data).digest()
+
+
+def _loads_back(parts: list[Any], name: str, build: Callable[[dict[str, Any]], Any], keep: bool) -> bytes:
+    """The file's bytes (``parts`` joined, their checksum after), once parsed with the file reader
+    and built by ``build`` as ``load`` would: a ModelFileError naming ``name`` when that fails.
+    Without ``keep``, the bytes go before the model is built (the parsed arrays are copies) and
+    nothing is returned."""
+    data = b"".join(bytes(part) for part in parts)
+    data += hashlib.sha256(data).digest()
+    try:
+        parsed = _state_of(*_verify(data, name))
+        if not keep:
+            data = b""
+        build(parsed)
+    except (ModelFileError, KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise ModelFileError(f"{name}: cannot save, the file would not load back ({type(exc).__name__}: "
+                             f"{exc}); nothing was written") from None
+    return data
 
 
 def state_from_bytes(raw: bytes, name: str = "<bytes>") -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..stats import BinnedStats, CategoricalStats
-from ..stats.bins import bin_codes
+from ..stats.bins import bin_codes, interval
 from ._categorical_params import CategoricalParams, CategoricalSettings, estimate
 from .categorical import CategoricalNB
 from .params import fitted
@@ -131,17 +131,6 @@ class BinnedNB(CategoricalNB):
         feat = self.display_feature_names()
         names = [f"{feat[j]} in {interval(e, b)}" for j, e in enumerate(self.edges_) for b in range(len(e) + 1)]
         return scores, names
-
-
-def interval(edges: np.ndarray, b: int) -> str:
-    """Bin ``b`` of ``edges`` as text: ``[3, 5)``, ``< 3``, ``>= 12``."""
-    lo = edges[b - 1] if b > 0 else None
-    hi = edges[b] if b < len(edges) else None
-    if lo is None:
-        return f"< {hi:g}" if hi is not None else "(all)"
-    if hi is None:
-        return f">= {lo:g}"
-    return f"[{lo:g}, {hi:g})"
 
 
 __all__ = ["BINS", "Binned", "BinnedNB", "interval", "quantile_edges"]

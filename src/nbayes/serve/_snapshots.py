@@ -21,6 +21,7 @@ import threading
 from typing import Any
 
 from ..errors import ModelFileError
+from .._estimator import rebuild
 from ..io.model_file import state_to_bytes
 from . import _log
 from ._delta import Delta
@@ -66,7 +67,9 @@ class Snapshots:
         meta.update(state["meta"])
         meta["serve"] = {"version": int(version), "follows": follows}
         state["meta"] = meta
-        return state_to_bytes(state)  # the model file format, as model.save writes it
+        # the model file format, read back and checked as model.save checks it (a snapshot
+        # never writes what load refuses: a ModelFileError leaves the file and the log as they are)
+        return state_to_bytes(state, rebuild(model), f"{self.path} (snapshot at version {version})")
 
     def _write_file(self, model: Any, version: int, follows: str) -> str:
         """Write the model file atomically (after the file ``follows``); its SHA-256 (hex)."""

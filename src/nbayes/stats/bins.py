@@ -9,11 +9,12 @@ naming the column) instead of being added bin by bin.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import MergeError, StatisticsError
+from ..errors import MergeError, StatisticsError, UnlearnError
 from .checks import check_array, check_at_most, check_class_count
 from .counts import CategoricalStats
 from .exact import read_tail, tail_arrays
@@ -96,7 +97,11 @@ class BinnedStats:
         """The counts of ``self``'s rows without ``other``'s, exactly (:class:`~nbayes.errors.UnlearnError`
         when ``other`` removes more than ``self`` holds)."""
         self.check_same_edges(other)
-        return self._binned(self._categorical().subtract(other._categorical(), classes))
+        try:
+            return self._binned(self._categorical().subtract(other._categorical(), classes))
+        except UnlearnError as exc:  # the refusal names the bin, not its number (issue #29)
+            raise UnlearnError(_VALUE.sub(lambda m: f"column {m[1]}, bin {interval(self.edges[int(m[1])], int(m[2]))}",
+                                          str(exc))) from None
 
     def merge(self, other: "BinnedStats") -> "BinnedStats":
         """The statistics of both sets of rows (same class layout, same edges): ``self + other``."""
@@ -146,3 +151,18 @@ class BinnedStats:
 def _show_edges(e: np.ndarray) -> str:
     vals = ", ".join(f"{v:g}" for v in e[:4].tolist())
     return f"[{vals}{', ...' if len(e) > 4 else ''}] ({len(e) + 1} bins)"
+
+
+#: the entry a refusal of the categorical arithmetic names: column j, value (a bin number here)
+_VALUE = re.compile(r"column (\d+), value (\d+)")
+
+
+def interval(edges: np.ndarray, b: int) -> str:
+    """Bin ``b`` of ``edges`` as text: ``[3, 5)``, ``< 3``, ``>= 12``."""
+    lo = edges[b - 1] if b > 0 else None
+    hi = edges[b] if b < len(edges) else None
+    if lo is None:
+        return f"< {hi:g}" if hi is not None else "(all)"
+    if hi is None:
+        return f">= {lo:g}"
+    return f"[{lo:g}, {hi:g})"
