@@ -167,7 +167,7 @@ class BaseEstimator(FittedAttributes):
 
         >>> from nbayes import ComplementNB
         >>> sorted(ComplementNB().capabilities - {"sample_weight", "save", "sparse"})[:5]
-        ['counts', 'explain', 'joint_log_proba', 'merge', 'partial_fit']
+        ['counts', 'explain', 'fold_statistics', 'joint_log_proba', 'merge']
         """
         return self._capabilities
 

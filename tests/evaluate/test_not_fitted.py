@@ -87,7 +87,7 @@ CALLS: dict[str, Callable[..., Any]] = {
 }
 
 #: methods that fit (or describe settings): they work before fit
-LEARNING = {"fit", "partial_fit", "get_params", "set_params"}
+LEARNING = {"fit", "partial_fit", "stream", "get_params", "set_params"}
 #: the statistics protocol's hooks (docs/architecture.md): called by fit and by code that builds
 #: models from statistics, on fitted and unfitted models alike
 PROTOCOL = {"check_params", "prepare_input", "count_statistics", "count_expected", "estimate_parameters",
@@ -97,7 +97,11 @@ PROTOCOL = {"check_params", "prepare_input", "count_statistics", "count_expected
             # estimation's settings values (nbayes.naive_bayes.params) and the text fold door
             # (docs/architecture.md): what model selection calls to estimate over fold statistics
             "estimation_settings", "prior_settings", "term_table", "count_matrix", "kept_terms",
-            "learned_idf", "tfidf_rows", "count_model"}
+            "learned_idf", "tfidf_rows", "count_model",
+            # a text model's parameters as a value (TextParams): its online update and the swap
+            "parameters_plus", "take_parameters", "dense_part",
+            # what messages and explanations show of the columns (naive_bayes._naming)
+            "error_columns", "located", "naming", "feature_bins"}
 
 
 def _public_methods(cls: type) -> list[str]:

@@ -97,8 +97,9 @@ class CalibratedClassifier(Classifier):
     The calibrated model saves to one model file (``save``, :func:`nbayes.load`) and serves
     unchanged. ``explain`` returns a :class:`CalibratedExplanation` that says what its terms
     add up to: the calibrated log-odds where the map is affine in them, else the base model's
-    (see :meth:`explain`). ``capabilities`` are the base model's that a map keeps (``explain``,
-    ``text``, ``columns``, ``sparse``, ``missing_values``, ``sample_weight``, ``save``).
+    (see :meth:`explain`). ``capabilities`` are ``calibrated`` and the base model's that a map
+    keeps (``explain``, ``text``, ``columns``, ``sparse``, ``missing_values``, ``sample_weight``,
+    ``save``).
 
     >>> import nbayes
     >>> X = [[3, 0], [2, 1], [4, 0], [3, 1], [0, 3], [1, 2], [0, 4], [1, 3]] * 3
@@ -109,7 +110,7 @@ class CalibratedClassifier(Classifier):
     >>> round(float(cal.predict_proba([[2, 2]]).sum()), 12)
     1.0
     >>> sorted(cal.capabilities)
-    ['explain', 'sample_weight', 'save', 'sparse']
+    ['calibrated', 'explain', 'sample_weight', 'save', 'sparse']
     """
 
     #: a model file of this class nests other models' states (io.load passes its builder)

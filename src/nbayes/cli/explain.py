@@ -108,10 +108,12 @@ def _show(con: Any, out: dict[str, Any]) -> None:
         for tok in sorted(out["tokens"], key=lambda t: -abs(t["contribution"]))[:10]:
             con.print(f"  {tok['token']:>20} {tok['contribution']:+.3f}")
     else:
-        for f in sorted(out["features"], key=lambda f: -abs(f["contribution"])):
+        rows = sorted(out["features"], key=lambda f: -abs(f["contribution"]))
+        values = [f"{f['value']!s} in {f['bin']}" if "bin" in f else f"{f['value']!s}" for f in rows]
+        width = max([16, *map(len, values)])  # a binned value's bin widens the column for every row
+        for f, value in zip(rows, values):
             colour = "green" if f["contribution"] > 0 else "red"
-            value = f"{f['value']!s} in {f['bin']}" if "bin" in f else f"{f['value']!s}"
-            con.print(f"  {f['feature']:>24} = {value:<16} [{colour}]{f['contribution']:+.3f}[/]", highlight=False)
+            con.print(f"  {f['feature']:>24} = {value:<{width}} [{colour}]{f['contribution']:+.3f}[/]", highlight=False)
 
 
 def _explain_text(model: Any, text: str) -> dict[str, Any]:
