@@ -120,3 +120,21 @@ def bernoulli(full: Any, Xb: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarra
         out[rows, c] = own
     result: np.ndarray | None = out
     return result
+
+
+class LeaveOneOut:
+    """The ``leave_one_out`` capability of a family with a closed form (its ``_loo_loglik``:
+    :func:`bernoulli` or :func:`categorical`)."""
+
+    def _loo_loglik(self, Xv: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+        raise NotImplementedError  # pragma: no cover - each family's closed form
+
+    def leave_one_out_joint(self, Xv: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+        """Capability ``leave_one_out``: for this model fitted on the rows ``Xv``
+        (``prepare_input``) of classes ``codes`` (indices into ``classes_``) and weights ``w``,
+        each row's joint log-likelihood log P(x_i, y = k) (n_rows, n_classes) under the model
+        of the statistics without row i, in closed form; None where these settings or rows have
+        none (refit instead). A row that is the last of its class is not answered exactly."""
+        self.check_fitted()  # type: ignore[attr-defined]  # (BaseNB's, beside this in the model's bases)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return joint(self, self._loo_loglik(Xv, codes, w), codes, w)

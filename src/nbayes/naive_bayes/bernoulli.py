@@ -59,7 +59,7 @@ def estimate(stats: CountStats, s: CountSettings) -> BernoulliParams:
     return BernoulliParams(feature_log_prob=log_p, log_absent=log_q, **estimate_prior(stats.class_count, s.prior))
 
 
-class BernoulliNB(PriorAttributes, BaseNB):
+class BernoulliNB(leave_one_out.LeaveOneOut, PriorAttributes, BaseNB):
     """Naive Bayes over binary features, every feature's presence *and absence* counted:
     log P(x, c) = log pi_c + sum_j [x_j log p_cj + (1 - x_j) log(1 - p_cj)] (notes 001), with
     p_cj = (n_cj + alpha) / (N_cj + 2 alpha) (Laplace at alpha = 1: the notes' fix of adding an
@@ -105,6 +105,9 @@ class BernoulliNB(PriorAttributes, BaseNB):
     >>> np.allclose(model.feature_log_prob_, np.log(p)), np.allclose(model.params_.log_absent, np.log(1 - p))
     (True, True)
     """
+
+    def _loo_loglik(self, Xv: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+        return leave_one_out.bernoulli(self, Xv, codes, w)  # the closed form of leave_one_out_joint
 
     _accepts_sparse = True
     _poor_score = True
@@ -201,16 +204,6 @@ class BernoulliNB(PriorAttributes, BaseNB):
 
     def estimate_parameters(self, stats: CountStats, n_features: int) -> BernoulliParams:
         return estimate(stats, self.estimation_settings(n_features))
-
-    def leave_one_out_joint(self, Xv: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
-        """Capability ``leave_one_out``: for this model fitted on the rows ``Xv``
-        (``prepare_input``) of classes ``codes`` (indices into ``classes_``) and weights ``w``,
-        each row's joint log-likelihood log P(x_i, y = k) (n_rows, n_classes) under the model
-        of the statistics without row i, in closed form; None where these settings or rows have
-        none (refit instead). A row that is the last of its class is not answered exactly."""
-        self.check_fitted()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return leave_one_out.joint(self, leave_one_out.bernoulli(self, Xv, codes, w), codes, w)
 
     def _linear_form(self) -> tuple[np.ndarray, np.ndarray, Any]:
         # eq. 19 with Bernoulli features: sum_j x_j log(p/q) + sum_j log q

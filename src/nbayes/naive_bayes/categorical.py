@@ -23,7 +23,7 @@ from .._tables import Table, distinct, read_table
 MAX_DIRECT_WIDTH = 1 << 16
 
 
-class CategoricalNB(PriorAttributes, BaseNB):
+class CategoricalNB(leave_one_out.LeaveOneOut, PriorAttributes, BaseNB):
     """Naive Bayes over discrete attributes whose values may be anything (strings, numbers,
     booleans, objects; NaN/None/NA are missing).
 
@@ -90,6 +90,9 @@ class CategoricalNB(PriorAttributes, BaseNB):
     >>> model.predict([["Sunny", "Cool", "High", "Strong"]]).tolist()
     ['No']
     """
+
+    def _loo_loglik(self, Xv: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+        return leave_one_out.categorical(self, Xv, codes, w)  # the closed form of leave_one_out_joint
 
     _accepts_sparse = False
     _allows_nan = True
@@ -286,16 +289,6 @@ class CategoricalNB(PriorAttributes, BaseNB):
 
     def estimate_parameters(self, stats: CategoricalStats, n_features: int) -> CategoricalParams:
         return estimate(stats, self.estimation_settings(n_features))
-
-    def leave_one_out_joint(self, Xv: Any, codes: np.ndarray, w: np.ndarray) -> np.ndarray | None:
-        """Capability ``leave_one_out``: for this model fitted on the rows ``Xv``
-        (``prepare_input``) of classes ``codes`` (indices into ``classes_``) and weights ``w``,
-        each row's joint log-likelihood log P(x_i, y = k) (n_rows, n_classes) under the model
-        of the statistics without row i, in closed form; None where these settings or rows have
-        none (refit instead). A row that is the last of its class is not answered exactly."""
-        self.check_fitted()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return leave_one_out.joint(self, leave_one_out.categorical(self, Xv, codes, w), codes, w)
 
     def _min_categories(self, d: int) -> np.ndarray:
         if self.min_categories is None:

@@ -13,13 +13,13 @@ import numpy as np
 from .._scipy import sparse as sp
 
 from .._kernels.text_parts import kept_parts
-from .._validation import check_sample_weight, check_y, encode_labels
 from ..errors import StatisticsError
 from ..naive_bayes.bernoulli import BernoulliParams
 from ..naive_bayes.params import Params, assign_parameters
 from ..stats import CountStats
 from ..stats.text import TextStats
 from ..stats.terms import CodeTerms, as_strings
+from ._stream import known_chunk
 from .online import plus
 from .params import TextDelta, TextParams, _forget_empty
 from .vocab import AnyTerms, HashedTerms, Pairs, TermTable
@@ -47,14 +47,10 @@ class TextEstimation:
                 classes is not None and not np.array_equal(np.asarray(list(classes), dtype=object),
                                                            np.asarray(self.classes_, dtype=object))):
             return False
-        self.check_params()
-        docs, _ = self.prepare_input(X, fitting=False)
-        n = docs.shape[0]
-        y = check_y(y, n)
-        w = check_sample_weight(sample_weight, n)
-        codes, unknown = encode_labels(y, self.classes_)
-        if unknown.any():
+        chunk = known_chunk(self, X, y, sample_weight)
+        if chunk is None:
             return False
+        docs, codes, w = chunk
         K = len(self.classes_)
         new = p.plus(TextDelta(self.count_statistics(docs, codes, K, w), np.arange(K)))
         if new is None:

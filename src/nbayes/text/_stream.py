@@ -32,7 +32,7 @@ from ..stats.text import TextStats
 from ..stats.text_exact import add_bounds, plain_bound, set_whole_bound, whole_bound
 from .vocab import TermTable, _Learner, count_hashed_into, learn_into, learned_terms
 
-__all__ = ["TextStream"]
+__all__ = ["TextStream", "known_chunk"]
 
 #: a pair table given as keys alone (no slots)
 _NO_SLOTS = np.full(2, -1, dtype=np.int64)
@@ -69,6 +69,17 @@ def _absorb(learner: _Learner, stats: TextStats) -> bool:
     other.tf = np.ascontiguousarray(stats.tf, dtype=np.float64)
     learner.absorb(other)
     return True
+
+
+def known_chunk(model: Any, X: Any, y: Any, sample_weight: Any) -> tuple[Any, np.ndarray, np.ndarray | None] | None:
+    """(documents, class codes, weights) of a chunk for the fitted ``model`` (its settings
+    checked first), or None when the chunk brings a class the model has not seen (the caller
+    then takes the general path, which grows the classes)."""
+    model.check_params()
+    docs, _ = model.prepare_input(X, fitting=False)
+    n = docs.shape[0]
+    codes, unknown = encode_labels(check_y(y, n), model.classes_)
+    return None if unknown.any() else (docs, codes, check_sample_weight(sample_weight, n))
 
 
 def _same_labels(a: np.ndarray, b: np.ndarray) -> bool:
@@ -136,14 +147,11 @@ class TextStream(ChunkStream):
         """Count the chunk into the open table (or arrays). False when the chunk brings a class
         the working model has not seen (the general path takes it)."""
         work = self.work
-        work.check_params()
-        docs, _ = work.prepare_input(X, fitting=False)
-        n = docs.shape[0]
-        y = check_y(y, n)
-        w = check_sample_weight(sample_weight, n)
-        codes, unknown = encode_labels(y, work.classes_)
-        if unknown.any():
+        chunk = known_chunk(work, X, y, sample_weight)
+        if chunk is None:
             return False
+        docs, codes, w = chunk
+        n = docs.shape[0]
         K = len(work.classes_)
         cc = np.bincount(codes, weights=w, minlength=K).astype(np.float64)
         # counted in place only while every float sum stays exact (counts on one grid, whole
